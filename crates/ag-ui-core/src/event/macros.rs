@@ -1,0 +1,56 @@
+//! The event-struct macro: a [`wire_struct!`](crate::wire) with the base fields of every
+//! event (`timestamp`, `rawEvent`, `metadata`) and, for attributable events, `subagentRunId`.
+
+macro_rules! event_struct {
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident = $tag:literal [attributable] {
+            required { $($req:tt)* }
+            optional { $($opt:tt)* }
+        }
+    ) => {
+        $crate::wire::wire_struct! {
+            $(#[$meta])*
+            pub struct $name ["type" = $tag] {
+                required { $($req)* }
+                optional {
+                    /// When the producer created the event (an integer in ±(2^53 − 1); every SDK
+                    /// that fills it uses Unix epoch milliseconds).
+                    timestamp / with_timestamp: i64 = "timestamp" [Absent],
+                    /// The provider-native event this one was translated from, verbatim (any JSON).
+                    raw_event / with_raw_event: ::serde_json::Value = "rawEvent" [Absent],
+                    /// Open-by-key extra information (spec §2.7).
+                    metadata / with_metadata: $crate::Metadata = "metadata" [Absent],
+                    /// Subagent invocation that produced this event; absent = the parent agent.
+                    subagent_run_id / with_subagent_run_id: $crate::SubagentRunId = "subagentRunId" [Reject],
+                    $($opt)*
+                }
+            }
+        }
+    };
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident = $tag:literal [base] {
+            required { $($req:tt)* }
+            optional { $($opt:tt)* }
+        }
+    ) => {
+        $crate::wire::wire_struct! {
+            $(#[$meta])*
+            pub struct $name ["type" = $tag] {
+                required { $($req)* }
+                optional {
+                    /// When the producer created the event (an integer in ±(2^53 − 1); every SDK
+                    /// that fills it uses Unix epoch milliseconds).
+                    timestamp / with_timestamp: i64 = "timestamp" [Absent],
+                    /// The provider-native event this one was translated from, verbatim (any JSON).
+                    raw_event / with_raw_event: ::serde_json::Value = "rawEvent" [Absent],
+                    /// Open-by-key extra information (spec §2.7).
+                    metadata / with_metadata: $crate::Metadata = "metadata" [Absent],
+                    $($opt)*
+                }
+            }
+        }
+    };
+}
+pub(crate) use event_struct;
