@@ -273,7 +273,11 @@ impl BinaryInputContent {
         };
         let mut part = ContentPart::media_for_mime(&self.mime_type, source);
         if let Some(name) = self.filename.filter(|n| !n.is_empty()) {
-            let meta = Value::Object([("filename".to_owned(), Value::String(name))].into_iter().collect());
+            let meta = Value::Object(
+                [("filename".to_owned(), Value::String(name))]
+                    .into_iter()
+                    .collect(),
+            );
             match &mut part {
                 ContentPart::Image(p) => p.metadata = Some(meta),
                 ContentPart::Audio(p) => p.metadata = Some(meta),

@@ -10,7 +10,10 @@ use crate::read::{Location, WarningKind};
 #[non_exhaustive]
 pub enum Error {
     /// The input is not well-formed JSON (or ends early).
-    #[error("malformed JSON at {} (line {line}, column {column}): {message}", Location(pointer))]
+    #[error(
+        "malformed JSON at {} (line {line}, column {column}): {message}",
+        Location(pointer)
+    )]
     Syntax {
         /// Pointer of the member being read when the syntax broke (may be the root).
         pointer: String,
@@ -40,6 +43,18 @@ pub enum Error {
     UnknownEventType {
         /// The `type` value found.
         event_type: String,
+    },
+    /// A 0.x `THINKING_*` event read as a single document. [`crate::EventDecoder`] translates
+    /// these (they need the stream's context to get their ids).
+    #[error(
+        "{event_type} is a 0.x event type retired in AG-UI 1.0 (its successor is {successor}); \
+         read 0.x streams with `EventDecoder`, which translates it"
+    )]
+    LegacyEventType {
+        /// The `type` value found.
+        event_type: String,
+        /// The 1.0 event type it became.
+        successor: crate::EventType,
     },
     /// Exact mode refused something the forgiving reader would have accepted.
     #[error("not exact AG-UI 1.0 at {}: {}", Location(pointer), kind_text(*kind))]
@@ -74,14 +89,20 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 fn kind_text(kind: WarningKind) -> String {
     let w = crate::read::Warning::new(kind, "");
     let s = w.to_string();
-    s.strip_suffix(" at the document root").unwrap_or(&s).to_owned()
+    s.strip_suffix(" at the document root")
+        .unwrap_or(&s)
+        .to_owned()
 }
 
 struct LineCol(usize, usize);
 
 impl std::fmt::Display for LineCol {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.0 == 0 { Ok(()) } else { write!(f, " (line {}, column {})", self.0, self.1) }
+        if self.0 == 0 {
+            Ok(())
+        } else {
+            write!(f, " (line {}, column {})", self.0, self.1)
+        }
     }
 }
 
@@ -97,16 +118,28 @@ impl Error {
         let message = message.to_owned();
         match e.classify() {
             serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
-                Error::Syntax { pointer, message, line, column }
+                Error::Syntax {
+                    pointer,
+                    message,
+                    line,
+                    column,
+                }
             }
             serde_json::error::Category::Io => Error::Io(std::io::Error::other(message)),
-            serde_json::error::Category::Data => Error::Invalid { pointer, message, line, column },
+            serde_json::error::Category::Data => Error::Invalid {
+                pointer,
+                message,
+                line,
+                column,
+            },
         }
     }
 
     /// Converts a serialization error.
     pub(crate) fn encode(e: &serde_json::Error) -> Self {
-        Error::Encode { message: e.to_string() }
+        Error::Encode {
+            message: e.to_string(),
+        }
     }
 
     /// The JSON Pointer this error is about, if it is about a document member.
@@ -116,7 +149,7 @@ impl Error {
             Error::Syntax { pointer, .. }
             | Error::Invalid { pointer, .. }
             | Error::NotExact { pointer, .. } => Some(pointer),
-            Error::UnknownEventType { .. } => Some("/type"),
+            Error::UnknownEventType { .. } | Error::LegacyEventType { .. } => Some("/type"),
             _ => None,
         }
     }

@@ -51,8 +51,13 @@ pub use patch::{
     AddOperation, CopyOperation, JsonPatch, JsonPatchOperation, JsonPointer, MoveOperation,
     RemoveOperation, ReplaceOperation, TestOperation,
 };
-pub use read::{Decoded, ReadMode, Warning, WarningKind, decode, decode_slice, decode_value, from_slice, from_str};
-pub use sse::{PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, SseReader, to_sse_frame, to_string, to_vec, write_sse_frame};
+pub use read::{
+    Decoded, ReadMode, Warning, WarningKind, decode, decode_slice, decode_value, from_slice,
+    from_str,
+};
+pub use sse::{
+    PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, SseReader, to_sse_frame, to_string, to_vec, write_sse_frame,
+};
 pub use stream::EventDecoder;
 pub use tool::{Context, FunctionCall, Tool, ToolCall};
 pub use usage::TokenUsage;

@@ -14,7 +14,10 @@ pub const AGUI_METADATA_KEY: &str = "ag-ui";
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(transparent)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-#[expect(clippy::exhaustive_structs, reason = "metadata is exactly one JSON object")]
+#[expect(
+    clippy::exhaustive_structs,
+    reason = "metadata is exactly one JSON object"
+)]
 pub struct Metadata(pub Map<String, Value>);
 
 impl Metadata {
@@ -89,7 +92,11 @@ impl From<Metadata> for Map<String, Value> {
 
 impl<K: Into<String>, V: Into<Value>> FromIterator<(K, V)> for Metadata {
     fn from_iter<I: IntoIterator<Item = (K, V)>>(iter: I) -> Self {
-        Self(iter.into_iter().map(|(k, v)| (k.into(), v.into())).collect())
+        Self(
+            iter.into_iter()
+                .map(|(k, v)| (k.into(), v.into()))
+                .collect(),
+        )
     }
 }
 

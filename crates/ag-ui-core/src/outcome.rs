@@ -82,7 +82,11 @@ impl<T> NonEmpty<T> {
     /// Wraps `items` when there is at least one.
     #[must_use]
     pub fn new(items: Vec<T>) -> Option<Self> {
-        if items.is_empty() { None } else { Some(Self(items)) }
+        if items.is_empty() {
+            None
+        } else {
+            Some(Self(items))
+        }
     }
 
     /// A list of one.
@@ -153,7 +157,9 @@ impl<'de, T: crate::wire::Wire> serde::Deserialize<'de> for NonEmptyProxy<T> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let v = crate::wire::SeqProxy::<T>::deserialize(d)?.0;
         if v.is_empty() {
-            return Err(serde::de::Error::custom("expected at least one item, found an empty array"));
+            return Err(serde::de::Error::custom(
+                "expected at least one item, found an empty array",
+            ));
         }
         Ok(Self(v))
     }

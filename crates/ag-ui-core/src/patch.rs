@@ -121,7 +121,9 @@ impl<'de> Deserialize<'de> for JsonPointer {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = String::deserialize(d)?;
         if !is_valid_pointer(&s) {
-            return Err(de::Error::custom(format_args!("invalid JSON Pointer {s:?}: {POINTER_HINT}")));
+            return Err(de::Error::custom(format_args!(
+                "invalid JSON Pointer {s:?}: {POINTER_HINT}"
+            )));
         }
         Ok(Self(s))
     }

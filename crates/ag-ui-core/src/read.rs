@@ -38,7 +38,7 @@ pub enum WarningKind {
     /// A 0.x `binary` content part, translated to a media part (spec §4).
     LegacyBinaryPart,
     /// An event whose `type` is not one of the 31 of 1.0; a stream consumer drops it
-    /// (spec §2.3). Only [`crate::sse::EventStream`]-level readers produce this warning.
+    /// (spec §2.3). Only [`crate::EventDecoder`] produces this warning.
     UnknownEventType,
 }
 
@@ -96,7 +96,10 @@ impl Warning {
     /// Creates a warning.
     #[must_use]
     pub fn new(kind: WarningKind, pointer: impl Into<String>) -> Self {
-        Warning { kind, pointer: pointer.into() }
+        Warning {
+            kind,
+            pointer: pointer.into(),
+        }
     }
 }
 
@@ -111,7 +114,11 @@ pub(crate) struct Location<'a>(pub(crate) &'a str);
 
 impl fmt::Display for Location<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.0.is_empty() { f.write_str("the document root") } else { write!(f, "`{}`", self.0) }
+        if self.0.is_empty() {
+            f.write_str("the document root")
+        } else {
+            write!(f, "`{}`", self.0)
+        }
     }
 }
 
@@ -165,7 +172,10 @@ pub(crate) fn report(kind: WarningKind, key: &str) {
     match MODE.with(Cell::get) {
         DETECT => DIRTY.with(|d| d.set(true)),
         COLLECT => SINK.with(|s| {
-            s.borrow_mut().push(Warning { kind, pointer: format!("/{}", escape_token(key)) });
+            s.borrow_mut().push(Warning {
+                kind,
+                pointer: format!("/{}", escape_token(key)),
+            });
         }),
         _ => {}
     }
@@ -176,7 +186,12 @@ pub(crate) fn report(kind: WarningKind, key: &str) {
 pub(crate) fn report_here(kind: WarningKind) {
     match MODE.with(Cell::get) {
         DETECT => DIRTY.with(|d| d.set(true)),
-        COLLECT => SINK.with(|s| s.borrow_mut().push(Warning { kind, pointer: String::new() })),
+        COLLECT => SINK.with(|s| {
+            s.borrow_mut().push(Warning {
+                kind,
+                pointer: String::new(),
+            })
+        }),
         _ => {}
     }
 }
@@ -289,11 +304,23 @@ fn run<T>(
         let _g = ModeGuard::enter(DETECT);
         match parse() {
             Ok(value) if !DIRTY.with(Cell::get) => {
-                return Ok(Decoded { value, warnings: Vec::new() });
+                return Ok(Decoded {
+                    value,
+                    warnings: Vec::new(),
+                });
             }
             Ok(_) => true,
             Err(e) => {
                 if let Some(event_type) = UNKNOWN_EVENT.with(|u| u.borrow_mut().take()) {
+                    if let Some((_, successor)) = crate::event::LEGACY_EVENT_TYPES
+                        .iter()
+                        .find(|(n, _)| *n == event_type)
+                    {
+                        return Err(Error::LegacyEventType {
+                            event_type,
+                            successor: *successor,
+                        });
+                    }
                     return Err(Error::UnknownEventType { event_type });
                 }
                 return Err(Error::from_json(e));
@@ -304,10 +331,13 @@ fn run<T>(
     let _g = ModeGuard::enter(COLLECT);
     let value = parse().map_err(Error::from_json)?;
     let warnings = SINK.with(|s| std::mem::take(&mut *s.borrow_mut()));
-    if mode == ReadMode::Exact {
-        if let Some(w) = warnings.iter().find(|w| !w.kind.valid_in_exact_mode()) {
-            return Err(Error::NotExact { kind: w.kind, pointer: w.pointer.clone() });
-        }
+    if mode == ReadMode::Exact
+        && let Some(w) = warnings.iter().find(|w| !w.kind.valid_in_exact_mode())
+    {
+        return Err(Error::NotExact {
+            kind: w.kind,
+            pointer: w.pointer.clone(),
+        });
     }
     Ok(Decoded { value, warnings })
 }

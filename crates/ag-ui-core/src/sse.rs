@@ -42,7 +42,9 @@ pub fn to_sse_frame<T: Serialize + ?Sized>(value: &T) -> Result<String> {
     let mut out = Vec::with_capacity(128);
     write_sse_frame(&mut out, value)?;
     // The JSON writer only produces UTF-8.
-    String::from_utf8(out).map_err(|e| Error::Encode { message: e.to_string() })
+    String::from_utf8(out).map_err(|e| Error::Encode {
+        message: e.to_string(),
+    })
 }
 
 /// Writes one SSE message to `w`. The value is encoded first, so a value that cannot be
@@ -149,12 +151,17 @@ impl SseReader {
     }
 
     fn sse_error(&self, message: impl Into<String>) -> Error {
-        Error::Sse { offset: self.consumed, message: message.into() }
+        Error::Sse {
+            offset: self.consumed,
+            message: message.into(),
+        }
     }
 
     fn process(&mut self, at_end: bool) -> Result<()> {
         loop {
-            let Some(rel) = self.buf[self.scanned..].iter().position(|b| *b == b'\n' || *b == b'\r')
+            let Some(rel) = self.buf[self.scanned..]
+                .iter()
+                .position(|b| *b == b'\n' || *b == b'\r')
             else {
                 self.scanned = self.buf.len();
                 break;

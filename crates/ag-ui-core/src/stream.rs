@@ -62,14 +62,22 @@ impl EventDecoder {
     /// As [`crate::decode`], except that an unknown event type is a warning, not an error.
     pub fn decode(&mut self, json: &str) -> Result<Decoded<Option<Event>>> {
         match read::decode::<Event>(json, self.mode) {
-            Ok(d) => Ok(Decoded { value: Some(d.value), warnings: d.warnings }),
-            Err(Error::UnknownEventType { event_type }) => self.unknown(json, &event_type),
+            Ok(d) => Ok(Decoded {
+                value: Some(d.value),
+                warnings: d.warnings,
+            }),
+            Err(
+                Error::UnknownEventType { event_type } | Error::LegacyEventType { event_type, .. },
+            ) => self.unknown(json, &event_type),
             Err(e) => Err(e),
         }
     }
 
     fn unknown(&mut self, json: &str, event_type: &str) -> Result<Decoded<Option<Event>>> {
-        let Some(successor) = LEGACY_EVENT_TYPES.iter().find(|(n, _)| *n == event_type).map(|p| p.1)
+        let Some(successor) = LEGACY_EVENT_TYPES
+            .iter()
+            .find(|(n, _)| *n == event_type)
+            .map(|p| p.1)
         else {
             return Ok(Decoded {
                 value: None,
@@ -77,7 +85,10 @@ impl EventDecoder {
             });
         };
         if self.mode == ReadMode::Exact {
-            return Err(Error::NotExact { kind: WarningKind::LegacyEvent, pointer: "/type".into() });
+            return Err(Error::NotExact {
+                kind: WarningKind::LegacyEvent,
+                pointer: "/type".into(),
+            });
         }
         let mut map: Map<String, Value> = read::from_str(json)?;
         let mut warnings = vec![Warning::new(WarningKind::LegacyEvent, "/type")];
@@ -106,6 +117,9 @@ impl EventDecoder {
         map.insert("messageId".into(), Value::String(id));
         let decoded = read::decode_value::<Event>(&Value::Object(map), self.mode)?;
         warnings.extend(decoded.warnings);
-        Ok(Decoded { value: Some(decoded.value), warnings })
+        Ok(Decoded {
+            value: Some(decoded.value),
+            warnings,
+        })
     }
 }

@@ -51,6 +51,9 @@ impl TokenUsage {
         add(&mut self.total_tokens, other.total_tokens);
         add(&mut self.reasoning_tokens, other.reasoning_tokens);
         add(&mut self.cached_input_tokens, other.cached_input_tokens);
-        add(&mut self.cache_write_input_tokens, other.cache_write_input_tokens);
+        add(
+            &mut self.cache_write_input_tokens,
+            other.cache_write_input_tokens,
+        );
     }
 }

@@ -56,10 +56,10 @@ pub(crate) fn at<E: de::Error>(err: E, segment: &dyn fmt::Display) -> E {
 
 /// Splits a message produced by [`at`] into its pointer and the rest.
 pub(crate) fn split_pointer(message: &str) -> (String, &str) {
-    if message.starts_with('/') {
-        if let Some(idx) = message.find(": ") {
-            return (message[..idx].to_owned(), &message[idx + 2..]);
-        }
+    if message.starts_with('/')
+        && let Some(idx) = message.find(": ")
+    {
+        return (message[..idx].to_owned(), &message[idx + 2..]);
     }
     (String::new(), message)
 }
@@ -260,8 +260,11 @@ pub(crate) struct SafeInt(i64);
 
 impl<'de> Deserialize<'de> for SafeInt {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(BoundedInt { min: -MAX_SAFE_INTEGER, max: MAX_SAFE_INTEGER })
-            .map(SafeInt)
+        d.deserialize_any(BoundedInt {
+            min: -MAX_SAFE_INTEGER,
+            max: MAX_SAFE_INTEGER,
+        })
+        .map(SafeInt)
     }
 }
 
@@ -287,8 +290,11 @@ pub(crate) struct SafeCount(u64);
 
 impl<'de> Deserialize<'de> for SafeCount {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(BoundedInt { min: 0, max: MAX_SAFE_INTEGER })
-            .map(|v| SafeCount(v.unsigned_abs()))
+        d.deserialize_any(BoundedInt {
+            min: 0,
+            max: MAX_SAFE_INTEGER,
+        })
+        .map(|v| SafeCount(v.unsigned_abs()))
     }
 }
 
@@ -384,7 +390,9 @@ pub(crate) fn unknown<'de, A: MapAccess<'de>>(
     kind: WarningKind,
 ) -> Result<(), A::Error> {
     read::report(kind, key);
-    map.next_value::<de::IgnoredAny>().map(|_| ()).map_err(|e| at(e, &escape_token(key)))
+    map.next_value::<de::IgnoredAny>()
+        .map(|_| ())
+        .map_err(|e| at(e, &escape_token(key)))
 }
 
 /// The error for a key given twice.
@@ -434,7 +442,11 @@ pub(crate) struct Chained<A> {
 
 impl<A> Chained<A> {
     pub(crate) fn new(buffered: Vec<(String, Value)>, rest: A) -> Self {
-        Chained { buffered: buffered.into_iter(), pending: None, rest }
+        Chained {
+            buffered: buffered.into_iter(),
+            pending: None,
+            rest,
+        }
     }
 }
 
@@ -462,15 +474,20 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Chained<A> {
     }
 }
 
+/// The tag value found after other keys (if any), and the entries before it.
+pub(crate) type LateTag = (Option<String>, Vec<(String, Value)>);
+
 /// Reads entries until the tag key, buffering the ones before it. Returns the tag value
 /// (or `None` when the object has no tag) and the buffered entries.
 pub(crate) fn find_late_tag<'de, A: MapAccess<'de>>(
     map: &mut A,
     first_key: String,
     tag_key: &'static str,
-) -> Result<(Option<String>, Vec<(String, Value)>), A::Error> {
+) -> Result<LateTag, A::Error> {
     let mut buffered = Vec::new();
-    let first_value: Value = map.next_value().map_err(|e| at(e, &escape_token(&first_key)))?;
+    let first_value: Value = map
+        .next_value()
+        .map_err(|e| at(e, &escape_token(&first_key)))?;
     buffered.push((first_key, first_value));
     while let Some(key) = map.next_key_seed(KeySeed)? {
         if key.as_str() == tag_key {
@@ -832,7 +849,7 @@ macro_rules! wire_enum {
         }
     ) => {
         $(#[$meta])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[non_exhaustive]
         #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
         pub enum $name {

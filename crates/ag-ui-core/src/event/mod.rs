@@ -41,8 +41,14 @@ use crate::wire::{tagged_union, wire_enum};
 pub const LEGACY_EVENT_TYPES: [(&str, EventType); 5] = [
     ("THINKING_START", EventType::ReasoningStart),
     ("THINKING_END", EventType::ReasoningEnd),
-    ("THINKING_TEXT_MESSAGE_START", EventType::ReasoningMessageStart),
-    ("THINKING_TEXT_MESSAGE_CONTENT", EventType::ReasoningMessageContent),
+    (
+        "THINKING_TEXT_MESSAGE_START",
+        EventType::ReasoningMessageStart,
+    ),
+    (
+        "THINKING_TEXT_MESSAGE_CONTENT",
+        EventType::ReasoningMessageContent,
+    ),
     ("THINKING_TEXT_MESSAGE_END", EventType::ReasoningMessageEnd),
 ];
 
@@ -133,7 +139,10 @@ impl EventType {
     /// Whether this is one of the three chunk shorthands expanded by consumers (spec §9.3).
     #[must_use]
     pub fn is_chunk(self) -> bool {
-        matches!(self, Self::TextMessageChunk | Self::ToolCallChunk | Self::ReasoningMessageChunk)
+        matches!(
+            self,
+            Self::TextMessageChunk | Self::ToolCallChunk | Self::ReasoningMessageChunk
+        )
     }
 }
 
@@ -213,16 +222,16 @@ tagged_union! {
 
 #[cold]
 fn unknown_event<'de, A: MapAccess<'de>>(tag: &str, _map: A) -> Option<Result<Event, A::Error>> {
-    if LEGACY_EVENT_TYPES.iter().any(|(name, _)| *name == tag) {
+    crate::read::note_unknown_event(tag);
+    if let Some((_, successor)) = LEGACY_EVENT_TYPES.iter().find(|(name, _)| *name == tag) {
         return Some(Err(crate::wire::at(
             serde::de::Error::custom(format_args!(
-                "{tag} is a 0.x event type retired in AG-UI 1.0; read 0.x streams with \
-                 `EventDecoder`, which translates it to its REASONING_* successor"
+                "{tag} is a 0.x event type retired in AG-UI 1.0 (its successor is {successor}); \
+                 read 0.x streams with `EventDecoder`, which translates it"
             )),
             &"type",
         )));
     }
-    crate::read::note_unknown_event(tag);
     None
 }
 

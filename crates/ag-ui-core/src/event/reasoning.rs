@@ -23,12 +23,6 @@ wire_enum! {
     }
 }
 
-impl Default for ReasoningRole {
-    fn default() -> Self {
-        Self::Reasoning
-    }
-}
-
 event_struct! {
     /// `REASONING_MESSAGE_START`: opens a streamed reasoning message.
     pub struct ReasoningMessageStartEvent = "REASONING_MESSAGE_START" [attributable] {

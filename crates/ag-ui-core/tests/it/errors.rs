@@ -1,0 +1,112 @@
+//! Error quality: every message names where (a JSON Pointer) and what was expected.
+
+use ag_ui_core::*;
+
+fn err<T: serde::de::DeserializeOwned + std::fmt::Debug>(json: &str) -> Error {
+    match from_str::<T>(json) {
+        Ok(v) => panic!("accepted {json}: {v:?}"),
+        Err(e) => e,
+    }
+}
+
+#[test]
+fn messages_name_pointer_and_expectation() {
+    let cases: &[(&str, &str)] = &[
+        (
+            r#"{"type":"TEXT_MESSAGE_START","messageId":5}"#,
+            "invalid AG-UI document at `/messageId`: invalid type: integer `5`, expected a string (line 1, column 42)",
+        ),
+        (
+            r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt","interrupts":[{"id":"i"}]}}"#,
+            "invalid AG-UI document at `/outcome/interrupts/0`: missing required field `reason` (a string) (line 1, column 104)",
+        ),
+        (
+            r#"{"type":"STATE_DELTA","delta":[{"op":"remove","path":"foo"}]}"#,
+            "invalid AG-UI document at `/delta/0/path`: invalid JSON Pointer \"foo\": must match ^(/([^/~]|~[01])*)*$: empty, or `/`-separated tokens with `~` written `~0` and `/` written `~1` (line 1, column 59)",
+        ),
+        (
+            r#"{"type":"FOO_BAR"}"#,
+            "unknown event type \"FOO_BAR\" (not one of the 31 event types of AG-UI 1.0)",
+        ),
+        (
+            r#"{"type":"RUN_ERROR","message":"x""#,
+            "malformed JSON at the document root (line 1, column 33): EOF while parsing an object",
+        ),
+    ];
+    for (json, want) in cases {
+        assert_eq!(err::<Event>(json).to_string(), *want, "{json}");
+    }
+}
+
+#[test]
+fn exact_mode_names_the_first_offence() {
+    let e = decode::<RunAgentInput>(
+        r#"{"threadId":"t","runId":"r","messages":[{"id":"1","role":"user","content":"x","extra":1}]}"#,
+        ReadMode::Exact,
+    )
+    .unwrap_err();
+    assert_eq!(e.pointer(), Some("/messages/0/extra"));
+    assert_eq!(
+        e.to_string(),
+        "not exact AG-UI 1.0 at `/messages/0/extra`: unknown field (the 1.0 schema closes this object)"
+    );
+}
+
+#[test]
+fn unknown_event_type_is_its_own_variant() {
+    let e = decode::<Event>(
+        r#"{"type":"META_EVENT","metaType":"x"}"#,
+        ReadMode::Forgiving,
+    )
+    .unwrap_err();
+    assert!(
+        matches!(e, Error::UnknownEventType { ref event_type } if event_type == "META_EVENT"),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn stream_decoder_drops_unknown_types_and_translates_legacy_reasoning() {
+    let mut ids = ["span-1".to_owned(), "msg-1".to_owned()].into_iter();
+    let mut dec = EventDecoder::default().with_id_generator(move || ids.next().unwrap_or_default());
+    let dropped = dec.decode(r#"{"type":"FUTURE_EVENT"}"#).unwrap();
+    assert!(dropped.value.is_none());
+    assert_eq!(
+        dropped.warnings,
+        [Warning::new(WarningKind::UnknownEventType, "/type")]
+    );
+
+    let types: Vec<_> = [
+        r#"{"type":"THINKING_START","title":"plan"}"#,
+        r#"{"type":"THINKING_TEXT_MESSAGE_START"}"#,
+        r#"{"type":"THINKING_TEXT_MESSAGE_CONTENT","delta":"hm"}"#,
+        r#"{"type":"THINKING_TEXT_MESSAGE_END"}"#,
+        r#"{"type":"THINKING_END"}"#,
+    ]
+    .iter()
+    .map(|j| to_string(&dec.decode(j).unwrap().value.unwrap()).unwrap())
+    .collect();
+    assert_eq!(
+        types,
+        [
+            r#"{"type":"REASONING_START","messageId":"span-1"}"#,
+            r#"{"type":"REASONING_MESSAGE_START","messageId":"msg-1","role":"reasoning"}"#,
+            r#"{"type":"REASONING_MESSAGE_CONTENT","messageId":"msg-1","delta":"hm"}"#,
+            r#"{"type":"REASONING_MESSAGE_END","messageId":"msg-1"}"#,
+            r#"{"type":"REASONING_END","messageId":"span-1"}"#,
+        ]
+    );
+    let exact = EventDecoder::new(ReadMode::Exact)
+        .decode(r#"{"type":"THINKING_END"}"#)
+        .unwrap_err();
+    assert!(
+        matches!(
+            exact,
+            Error::NotExact {
+                kind: WarningKind::LegacyEvent,
+                ..
+            }
+        ),
+        "{exact}"
+    );
+}

@@ -1,0 +1,104 @@
+//! SSE framing: the writer's exact bytes and the incremental reader's rules.
+
+use ag_ui_core::*;
+
+fn read_all(chunks: &[&[u8]]) -> Result<Vec<String>, Error> {
+    let mut r = SseReader::new();
+    let mut out = Vec::new();
+    for c in chunks {
+        r.feed(c)?;
+        while let Some(m) = r.next_message() {
+            out.push(m);
+        }
+    }
+    if let Some(m) = r.finish()? {
+        out.push(m);
+    }
+    while let Some(m) = r.next_message() {
+        out.push(m);
+    }
+    Ok(out)
+}
+
+#[test]
+fn writer_produces_data_line_and_blank_line() {
+    let e: Event = TextMessageContentEvent::new("m", "héllo \"x\"\n").into();
+    let frame = to_sse_frame(&e).unwrap();
+    assert_eq!(
+        frame,
+        "data: {\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":\"m\",\"delta\":\"héllo \\\"x\\\"\\n\"}\n\n"
+    );
+    let mut buf = Vec::new();
+    write_sse_frame(&mut buf, &e).unwrap();
+    assert_eq!(buf, frame.as_bytes());
+}
+
+#[test]
+fn reader_handles_lf_crlf_and_cr() {
+    for sep in ["\n", "\r\n", "\r"] {
+        let text = format!("data: a{sep}{sep}data:b{sep}{sep}");
+        assert_eq!(
+            read_all(&[text.as_bytes()]).unwrap(),
+            ["a", "b"],
+            "separator {sep:?}"
+        );
+    }
+}
+
+#[test]
+fn reader_joins_data_lines_and_ignores_other_fields() {
+    let text = b": comment\nevent: x\nid: 7\nretry: 10\ndata: {\"a\":\ndata: 1}\nfoo\n\n";
+    assert_eq!(read_all(&[text]).unwrap(), ["{\"a\":\n1}"]);
+}
+
+#[test]
+fn reader_reassembles_split_utf8_and_split_crlf() {
+    let text = "data: é✓\r\n\r\n".as_bytes();
+    for cut in 1..text.len() {
+        let (a, b) = text.split_at(cut);
+        assert_eq!(read_all(&[a, b]).unwrap(), ["é✓"], "cut at {cut}");
+    }
+}
+
+#[test]
+fn reader_delivers_an_unterminated_final_message() {
+    assert_eq!(
+        read_all(&[b"data: x\n\ndata: tail"]).unwrap(),
+        ["x", "tail"]
+    );
+    assert_eq!(read_all(&[b"data: tail\n"]).unwrap(), ["tail"]);
+    assert!(read_all(&[b": only a comment"]).unwrap().is_empty());
+}
+
+#[test]
+fn reader_rejects_invalid_utf8_with_offset() {
+    let err = read_all(&[b"data: ok\n\ndata: \xff\n\n"]).unwrap_err();
+    assert!(matches!(err, Error::Sse { offset: 10, .. }), "{err}");
+}
+
+#[test]
+fn reader_caps_message_size() {
+    let mut r = SseReader::with_max_frame_bytes(16);
+    let err = r.feed(b"data: 0123456789abcdefghij").unwrap_err();
+    assert!(err.to_string().contains("16 byte cap"), "{err}");
+    assert!(r.feed(b"\n\n").is_err(), "a failed reader stays failed");
+}
+
+#[test]
+fn spec_stream_reads_back_event_by_event() {
+    let frames: String = [
+        r#"{"type":"RUN_STARTED","threadId":"t1","runId":"r1","protocolVersion":"1.0"}"#,
+        r#"{"type":"TEXT_MESSAGE_START","messageId":"a1","role":"assistant"}"#,
+        r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"a1","delta":"Checking"}"#,
+        r#"{"type":"TEXT_MESSAGE_END","messageId":"a1"}"#,
+        r#"{"type":"RUN_FINISHED","threadId":"t1","runId":"r1","outcome":{"type":"success"}}"#,
+    ]
+    .iter()
+    .map(|j| format!("data: {j}\n\n"))
+    .collect();
+    let messages = read_all(&[frames.as_bytes()]).unwrap();
+    let events: Vec<Event> = messages.iter().map(|m| from_str(m).unwrap()).collect();
+    assert_eq!(events.len(), 5);
+    let again: String = events.iter().map(|e| to_sse_frame(e).unwrap()).collect();
+    assert_eq!(again, frames);
+}

@@ -1,0 +1,527 @@
+//! Test support: loads the language-neutral cases under `fixtures/` (format:
+//! `fixtures/README.md`) and decodes a document as any AG-UI definition by name.
+//!
+//! The corpus is read at run time, so adding a case needs no code.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use ag_ui_core::*;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+/// The fixtures directory of this repository.
+#[must_use]
+pub fn fixtures_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
+}
+
+/// What kind of case a file is.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum CaseKind {
+    /// `valid/`: accepted by every reader without warnings; re-encodes to itself.
+    Valid,
+    /// `invalid/`: rejected by every reader, at `expect.pointer`.
+    Invalid {
+        /// The `.expect.json` beside the document.
+        expect: Expect,
+    },
+    /// `forgiving/`: accepted by the forgiving reader with these warnings and this output.
+    Forgiving {
+        /// The warnings, in document order.
+        warnings: Vec<(String, String)>,
+        /// The normalized document the reader yields (as re-encoded).
+        output: Value,
+        /// Ids a stream decoder mints while translating (legacy events); when present the
+        /// case is read through [`EventDecoder`].
+        ids: Option<Vec<String>>,
+    },
+    /// `roundtrip/`: decoding `input` (forgiving) and encoding gives exactly `expected`.
+    RoundTrip {
+        /// The JSON the producer path must write.
+        expected: Value,
+    },
+}
+
+/// The `.expect.json` of an invalid case.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[non_exhaustive]
+pub struct Expect {
+    /// Rule id (vocabulary in `fixtures/README.md`).
+    pub rule: String,
+    /// JSON Pointer of the instance location that fails.
+    pub pointer: String,
+    /// The JSON Schema keyword that fails there.
+    #[serde(default)]
+    pub keyword: Option<String>,
+    /// For `required`: the missing property.
+    #[serde(default)]
+    pub property: Option<String>,
+    /// Why.
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+/// One fixture case.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Case {
+    /// The definition directory (`TextMessageStartEvent`, `Message`, …).
+    pub definition: String,
+    /// `valid/…`, `invalid/…`, …: the path below `fixtures/`, for messages.
+    pub name: String,
+    /// The document (the `input` of forgiving and round-trip cases).
+    pub input: Value,
+    /// The document's exact text as stored (for valid and invalid cases), so that readers see
+    /// key order, duplicates and numbers exactly as written.
+    pub text: String,
+    /// What the case asserts.
+    pub kind: CaseKind,
+}
+
+fn read_json(path: &Path) -> Result<(Value, String), String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let v = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok((v, text))
+}
+
+/// Loads every case under `fixtures/<Definition>/{valid,invalid,forgiving,roundtrip}/`.
+///
+/// # Errors
+/// A message naming the first malformed fixture file.
+pub fn load_cases() -> Result<Vec<Case>, String> {
+    let root = fixtures_dir();
+    let mut cases = Vec::new();
+    let mut defs: Vec<_> = std::fs::read_dir(&root)
+        .map_err(|e| format!("{}: {e}", root.display()))?
+        .filter_map(Result::ok)
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|d| d != "streams" && !d.starts_with('_'))
+        .collect();
+    defs.sort();
+    for def in defs {
+        for sub in ["valid", "invalid", "forgiving", "roundtrip"] {
+            let dir = root.join(&def).join(sub);
+            let Ok(rd) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            let mut files: Vec<_> = rd.filter_map(Result::ok).map(|e| e.path()).collect();
+            files.sort();
+            for path in files {
+                let file = path
+                    .file_name()
+                    .map(|f| f.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                if !file.ends_with(".json") || file.ends_with(".expect.json") {
+                    continue;
+                }
+                let name = format!("{def}/{sub}/{file}");
+                let (doc, text) = read_json(&path)?;
+                let case = match sub {
+                    "valid" => Case {
+                        definition: def.clone(),
+                        name,
+                        input: doc,
+                        text,
+                        kind: CaseKind::Valid,
+                    },
+                    "invalid" => {
+                        let ep = path.with_file_name(file.replace(".json", ".expect.json"));
+                        let (ev, _) = read_json(&ep)?;
+                        let expect: Expect = serde_json::from_value(ev)
+                            .map_err(|e| format!("{}: {e}", ep.display()))?;
+                        Case {
+                            definition: def.clone(),
+                            name,
+                            input: doc,
+                            text,
+                            kind: CaseKind::Invalid { expect },
+                        }
+                    }
+                    "forgiving" => {
+                        let input = doc
+                            .get("input")
+                            .cloned()
+                            .ok_or(format!("{name}: no input"))?;
+                        let output = doc
+                            .get("output")
+                            .cloned()
+                            .ok_or(format!("{name}: no output"))?;
+                        let warnings = doc
+                            .get("warnings")
+                            .and_then(Value::as_array)
+                            .ok_or(format!("{name}: no warnings array"))?
+                            .iter()
+                            .map(|w| {
+                                (
+                                    w["kind"].as_str().unwrap_or_default().to_owned(),
+                                    w["pointer"].as_str().unwrap_or_default().to_owned(),
+                                )
+                            })
+                            .collect();
+                        let ids = doc.get("ids").map(|ids| {
+                            ids.as_array()
+                                .map(|a| {
+                                    a.iter()
+                                        .filter_map(|i| i.as_str().map(str::to_owned))
+                                        .collect()
+                                })
+                                .unwrap_or_default()
+                        });
+                        let text = serde_json::to_string(&input).unwrap_or_default();
+                        Case {
+                            definition: def.clone(),
+                            name,
+                            input,
+                            text,
+                            kind: CaseKind::Forgiving {
+                                warnings,
+                                output,
+                                ids,
+                            },
+                        }
+                    }
+                    _ => {
+                        let input = doc
+                            .get("input")
+                            .cloned()
+                            .ok_or(format!("{name}: no input"))?;
+                        let expected = doc
+                            .get("expected")
+                            .cloned()
+                            .ok_or(format!("{name}: no expected"))?;
+                        let text = serde_json::to_string(&input).unwrap_or_default();
+                        Case {
+                            definition: def.clone(),
+                            name,
+                            input,
+                            text,
+                            kind: CaseKind::RoundTrip { expected },
+                        }
+                    }
+                };
+                cases.push(case);
+            }
+        }
+    }
+    Ok(cases)
+}
+
+/// The outcome of decoding a document as a definition.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Outcome {
+    /// The decoded value re-encoded as JSON.
+    pub encoded: Value,
+    /// The warnings, as (kind, pointer).
+    pub warnings: Vec<(String, String)>,
+}
+
+fn run<T: DeserializeOwned + Serialize>(json: &str, mode: ReadMode) -> Result<Outcome, Error> {
+    let d = decode::<T>(json, mode)?;
+    let encoded = serde_json::from_str(&to_string(&d.value)?).map_err(|e| Error::Encode {
+        message: e.to_string(),
+    })?;
+    Ok(Outcome {
+        encoded,
+        warnings: d
+            .warnings
+            .iter()
+            .map(|w| (w.kind.as_str().to_owned(), w.pointer.clone()))
+            .collect(),
+    })
+}
+
+/// Every definition name [`decode_as`] knows, with whether it is a mixin (never decoded on
+/// its own).
+pub const DEFINITIONS: &[&str] = &[
+    "ActivityDeltaEvent",
+    "ActivityMessage",
+    "ActivitySnapshotEvent",
+    "AddOperation",
+    "AgentCapabilities",
+    "AssistantMessage",
+    "AudioPart",
+    "ContentPart",
+    "Context",
+    "CopyOperation",
+    "CustomEvent",
+    "DataSource",
+    "DeveloperMessage",
+    "DocumentPart",
+    "Event",
+    "EventType",
+    "ExecutionCapabilities",
+    "FileSource",
+    "FunctionCall",
+    "HumanInTheLoopCapabilities",
+    "IdentityCapabilities",
+    "ImagePart",
+    "Interrupt",
+    "JsonPatch",
+    "JsonPatchOperation",
+    "JsonPointer",
+    "Message",
+    "MessagesSnapshotEvent",
+    "Metadata",
+    "MoveOperation",
+    "MultiAgentCapabilities",
+    "MultimodalCapabilities",
+    "MultimodalInputCapabilities",
+    "MultimodalOutputCapabilities",
+    "OutputCapabilities",
+    "PartSource",
+    "RawEvent",
+    "ReasoningCapabilities",
+    "ReasoningEncryptedValueEvent",
+    "ReasoningEncryptedValueSubtype",
+    "ReasoningEndEvent",
+    "ReasoningMessage",
+    "ReasoningMessageChunkEvent",
+    "ReasoningMessageContentEvent",
+    "ReasoningMessageEndEvent",
+    "ReasoningMessageStartEvent",
+    "ReasoningStartEvent",
+    "RemoveOperation",
+    "ReplaceOperation",
+    "ResumeEntry",
+    "Role",
+    "RunAgentInput",
+    "RunErrorEvent",
+    "RunFinishedCancelledOutcome",
+    "RunFinishedEvent",
+    "RunFinishedInterruptOutcome",
+    "RunFinishedOutcome",
+    "RunFinishedSuccessOutcome",
+    "RunStartedEvent",
+    "State",
+    "StateCapabilities",
+    "StateDeltaEvent",
+    "StateSnapshotEvent",
+    "StepFinishedEvent",
+    "StepStartedEvent",
+    "SubagentErrorEvent",
+    "SubagentFinishedEvent",
+    "SubagentFinishedOutcome",
+    "SubagentFinishedSuccessOutcome",
+    "SubagentFinishedSuspendedOutcome",
+    "SubagentInfo",
+    "SubagentRunId",
+    "SubagentStartedEvent",
+    "SystemMessage",
+    "TestOperation",
+    "TextMessageChunkEvent",
+    "TextMessageContentEvent",
+    "TextMessageEndEvent",
+    "TextMessageRole",
+    "TextMessageStartEvent",
+    "TextPart",
+    "TokenUsage",
+    "Tool",
+    "ToolCall",
+    "ToolCallArgsEvent",
+    "ToolCallChunkEvent",
+    "ToolCallEndEvent",
+    "ToolCallResultEvent",
+    "ToolCallStartEvent",
+    "ToolMessage",
+    "ToolsCapabilities",
+    "TransportCapabilities",
+    "UrlSource",
+    "UserMessage",
+    "VideoPart",
+];
+
+/// The three mixins of the 1.0 schema: open, never sent on their own.
+pub const MIXINS: &[&str] = &["BaseEvent", "BaseMessage", "Attributable"];
+
+/// Decodes `json` as the definition `def` in `mode`.
+///
+/// # Errors
+/// The reader's error; `None` when `def` is not a known definition.
+#[must_use]
+pub fn decode_as(def: &str, json: &str, mode: ReadMode) -> Option<Result<Outcome, Error>> {
+    Some(match def {
+        "Event" => run::<Event>(json, mode),
+        "EventType" => run::<EventType>(json, mode),
+        "Message" => run::<Message>(json, mode),
+        "Role" => run::<Role>(json, mode),
+        "TextMessageRole" => run::<TextMessageRole>(json, mode),
+        "ContentPart" => run::<ContentPart>(json, mode),
+        "PartSource" => run::<PartSource>(json, mode),
+        "RunFinishedOutcome" => run::<RunFinishedOutcome>(json, mode),
+        "SubagentFinishedOutcome" => run::<SubagentFinishedOutcome>(json, mode),
+        "JsonPatchOperation" => run::<JsonPatchOperation>(json, mode),
+        "JsonPatch" => run::<JsonPatch>(json, mode),
+        "JsonPointer" => run::<JsonPointer>(json, mode),
+        "Metadata" => run::<Metadata>(json, mode),
+        "State" => run::<State>(json, mode),
+        "SubagentRunId" => run::<SubagentRunId>(json, mode),
+        "ReasoningEncryptedValueSubtype" => run::<ReasoningEncryptedValueSubtype>(json, mode),
+        "RunAgentInput" => run::<RunAgentInput>(json, mode),
+        "DeveloperMessage" => run::<DeveloperMessage>(json, mode),
+        "SystemMessage" => run::<SystemMessage>(json, mode),
+        "AssistantMessage" => run::<AssistantMessage>(json, mode),
+        "UserMessage" => run::<UserMessage>(json, mode),
+        "ToolMessage" => run::<ToolMessage>(json, mode),
+        "ActivityMessage" => run::<ActivityMessage>(json, mode),
+        "ReasoningMessage" => run::<ReasoningMessage>(json, mode),
+        "ToolCall" => run::<ToolCall>(json, mode),
+        "FunctionCall" => run::<FunctionCall>(json, mode),
+        "TextPart" => run::<TextPart>(json, mode),
+        "ImagePart" => run::<ImagePart>(json, mode),
+        "AudioPart" => run::<AudioPart>(json, mode),
+        "VideoPart" => run::<VideoPart>(json, mode),
+        "DocumentPart" => run::<DocumentPart>(json, mode),
+        "DataSource" => run::<DataSource>(json, mode),
+        "UrlSource" => run::<UrlSource>(json, mode),
+        "FileSource" => run::<FileSource>(json, mode),
+        "Context" => run::<Context>(json, mode),
+        "Tool" => run::<Tool>(json, mode),
+        "Interrupt" => run::<Interrupt>(json, mode),
+        "ResumeEntry" => run::<ResumeEntry>(json, mode),
+        "RunFinishedSuccessOutcome" => run::<RunFinishedSuccessOutcome>(json, mode),
+        "RunFinishedInterruptOutcome" => run::<RunFinishedInterruptOutcome>(json, mode),
+        "RunFinishedCancelledOutcome" => run::<RunFinishedCancelledOutcome>(json, mode),
+        "SubagentFinishedSuccessOutcome" => run::<SubagentFinishedSuccessOutcome>(json, mode),
+        "SubagentFinishedSuspendedOutcome" => run::<SubagentFinishedSuspendedOutcome>(json, mode),
+        "TokenUsage" => run::<TokenUsage>(json, mode),
+        "AddOperation" => run::<AddOperation>(json, mode),
+        "RemoveOperation" => run::<RemoveOperation>(json, mode),
+        "ReplaceOperation" => run::<ReplaceOperation>(json, mode),
+        "MoveOperation" => run::<MoveOperation>(json, mode),
+        "CopyOperation" => run::<CopyOperation>(json, mode),
+        "TestOperation" => run::<TestOperation>(json, mode),
+        "AgentCapabilities" => run::<AgentCapabilities>(json, mode),
+        "IdentityCapabilities" => run::<IdentityCapabilities>(json, mode),
+        "TransportCapabilities" => run::<TransportCapabilities>(json, mode),
+        "ToolsCapabilities" => run::<ToolsCapabilities>(json, mode),
+        "OutputCapabilities" => run::<OutputCapabilities>(json, mode),
+        "StateCapabilities" => run::<StateCapabilities>(json, mode),
+        "MultiAgentCapabilities" => run::<MultiAgentCapabilities>(json, mode),
+        "SubagentInfo" => run::<SubagentInfo>(json, mode),
+        "ReasoningCapabilities" => run::<ReasoningCapabilities>(json, mode),
+        "MultimodalCapabilities" => run::<MultimodalCapabilities>(json, mode),
+        "MultimodalInputCapabilities" => run::<MultimodalInputCapabilities>(json, mode),
+        "MultimodalOutputCapabilities" => run::<MultimodalOutputCapabilities>(json, mode),
+        "ExecutionCapabilities" => run::<ExecutionCapabilities>(json, mode),
+        "HumanInTheLoopCapabilities" => run::<HumanInTheLoopCapabilities>(json, mode),
+        "TextMessageStartEvent" => run::<TextMessageStartEvent>(json, mode),
+        "TextMessageContentEvent" => run::<TextMessageContentEvent>(json, mode),
+        "TextMessageEndEvent" => run::<TextMessageEndEvent>(json, mode),
+        "TextMessageChunkEvent" => run::<TextMessageChunkEvent>(json, mode),
+        "ToolCallStartEvent" => run::<ToolCallStartEvent>(json, mode),
+        "ToolCallArgsEvent" => run::<ToolCallArgsEvent>(json, mode),
+        "ToolCallEndEvent" => run::<ToolCallEndEvent>(json, mode),
+        "ToolCallChunkEvent" => run::<ToolCallChunkEvent>(json, mode),
+        "ToolCallResultEvent" => run::<ToolCallResultEvent>(json, mode),
+        "StateSnapshotEvent" => run::<StateSnapshotEvent>(json, mode),
+        "StateDeltaEvent" => run::<StateDeltaEvent>(json, mode),
+        "MessagesSnapshotEvent" => run::<MessagesSnapshotEvent>(json, mode),
+        "ActivitySnapshotEvent" => run::<ActivitySnapshotEvent>(json, mode),
+        "ActivityDeltaEvent" => run::<ActivityDeltaEvent>(json, mode),
+        "RawEvent" => run::<RawEvent>(json, mode),
+        "CustomEvent" => run::<CustomEvent>(json, mode),
+        "RunStartedEvent" => run::<RunStartedEvent>(json, mode),
+        "RunFinishedEvent" => run::<RunFinishedEvent>(json, mode),
+        "RunErrorEvent" => run::<RunErrorEvent>(json, mode),
+        "StepStartedEvent" => run::<StepStartedEvent>(json, mode),
+        "StepFinishedEvent" => run::<StepFinishedEvent>(json, mode),
+        "ReasoningStartEvent" => run::<ReasoningStartEvent>(json, mode),
+        "ReasoningMessageStartEvent" => run::<ReasoningMessageStartEvent>(json, mode),
+        "ReasoningMessageContentEvent" => run::<ReasoningMessageContentEvent>(json, mode),
+        "ReasoningMessageEndEvent" => run::<ReasoningMessageEndEvent>(json, mode),
+        "ReasoningMessageChunkEvent" => run::<ReasoningMessageChunkEvent>(json, mode),
+        "ReasoningEndEvent" => run::<ReasoningEndEvent>(json, mode),
+        "ReasoningEncryptedValueEvent" => run::<ReasoningEncryptedValueEvent>(json, mode),
+        "SubagentStartedEvent" => run::<SubagentStartedEvent>(json, mode),
+        "SubagentFinishedEvent" => run::<SubagentFinishedEvent>(json, mode),
+        "SubagentErrorEvent" => run::<SubagentErrorEvent>(json, mode),
+        _ => return None,
+    })
+}
+
+/// Decodes an event through a stream decoder that mints `ids` in order (for legacy cases).
+///
+/// # Errors
+/// The decoder's error.
+pub fn decode_stream_event(
+    json: &str,
+    mode: ReadMode,
+    ids: &[String],
+) -> Result<Option<Outcome>, Error> {
+    let mut queue: std::collections::VecDeque<String> = ids.iter().cloned().collect();
+    let mut counter = 0_u32;
+    let mut dec = EventDecoder::new(mode).with_id_generator(move || {
+        queue.pop_front().unwrap_or_else(|| {
+            counter += 1;
+            format!("unexpected-minted-id-{counter}")
+        })
+    });
+    let d = dec.decode(json)?;
+    let Some(event) = d.value else {
+        return Ok(None);
+    };
+    let encoded = serde_json::from_str(&to_string(&event)?).map_err(|e| Error::Encode {
+        message: e.to_string(),
+    })?;
+    Ok(Some(Outcome {
+        encoded,
+        warnings: d
+            .warnings
+            .iter()
+            .map(|w| (w.kind.as_str().to_owned(), w.pointer.clone()))
+            .collect(),
+    }))
+}
+
+/// Collects failures and panics with all of them at once.
+#[derive(Debug, Default)]
+#[non_exhaustive]
+pub struct Failures {
+    items: BTreeMap<String, String>,
+    /// Number of checks made.
+    pub checked: usize,
+}
+
+impl Failures {
+    /// An empty collector.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Records one check; `Err` is a failure of case `name`.
+    pub fn check(&mut self, name: &str, result: Result<(), String>) {
+        self.checked += 1;
+        if let Err(e) = result {
+            self.items.insert(name.to_owned(), e);
+        }
+    }
+
+    /// Panics listing every failure, if any.
+    ///
+    /// # Panics
+    /// When a check failed.
+    pub fn finish(self, what: &str) {
+        if self.items.is_empty() {
+            return;
+        }
+        let mut msg = format!(
+            "{} of {} {what} checks failed:\n",
+            self.items.len(),
+            self.checked
+        );
+        for (k, v) in &self.items {
+            let _ = writeln!(msg, "  {k}: {v}");
+        }
+        #[expect(clippy::panic, reason = "test support reports failures by panicking")]
+        {
+            panic!("{msg}");
+        }
+    }
+}
