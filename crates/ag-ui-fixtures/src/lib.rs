@@ -33,7 +33,8 @@ pub enum CaseKind {
     Forgiving {
         /// The warnings, in document order.
         warnings: Vec<(String, String)>,
-        /// The normalized document the reader yields (as re-encoded).
+        /// The normalized document the reader yields (as re-encoded); `null` for a
+        /// stream-level case whose event the stream decoder drops.
         output: Value,
         /// Ids a stream decoder mints while translating (legacy events); when present the
         /// case is read through [`EventDecoder`].
@@ -60,6 +61,14 @@ pub struct Expect {
     /// For `required`: the missing property.
     #[serde(default)]
     pub property: Option<String>,
+    /// The section of the specification the case illustrates (`"§6.2"` for rule 2 of §6),
+    /// when the rule vocabulary alone does not say.
+    #[serde(default)]
+    pub spec: Option<String>,
+    /// Only an exact reader must reject the document; a forgiving reader accepts it with a
+    /// warning at `pointer` (an optional member set to `null`).
+    #[serde(default, rename = "exact-only")]
+    pub exact_only: bool,
     /// Why.
     #[serde(default)]
     pub note: Option<String>,
@@ -446,14 +455,11 @@ pub fn decode_as(def: &str, json: &str, mode: ReadMode) -> Option<Result<Outcome
 }
 
 /// Decodes an event through a stream decoder that mints `ids` in order (for legacy cases).
+/// An event the decoder drops (an unknown type) gives `encoded: null` and its warnings.
 ///
 /// # Errors
 /// The decoder's error.
-pub fn decode_stream_event(
-    json: &str,
-    mode: ReadMode,
-    ids: &[String],
-) -> Result<Option<Outcome>, Error> {
+pub fn decode_stream_event(json: &str, mode: ReadMode, ids: &[String]) -> Result<Outcome, Error> {
     let mut queue: std::collections::VecDeque<String> = ids.iter().cloned().collect();
     let mut counter = 0_u32;
     let mut dec = EventDecoder::new(mode).with_id_generator(move || {
@@ -463,20 +469,20 @@ pub fn decode_stream_event(
         })
     });
     let d = dec.decode(json)?;
-    let Some(event) = d.value else {
-        return Ok(None);
+    let encoded = match d.value {
+        Some(event) => serde_json::from_str(&to_string(&event)?).map_err(|e| Error::Encode {
+            message: e.to_string(),
+        })?,
+        None => Value::Null,
     };
-    let encoded = serde_json::from_str(&to_string(&event)?).map_err(|e| Error::Encode {
-        message: e.to_string(),
-    })?;
-    Ok(Some(Outcome {
+    Ok(Outcome {
         encoded,
         warnings: d
             .warnings
             .iter()
             .map(|w| (w.kind.as_str().to_owned(), w.pointer.clone()))
             .collect(),
-    }))
+    })
 }
 
 /// Collects failures and panics with all of them at once.

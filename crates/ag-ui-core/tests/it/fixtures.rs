@@ -17,59 +17,44 @@ fn every_fixture_case_holds() {
         let def = case.definition.as_str();
         let result = match &case.kind {
             CaseKind::Valid => check_valid(def, &case),
-            CaseKind::Invalid { expect } => {
-                let mut r = Ok(());
-                for mode in [ReadMode::Forgiving, ReadMode::Exact] {
-                    match decode_as(def, &case.text, mode) {
-                        None => r = Err(format!("unknown definition {def}")),
-                        Some(Ok(_)) => r = Err(format!("{mode:?} reader accepted it")),
-                        Some(Err(e)) if e.pointer() != Some(expect.pointer.as_str()) => {
-                            r = Err(format!(
-                                "{mode:?} reader rejected it at {:?}, expected {:?}: {e}",
-                                e.pointer(),
-                                expect.pointer
-                            ));
-                        }
-                        Some(Err(_)) => {}
-                    }
-                }
-                r
-            }
+            CaseKind::Invalid { expect } => check_invalid(def, &case, expect),
             CaseKind::Forgiving {
                 warnings,
                 output,
                 ids,
             } => {
                 let forgiving = match ids {
-                    Some(ids) => {
-                        decode_stream_event(&case.text, ReadMode::Forgiving, ids).map(|o| {
-                            o.ok_or_else(|| ag_ui_core::Error::Encode {
-                                message: "dropped".into(),
-                            })
-                        })
-                    }
-                    None => decode_as(def, &case.text, ReadMode::Forgiving).ok_or_else(|| {
-                        ag_ui_core::Error::Encode {
+                    Some(ids) => decode_stream_event(&case.text, ReadMode::Forgiving, ids),
+                    None => decode_as(def, &case.text, ReadMode::Forgiving).unwrap_or_else(|| {
+                        Err(ag_ui_core::Error::Encode {
                             message: format!("unknown definition {def}"),
-                        }
+                        })
                     }),
                 };
                 match forgiving {
-                    Ok(Ok(out)) if out.warnings != *warnings => Err(format!(
+                    Ok(out) if out.warnings != *warnings => Err(format!(
                         "warnings {:?}, expected {:?}",
                         out.warnings, warnings
                     )),
-                    Ok(Ok(out)) if out.encoded != *output => {
+                    Ok(out) if out.encoded != *output => {
                         Err(format!("output {}, expected {output}", out.encoded))
                     }
-                    Ok(Ok(_)) => {
+                    Ok(_) => {
                         let exact_valid = warnings
                             .iter()
                             .all(|(k, _)| k == "null-state" || k == "ignored-member");
                         let exact = match ids {
-                            Some(ids) => {
-                                decode_stream_event(&case.text, ReadMode::Exact, ids).map(|_| ())
-                            }
+                            // A dropped event is not an accepted one.
+                            Some(ids) => decode_stream_event(&case.text, ReadMode::Exact, ids)
+                                .and_then(|o| {
+                                    if o.encoded.is_null() {
+                                        Err(ag_ui_core::Error::Encode {
+                                            message: "dropped".into(),
+                                        })
+                                    } else {
+                                        Ok(())
+                                    }
+                                }),
                             None => decode_as(def, &case.text, ReadMode::Exact)
                                 .map_or(Ok(()), |r| r.map(|_| ())),
                         };
@@ -81,7 +66,7 @@ fn every_fixture_case_holds() {
                             _ => Ok(()),
                         }
                     }
-                    Ok(Err(e)) | Err(e) => Err(format!("forgiving reader rejected it: {e}")),
+                    Err(e) => Err(format!("forgiving reader rejected it: {e}")),
                 }
             }
             CaseKind::RoundTrip { expected } => {
@@ -115,23 +100,83 @@ fn check_valid(def: &str, case: &ag_ui_fixtures::Case) -> Result<(), String> {
         }
     }
     // A concrete event or message is also a member of its union.
-    let union = if def.ends_with("Event") && def != "Event" {
-        Some("Event")
-    } else if def.ends_with("Message") && def != "Message" {
-        Some("Message")
-    } else if def.ends_with("Part") {
-        Some("ContentPart")
-    } else if def.ends_with("Operation") && !def.ends_with("Outcome") {
-        Some("JsonPatchOperation")
-    } else {
-        None
-    };
-    if let Some(u) = union {
+    if let Some(u) = union_of(def) {
         match decode_as(u, &case.text, ReadMode::Exact) {
             Some(Ok(out)) if out.encoded == case.input => {}
             Some(Ok(out)) => return Err(format!("as {u}: re-encoded as {}", out.encoded)),
             Some(Err(e)) => return Err(format!("as {u}: rejected: {e}")),
             None => return Err(format!("unknown union {u}")),
+        }
+    }
+    Ok(())
+}
+
+/// The tagged union a concrete definition is a member of.
+fn union_of(def: &str) -> Option<&'static str> {
+    const PARTS: &[&str] = &[
+        "TextPart",
+        "ImagePart",
+        "AudioPart",
+        "VideoPart",
+        "DocumentPart",
+    ];
+    const SOURCES: &[&str] = &["DataSource", "UrlSource", "FileSource"];
+    if def != "Event" && def.ends_with("Event") {
+        Some("Event")
+    } else if def != "Message" && def.ends_with("Message") {
+        Some("Message")
+    } else if PARTS.contains(&def) {
+        Some("ContentPart")
+    } else if SOURCES.contains(&def) {
+        Some("PartSource")
+    } else if def.starts_with("RunFinished") && def.ends_with("Outcome") {
+        (def != "RunFinishedOutcome").then_some("RunFinishedOutcome")
+    } else if def.starts_with("SubagentFinished") && def.ends_with("Outcome") {
+        (def != "SubagentFinishedOutcome").then_some("SubagentFinishedOutcome")
+    } else if def.ends_with("Operation") {
+        Some("JsonPatchOperation")
+    } else {
+        None
+    }
+}
+
+/// Exact readers reject an invalid case at its pointer; forgiving readers too, unless the
+/// case is `exact-only`, where they accept it with a warning at that pointer. Read as the
+/// union containing its definition, the document gets the same verdict.
+fn check_invalid(
+    def: &str,
+    case: &ag_ui_fixtures::Case,
+    expect: &ag_ui_fixtures::Expect,
+) -> Result<(), String> {
+    let at = expect.pointer.as_str();
+    for d in std::iter::once(def).chain(union_of(def)) {
+        for mode in [ReadMode::Exact, ReadMode::Forgiving] {
+            let lenient = mode == ReadMode::Forgiving && expect.exact_only;
+            match decode_as(d, &case.text, mode) {
+                None => return Err(format!("unknown definition {d}")),
+                Some(Ok(out)) if lenient => {
+                    if !out.warnings.iter().any(|(_, p)| p == at) {
+                        return Err(format!(
+                            "as {d}: {mode:?} reader accepted it without a warning at {at:?}: \
+                             {:?}",
+                            out.warnings
+                        ));
+                    }
+                }
+                Some(Ok(_)) => return Err(format!("as {d}: {mode:?} reader accepted it")),
+                Some(Err(e)) if lenient => {
+                    return Err(format!(
+                        "as {d}: {mode:?} reader rejected an exact-only case: {e}"
+                    ));
+                }
+                Some(Err(e)) if e.pointer() != Some(at) => {
+                    return Err(format!(
+                        "as {d}: {mode:?} reader rejected it at {:?}, expected {at:?}: {e}",
+                        e.pointer()
+                    ));
+                }
+                Some(Err(_)) => {}
+            }
         }
     }
     Ok(())
