@@ -1,0 +1,187 @@
+//! The error type of this crate.
+
+use ag_ui_core::EventType;
+
+/// Why a value could not be built or an event could not be emitted.
+///
+/// Every variant that is about a place inside a JSON document carries that place as a JSON
+/// Pointer ([`Error::pointer`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A position that must hold a JSON object (activity content, a schema) holds something
+    /// else.
+    #[error("{}: expected a JSON object, found {found}", Loc(pointer))]
+    NotAnObject {
+        /// Where the value sits (`""` for the value itself).
+        pointer: String,
+        /// The JSON type found (`an array`, `a string`, `null`, …).
+        found: &'static str,
+    },
+    /// A JSON Patch `path` or `from` that is not an RFC 6901 pointer.
+    #[error(
+        "{}: invalid JSON Pointer {value:?} (empty, or `/`-separated tokens with `~` written `~0` and `/` written `~1`)",
+        Loc(pointer)
+    )]
+    InvalidPointer {
+        /// Where the pointer sits in the patch (`/0/path`, …).
+        pointer: String,
+        /// The offending text.
+        value: String,
+    },
+    /// An object schema lists a required property it does not declare.
+    #[error(
+        "{}: required property {name:?} is not declared in `properties`",
+        Loc(pointer)
+    )]
+    UndeclaredRequired {
+        /// Where the name sits (`/required/1`, …).
+        pointer: String,
+        /// The undeclared property.
+        name: String,
+    },
+    /// A value could not be turned into JSON (or JSON into a value), for example tool
+    /// arguments that do not fit the tool's argument type.
+    #[error("{}: {message}", Loc(pointer))]
+    Json {
+        /// Where it went wrong (`""` for the document itself; for a missing field, the
+        /// object lacking it).
+        pointer: String,
+        /// What went wrong, as serde says it.
+        message: String,
+    },
+    /// A tool call names another tool than the one its arguments were parsed for.
+    #[error("tool call {tool_call_id:?} calls {found:?}, not {expected:?}")]
+    WrongTool {
+        /// The call.
+        tool_call_id: String,
+        /// The tool the arguments were parsed for.
+        expected: String,
+        /// The tool the call names.
+        found: String,
+    },
+    /// An interrupt outcome needs at least one interrupt.
+    #[error("an interrupt outcome needs at least one interrupt")]
+    NoInterrupts,
+    /// A tool result answers a call that is not open: never made in this conversation, or
+    /// already answered.
+    #[error("no open tool call {tool_call_id:?} to answer (open calls: {open:?})")]
+    NoOpenToolCall {
+        /// The id answered (empty when the result was to answer the next open call).
+        tool_call_id: String,
+        /// The calls still open, in call order.
+        open: Vec<String>,
+    },
+    /// An event that needs an open entity (a text message, tool call, reasoning message,
+    /// step, activity or subagent invocation) was emitted without one.
+    #[error("no open {kind} {id:?}")]
+    NotOpen {
+        /// What kind of entity.
+        kind: &'static str,
+        /// Its id or name (empty when the emitter was to pick the current one).
+        id: String,
+    },
+    /// An entity was opened again while still open, or an id was reused where it must be
+    /// unique.
+    #[error("{kind} {id:?} is already open or was already used")]
+    AlreadyOpen {
+        /// What kind of entity.
+        kind: &'static str,
+        /// Its id or name.
+        id: String,
+    },
+    /// The run cannot end while a subagent invocation is active: only the caller knows how
+    /// it ended (finish, suspend or fail it first).
+    #[error("subagent invocation {id:?} is still active")]
+    SubagentActive {
+        /// The innermost active invocation.
+        id: String,
+    },
+    /// The run has already finished or failed; nothing more can be emitted for it.
+    #[error("the run has already ended (with {0})")]
+    RunEnded(EventType),
+    /// The event type has no short form in this version of the crate.
+    #[error("no short form for event type {0}")]
+    NoShortForm(EventType),
+}
+
+impl Error {
+    /// The JSON Pointer this error is about, when it is about a place in a document.
+    #[must_use]
+    pub fn pointer(&self) -> Option<&str> {
+        match self {
+            Error::NotAnObject { pointer, .. }
+            | Error::InvalidPointer { pointer, .. }
+            | Error::UndeclaredRequired { pointer, .. }
+            | Error::Json { pointer, .. } => Some(pointer),
+            _ => None,
+        }
+    }
+
+    /// The same error with `prefix` put in front of its pointer (for a value nested in a
+    /// larger document).
+    #[must_use]
+    pub fn under(mut self, prefix: &str) -> Self {
+        if let Error::NotAnObject { pointer, .. }
+        | Error::InvalidPointer { pointer, .. }
+        | Error::UndeclaredRequired { pointer, .. }
+        | Error::Json { pointer, .. } = &mut self
+        {
+            pointer.insert_str(0, prefix);
+        }
+        self
+    }
+
+    pub(crate) fn json(err: &serde_json::Error) -> Self {
+        Error::Json {
+            pointer: String::new(),
+            message: err.to_string(),
+        }
+    }
+}
+
+/// Shows a pointer, `""` as "the document".
+struct Loc<'a>(&'a str);
+
+impl std::fmt::Display for Loc<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.0.is_empty() {
+            f.write_str("at the document root")
+        } else {
+            write!(f, "at {}", self.0)
+        }
+    }
+}
+
+/// The JSON type name of `v`, for error messages.
+pub(crate) fn json_type(v: &serde_json::Value) -> &'static str {
+    match v {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
+    }
+}
+
+/// `Ok(map)` when `v` is an object, else [`Error::NotAnObject`] at `pointer`.
+pub(crate) fn into_object(
+    v: serde_json::Value,
+    pointer: &str,
+) -> Result<serde_json::Map<String, serde_json::Value>, Error> {
+    match v {
+        serde_json::Value::Object(m) => Ok(m),
+        other => Err(Error::NotAnObject {
+            pointer: pointer.to_owned(),
+            found: json_type(&other),
+        }),
+    }
+}
+
+/// Serializes `value` to JSON, naming the failing member.
+pub(crate) fn to_value<T: serde::Serialize + ?Sized>(
+    value: &T,
+) -> Result<serde_json::Value, Error> {
+    serde_json::to_value(value).map_err(|e| Error::json(&e))
+}

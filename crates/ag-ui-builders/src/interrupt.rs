@@ -1,0 +1,143 @@
+//! Human in the loop: interrupts, resume entries and run outcomes.
+
+use ag_ui_core::{
+    Interrupt, InterruptId, NonEmpty, REASON_CONFIRMATION, REASON_INPUT_REQUIRED, REASON_TOOL_CALL,
+    ResumeEntry, ResumeStatus, RunFinishedInterruptOutcome, RunFinishedOutcome,
+    RunFinishedSuccessOutcome, SubagentFinishedOutcome, SubagentFinishedSuccessOutcome,
+    SubagentFinishedSuspendedOutcome, ToolCallId,
+};
+use serde_json::Value;
+
+use crate::error::{Error, into_object};
+
+/// An interrupt `(id, reason, message)`. `reason` is an open string; the core values are
+/// `tool_call`, `input_required` and `confirmation` (see [`tool_approval`],
+/// [`input_required`], [`confirmation`]).
+#[must_use]
+pub fn interrupt(
+    id: impl Into<InterruptId>,
+    reason: impl Into<String>,
+    message: impl Into<String>,
+) -> Interrupt {
+    Interrupt::new(id, reason).with_message(message)
+}
+
+/// A `confirmation` interrupt asking `message`.
+#[must_use]
+pub fn confirmation(id: impl Into<InterruptId>, message: impl Into<String>) -> Interrupt {
+    interrupt(id, REASON_CONFIRMATION, message)
+}
+
+/// A `tool_call` interrupt gating the call `tool_call_id` (tool approval), with the
+/// `toolCallId` the reason calls for.
+#[must_use]
+pub fn tool_approval(
+    id: impl Into<InterruptId>,
+    tool_call_id: impl Into<ToolCallId>,
+    message: impl Into<String>,
+) -> Interrupt {
+    interrupt(id, REASON_TOOL_CALL, message).with_tool_call_id(tool_call_id)
+}
+
+/// An `input_required` interrupt with the `responseSchema` the reason calls for.
+///
+/// # Errors
+/// [`Error::NotAnObject`] at `/responseSchema` when the schema is not a JSON object (the
+/// boolean schemas `true`/`false` are not allowed there).
+pub fn input_required(
+    id: impl Into<InterruptId>,
+    message: impl Into<String>,
+    response_schema: impl Into<Value>,
+) -> Result<Interrupt, Error> {
+    let schema = into_object(response_schema.into(), "/responseSchema")?;
+    Ok(interrupt(id, REASON_INPUT_REQUIRED, message).with_response_schema(schema))
+}
+
+/// A resume entry `(interrupt_id, status, payload)`. A `None` or JSON `null` payload is
+/// left out (a bare `null` payload is not valid on the wire).
+#[must_use]
+pub fn resume(
+    interrupt_id: impl Into<InterruptId>,
+    status: ResumeStatus,
+    payload: impl Into<Option<Value>>,
+) -> ResumeEntry {
+    let entry = ResumeEntry::new(interrupt_id, status);
+    match payload.into() {
+        None | Some(Value::Null) => entry,
+        Some(p) => entry.with_payload(p),
+    }
+}
+
+/// A `resolved` resume entry carrying the answer.
+#[must_use]
+pub fn resolve(interrupt_id: impl Into<InterruptId>, payload: impl Into<Value>) -> ResumeEntry {
+    resume(interrupt_id, ResumeStatus::Resolved, payload.into())
+}
+
+/// A `cancelled` resume entry (no payload, as the protocol asks).
+#[must_use]
+pub fn cancel(interrupt_id: impl Into<InterruptId>) -> ResumeEntry {
+    resume(interrupt_id, ResumeStatus::Cancelled, None)
+}
+
+/// The `success` outcome.
+#[must_use]
+pub fn success() -> RunFinishedOutcome {
+    RunFinishedOutcome::success()
+}
+
+/// The `success` outcome naming frontend tool calls left unanswered (an empty list is left
+/// out: it means the same as absence).
+#[must_use]
+pub fn success_pending(
+    pending_tool_call_ids: impl IntoIterator<Item = impl Into<ToolCallId>>,
+) -> RunFinishedOutcome {
+    let ids: Vec<ToolCallId> = pending_tool_call_ids.into_iter().map(Into::into).collect();
+    if ids.is_empty() {
+        success()
+    } else {
+        RunFinishedOutcome::Success(
+            RunFinishedSuccessOutcome::new().with_pending_tool_call_ids(ids),
+        )
+    }
+}
+
+/// The `interrupt` outcome; it cannot be built without at least one interrupt.
+///
+/// # Errors
+/// [`Error::NoInterrupts`] when `interrupts` is empty.
+pub fn interrupted(
+    interrupts: impl IntoIterator<Item = Interrupt>,
+) -> Result<RunFinishedOutcome, Error> {
+    let list = NonEmpty::new(interrupts.into_iter().collect()).ok_or(Error::NoInterrupts)?;
+    Ok(RunFinishedOutcome::Interrupt(
+        RunFinishedInterruptOutcome::new(list),
+    ))
+}
+
+/// The `cancelled` outcome.
+#[must_use]
+pub fn cancelled() -> RunFinishedOutcome {
+    RunFinishedOutcome::cancelled()
+}
+
+/// The subagent `success` outcome.
+#[must_use]
+pub fn subagent_success() -> SubagentFinishedOutcome {
+    SubagentFinishedOutcome::Success(SubagentFinishedSuccessOutcome::new())
+}
+
+/// The subagent `suspended` outcome naming the interrupts it raised itself (left out when
+/// empty: a descendant interrupted).
+#[must_use]
+pub fn subagent_suspended(
+    interrupt_ids: impl IntoIterator<Item = impl Into<InterruptId>>,
+) -> SubagentFinishedOutcome {
+    let ids: Vec<InterruptId> = interrupt_ids.into_iter().map(Into::into).collect();
+    let outcome = SubagentFinishedSuspendedOutcome::new();
+    SubagentFinishedOutcome::Suspended(if ids.is_empty() {
+        outcome
+    } else {
+        outcome.with_interrupt_ids(ids)
+    })
+}

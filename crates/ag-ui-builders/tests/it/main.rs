@@ -1,0 +1,18 @@
+//! Integration tests of ag-ui-builders.
+#![allow(clippy::unwrap_used, clippy::panic, reason = "tests fail by panicking")]
+
+use ag_ui_builders::event::example;
+use ag_ui_core::EventType;
+
+#[test]
+fn every_event_type_has_a_short_form() {
+    let missing: Vec<_> = EventType::ALL
+        .iter()
+        .filter(|&&t| !matches!(example(t), Ok(e) if e.event_type() == t))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "event types without a short form: {missing:?}"
+    );
+    assert_eq!(EventType::ALL.len(), 31);
+}
