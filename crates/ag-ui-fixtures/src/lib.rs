@@ -97,6 +97,19 @@ fn read_json(path: &Path) -> Result<(Value, String), String> {
     Ok((v, text))
 }
 
+/// The exact text of the `input` member of a forgiving or round-trip case, so that readers
+/// see its members in the order the file writes them (warnings are in document order).
+fn input_text(file_text: &str, name: &str) -> Result<String, String> {
+    #[derive(serde::Deserialize)]
+    struct Wrapped<'a> {
+        #[serde(borrow)]
+        input: &'a serde_json::value::RawValue,
+    }
+    serde_json::from_str::<Wrapped<'_>>(file_text)
+        .map(|w| w.input.get().to_owned())
+        .map_err(|e| format!("{name}: {e}"))
+}
+
 /// Loads every case under `fixtures/<Definition>/{valid,invalid,forgiving,roundtrip}/`.
 ///
 /// # Errors
@@ -181,7 +194,7 @@ pub fn load_cases() -> Result<Vec<Case>, String> {
                                 })
                                 .unwrap_or_default()
                         });
-                        let text = serde_json::to_string(&input).unwrap_or_default();
+                        let text = input_text(&text, &name)?;
                         Case {
                             definition: def.clone(),
                             name,
@@ -203,7 +216,7 @@ pub fn load_cases() -> Result<Vec<Case>, String> {
                             .get("expected")
                             .cloned()
                             .ok_or(format!("{name}: no expected"))?;
-                        let text = serde_json::to_string(&input).unwrap_or_default();
+                        let text = input_text(&text, &name)?;
                         Case {
                             definition: def.clone(),
                             name,

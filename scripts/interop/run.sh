@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Checks fixtures/ (and the published schema, where its checks exist) against the official
+# AG-UI 1.0 SDKs. Installs exactly what package-lock.json and requirements.txt pin (npm ci,
+# a virtual environment in .venv), then runs every check-*.mjs with node and every
+# check_*.py with that environment's python; fails if any of them fails. Safe to rerun.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+echo "== interop: install (npm ci, pip into .venv)"
+npm ci --no-audit --no-fund --loglevel=error
+if [ ! -x .venv/bin/python ]; then
+  rm -rf .venv
+  python3 -m venv .venv
+fi
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+
+status=0
+for check in check-*.mjs; do
+  [ -e "$check" ] || continue
+  echo "== interop: node $check"
+  node "$check" || status=1
+done
+for check in check_*.py; do
+  [ -e "$check" ] || continue
+  echo "== interop: python $check"
+  .venv/bin/python "$check" || status=1
+done
+exit "$status"
