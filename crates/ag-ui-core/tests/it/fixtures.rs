@@ -207,6 +207,106 @@ fn every_event_type_has_valid_minimal_and_full_cases() {
     );
 }
 
+/// The `rule` vocabulary of `.expect.json` (fixtures/README.md) with the rule of spec §6
+/// each one illustrates by default (`0`: none; `required` and `type` name a rule only
+/// through an explicit `spec` member).
+const RULES: &[(&str, u8)] = &[
+    ("required", 0),
+    ("type", 0),
+    ("object-only", 4),
+    ("null", 12),
+    ("optional-null", 6),
+    ("integer", 1),
+    ("range", 1),
+    ("enum", 7),
+    ("const", 7),
+    ("tag", 7),
+    ("event-type", 0),
+    ("legacy-event", 0),
+    ("min-items", 3),
+    ("json-pointer", 2),
+    ("legacy-binary", 10),
+];
+
+/// The §6 rule an invalid case illustrates: its `spec` member (`"§6.N"`) or, without one,
+/// the default of its `rule`.
+fn section6_rule(expect: &ag_ui_fixtures::Expect) -> Option<u8> {
+    match &expect.spec {
+        Some(s) => s.strip_prefix("§6.").and_then(|n| n.parse().ok()),
+        None => RULES
+            .iter()
+            .find(|(r, _)| *r == expect.rule)
+            .map(|(_, n)| *n)
+            .filter(|n| *n != 0),
+    }
+}
+
+#[test]
+fn coverage_of_definitions_and_validation_rules() {
+    let cases = load();
+    let mut problems = Vec::new();
+    // Per definition: valid, invalid, forgiving, round-trip.
+    let mut table: std::collections::BTreeMap<&str, [usize; 4]> = ag_ui_fixtures::DEFINITIONS
+        .iter()
+        .map(|d| (*d, [0; 4]))
+        .collect();
+    let mut rules: std::collections::BTreeMap<u8, Vec<&str>> =
+        (1..=12).map(|n| (n, Vec::new())).collect();
+    for c in &cases {
+        let slot = match &c.kind {
+            CaseKind::Valid => 0,
+            CaseKind::Invalid { expect } => {
+                if !RULES.iter().any(|(r, _)| *r == expect.rule) {
+                    problems.push(format!("{}: unknown rule {:?}", c.name, expect.rule));
+                }
+                if let Some(s) = &expect.spec
+                    && !s.starts_with('§')
+                {
+                    problems.push(format!("{}: spec {s:?} is not a section (§…)", c.name));
+                }
+                if let Some(n) = section6_rule(expect) {
+                    rules.entry(n).or_default().push(&c.name);
+                }
+                1
+            }
+            CaseKind::Forgiving { .. } => 2,
+            _ => 3,
+        };
+        match table.get_mut(c.definition.as_str()) {
+            Some(row) => row[slot] += 1,
+            None => problems.push(format!("{}: {} is not a definition", c.name, c.definition)),
+        }
+        // A valid document of a concrete definition is a valid document of its union too
+        // (the runner reads it as both).
+        if slot == 0
+            && let Some(row) = union_of(&c.definition).and_then(|u| table.get_mut(u))
+        {
+            row[0] += 1;
+        }
+    }
+    println!("definition                          valid invalid forgiving roundtrip");
+    for (def, [v, i, f, r]) in &table {
+        println!("{def:<36}{v:>5}{i:>8}{f:>10}{r:>10}");
+        if *v == 0 {
+            problems.push(format!("{def} has no valid case"));
+        }
+    }
+    println!("spec §6 rule   invalid cases");
+    for (n, names) in &rules {
+        println!("rule {n:<10}{:>5}", names.len());
+        if *n <= 10 && names.is_empty() {
+            problems.push(format!("§6 rule {n} has no invalid case"));
+        }
+    }
+    let total = cases.len();
+    let with_valid = table.values().filter(|r| r[0] > 0).count();
+    println!(
+        "{total} cases; {with_valid} of {} definitions with a valid case",
+        table.len()
+    );
+    assert!(problems.is_empty(), "fixture coverage: {problems:#?}");
+}
+
 #[test]
 fn manifest_lists_exactly_the_fixture_files() {
     let root = ag_ui_fixtures::fixtures_dir();
