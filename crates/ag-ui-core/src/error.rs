@@ -106,6 +106,50 @@ impl std::fmt::Display for LineCol {
     }
 }
 
+/// Whether `message` is one of the messages serde_json gives for malformed input (its
+/// syntax and end-of-input error codes), as opposed to a type or value mismatch.
+fn is_syntax_message(message: &str) -> bool {
+    matches!(
+        message,
+        "EOF while parsing a list"
+            | "EOF while parsing an object"
+            | "EOF while parsing a string"
+            | "EOF while parsing a value"
+            | "expected `:`"
+            | "expected `,` or `]`"
+            | "expected `,` or `}`"
+            | "expected ident"
+            | "expected value"
+            | "expected `\"`"
+            | "invalid escape"
+            | "invalid number"
+            | "number out of range"
+            | "invalid unicode code point"
+            | "control character (\\u0000-\\u001F) found while parsing a string"
+            | "key must be a string"
+            | "float key must be finite (got NaN or +/-inf)"
+            | "lone leading surrogate in hex escape"
+            | "trailing comma"
+            | "trailing characters"
+            | "unexpected end of hex escape"
+            | "recursion limit exceeded"
+    )
+}
+
+/// Adds what serde_json's terse message leaves implicit, for the two limits a hostile
+/// document runs into.
+fn explain_syntax(message: &str) -> String {
+    match message {
+        "recursion limit exceeded" => {
+            "recursion limit exceeded (arrays and objects nest at most 127 levels deep)".to_owned()
+        }
+        "number out of range" => {
+            "number out of range (beyond the largest finite 64-bit float)".to_owned()
+        }
+        other => other.to_owned(),
+    }
+}
+
 impl Error {
     /// Converts a `serde_json` error raised by this crate's visitors, recovering the pointer
     /// they put at the front of the message.
@@ -115,8 +159,16 @@ impl Error {
         let suffix = format!(" at line {line} column {column}");
         let text = full.strip_suffix(&suffix).unwrap_or(&full);
         let (pointer, message) = crate::wire::split_pointer(text);
-        let message = message.to_owned();
-        match e.classify() {
+        // A syntax error met inside a member was re-raised by the visitors with the
+        // member's pointer, which turns it into a data error for serde_json: recover it.
+        let category = match e.classify() {
+            serde_json::error::Category::Data if is_syntax_message(message) => {
+                serde_json::error::Category::Syntax
+            }
+            other => other,
+        };
+        let message = explain_syntax(message);
+        match category {
             serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
                 Error::Syntax {
                     pointer,

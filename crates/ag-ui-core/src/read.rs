@@ -287,13 +287,68 @@ pub fn decode_slice<T: DeserializeOwned>(json: &[u8], mode: ReadMode) -> Result<
 
 /// Decodes `T` from an already-parsed JSON value in `mode`.
 ///
+/// A value nested deeper than the text readers allow (127 levels of arrays and objects,
+/// serde_json's recursion limit) is refused before decoding, so that a value built in memory cannot exhaust the
+/// stack either.
+///
 /// # Errors
-/// As [`decode`] (there is no syntax error to report).
+/// As [`decode`]; the only [`Error::Syntax`] is for a value nested too deep.
 pub fn decode_value<T: DeserializeOwned>(
     value: &serde_json::Value,
     mode: ReadMode,
 ) -> Result<Decoded<T>, Error> {
+    if let Some(pointer) = too_deep(value) {
+        return Err(Error::Syntax {
+            pointer,
+            message: "recursion limit exceeded (arrays and objects nest at most 127 levels deep)"
+                .to_owned(),
+            line: 0,
+            column: 0,
+        });
+    }
     run(mode, || T::deserialize(value))
+}
+
+/// Levels of arrays and objects the text readers accept (serde_json's recursion limit of
+/// 128 refuses the 128th level).
+const MAX_DEPTH: usize = 127;
+
+/// The pointer of the first array or object nested deeper than [`MAX_DEPTH`], found
+/// without recursion.
+fn too_deep(value: &serde_json::Value) -> Option<String> {
+    use serde_json::Value;
+    // Each entry: a container, the token leading to it, and its depth.
+    let mut stack: Vec<(&Value, Option<String>, usize)> = vec![(value, None, 0)];
+    let mut path: Vec<String> = Vec::new();
+    while let Some((v, token, depth)) = stack.pop() {
+        path.truncate(depth.saturating_sub(1));
+        if let Some(t) = token {
+            path.push(t);
+        }
+        let children: Box<dyn Iterator<Item = (String, &Value)>> = match v {
+            Value::Array(items) => {
+                Box::new(items.iter().enumerate().map(|(i, c)| (i.to_string(), c)))
+            }
+            Value::Object(map) => {
+                Box::new(map.iter().map(|(k, c)| (escape_token(k).into_owned(), c)))
+            }
+            _ => continue,
+        };
+        if depth + 1 > MAX_DEPTH {
+            let mut pointer = String::new();
+            for t in &path {
+                pointer.push('/');
+                pointer.push_str(t);
+            }
+            return Some(pointer);
+        }
+        for (t, c) in children {
+            if c.is_array() || c.is_object() {
+                stack.push((c, Some(t), depth + 1));
+            }
+        }
+    }
+    None
 }
 
 fn run<T>(

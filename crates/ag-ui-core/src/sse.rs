@@ -80,6 +80,9 @@ pub struct SseReader {
     max_frame: usize,
     ready: std::collections::VecDeque<String>,
     failed: bool,
+    /// The last line ended in a CR at the end of a chunk: an LF opening the next chunk is
+    /// the rest of that CRLF, not a blank line.
+    skip_lf: bool,
 }
 
 impl Default for SseReader {
@@ -107,6 +110,7 @@ impl SseReader {
             max_frame: max,
             ready: std::collections::VecDeque::new(),
             failed: false,
+            skip_lf: false,
         }
     }
 
@@ -158,35 +162,55 @@ impl SseReader {
     }
 
     fn process(&mut self, at_end: bool) -> Result<()> {
+        // Lines are cut from the buffer by offset and the consumed prefix is removed once at
+        // the end, so a chunk holding many short lines costs linear time, not quadratic.
+        let buf = std::mem::take(&mut self.buf);
+        let mut start = 0;
+        if self.skip_lf && !buf.is_empty() {
+            if buf[0] == b'\n' {
+                start = 1;
+                self.consumed += 1;
+            }
+            self.skip_lf = false;
+        }
+        let mut scanned = self.scanned.max(start);
+        let mut result = Ok(());
         loop {
-            let Some(rel) = self.buf[self.scanned..]
+            let Some(rel) = buf[scanned..]
                 .iter()
                 .position(|b| *b == b'\n' || *b == b'\r')
             else {
-                self.scanned = self.buf.len();
+                scanned = buf.len();
                 break;
             };
-            let end = self.scanned + rel;
-            let terminator = if self.buf[end] == b'\r' {
-                match self.buf.get(end + 1) {
+            let end = scanned + rel;
+            let terminator = if buf[end] == b'\r' {
+                match buf.get(end + 1) {
                     Some(b'\n') => 2,
                     Some(_) => 1,
-                    // A CR at the end of the input may be the first half of a CRLF.
-                    None if at_end => 1,
+                    // A CR at the end of the input ends the line now (CR-only streams get
+                    // their messages without waiting for the next chunk); an LF opening the
+                    // next chunk is then the second half of a CRLF.
                     None => {
-                        self.scanned = end;
-                        break;
+                        self.skip_lf = !at_end;
+                        1
                     }
                 }
             } else {
                 1
             };
-            let line: Vec<u8> = self.buf[..end].to_vec();
-            self.buf.drain(..end + terminator);
-            self.scanned = 0;
-            self.line(&line)?;
-            self.consumed += (end + terminator) as u64;
+            if let Err(e) = self.line(&buf[start..end]) {
+                result = Err(e);
+                break;
+            }
+            self.consumed += (end + terminator - start) as u64;
+            start = end + terminator;
+            scanned = start;
         }
+        self.buf = buf;
+        self.buf.drain(..start);
+        self.scanned = scanned - start;
+        result?;
         let pending = self.buf.len() + self.data.len();
         if pending > self.max_frame {
             return Err(self.sse_error(format!(

@@ -131,6 +131,14 @@ pub(crate) trait Wire: Sized {
     /// Writes the value (checking any bound the wire imposes).
     #[doc(hidden)]
     fn write<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error>;
+    /// Whether an optional field holding this value is left out on write. Only a JSON
+    /// `null` in an optional any-JSON field is: the 1.0 schema forbids it there and every
+    /// reader takes it for "absent" (spec §2.2), so it is written as absence.
+    #[doc(hidden)]
+    #[inline]
+    fn omitted_when_optional(&self) -> bool {
+        false
+    }
 }
 
 /// Implements [`Wire`] for a type that is its own proxy and serializes as itself.
@@ -149,7 +157,23 @@ macro_rules! wire_as_self {
 }
 pub(crate) use wire_as_self;
 
-wire_as_self!(String, bool, Value, serde_json::Map<String, Value>);
+wire_as_self!(String, bool, serde_json::Map<String, Value>);
+
+impl Wire for Value {
+    type Proxy = Self;
+    #[inline]
+    fn from_proxy(p: Self) -> Self {
+        p
+    }
+    #[inline]
+    fn write<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        Serialize::serialize(self, s)
+    }
+    #[inline]
+    fn omitted_when_optional(&self) -> bool {
+        self.is_null()
+    }
+}
 
 /// Serializes a [`Wire`] value by reference.
 pub(crate) struct W<'a, T>(pub(crate) &'a T);
@@ -656,7 +680,7 @@ macro_rules! wire_struct {
                             }
                         )*
                         $(
-                            $tagkey if !tag_read => {
+                            $tagkey => {
                                 if tag_seen {
                                     return Err($crate::wire::duplicate($tagkey));
                                 }
@@ -697,7 +721,9 @@ macro_rules! wire_struct {
                 $( m.serialize_entry($tagkey, $tagval)?; )?
                 $( m.serialize_entry($rwire, &$crate::wire::W(&self.$rfield))?; )*
                 $(
-                    if let Some(v) = &self.$ofield {
+                    if let Some(v) = &self.$ofield
+                        && !$crate::wire::Wire::omitted_when_optional(v)
+                    {
                         m.serialize_entry($owire, &$crate::wire::W(v))?;
                     }
                 )*
