@@ -26,7 +26,7 @@ pub fn text(text: impl Into<String>) -> ContentPart {
     ContentPart::Text(TextPart::new(text))
 }
 
-/// An image part from a source ([`data`], [`bytes`], [`url`] or [`file`]).
+/// An image part from a source ([`data`], [`bytes`], [`url`] or [`file()`]).
 #[must_use]
 pub fn image(source: impl Into<PartSource>) -> ContentPart {
     ContentPart::Image(ImagePart::new(source))

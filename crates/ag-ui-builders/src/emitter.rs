@@ -126,6 +126,7 @@ pub struct RunEmitter {
     ended: Option<EventType>,
     lanes: Vec<Lane>,
     subagents_used: Vec<SubagentRunId>,
+    call_owners: Vec<(ToolCallId, Option<SubagentRunId>)>,
     unanswered: Vec<ToolCallId>,
     activities: Vec<Activity>,
     state: Option<Value>,
@@ -219,6 +220,7 @@ impl RunEmitter {
             ended: None,
             lanes: vec![Lane::default()],
             subagents_used: Vec::new(),
+            call_owners: Vec::new(),
             unanswered: Vec::new(),
             activities: Vec::new(),
             state: None,
@@ -469,7 +471,8 @@ impl RunEmitter {
     /// Starts call `id` (a provider's call id) of `name`.
     ///
     /// # Errors
-    /// [`Error::AlreadyOpen`] when call `id` is open; [`Error::RunEnded`].
+    /// [`Error::AlreadyOpen`] when call `id` is open, or was used in this run by another
+    /// owner (a call id keeps its owner for the whole run); [`Error::RunEnded`].
     pub fn tool_call_start_with_id(
         &mut self,
         id: impl Into<ToolCallId>,
@@ -477,7 +480,12 @@ impl RunEmitter {
     ) -> Result<(), Error> {
         self.live()?;
         let id = id.into();
-        if self.lanes.iter().any(|l| l.calls.contains(&id)) {
+        let owner = self.owner();
+        let reused_elsewhere = self
+            .call_owners
+            .iter()
+            .any(|(c, o)| *c == id && *o != owner);
+        if reused_elsewhere || self.lanes.iter().any(|l| l.calls.contains(&id)) {
             return Err(Error::AlreadyOpen {
                 kind: "tool call",
                 id: id.into_string(),
@@ -493,13 +501,15 @@ impl RunEmitter {
                 p
             }
         };
-        let owner = self.owner();
         self.emit(
             event::tool_call_start(id.clone(), name)
                 .with_parent_message_id(parent)
                 .owned_by(owner.as_ref()),
         );
         self.lane_mut().calls.push(id.clone());
+        if !self.call_owners.iter().any(|(c, _)| *c == id) {
+            self.call_owners.push((id.clone(), owner));
+        }
         if !self.unanswered.contains(&id) {
             self.unanswered.push(id);
         }

@@ -215,7 +215,7 @@ impl From<ObjectSchema> for Value {
 /// ```
 /// use ag_ui_builders::parse_arguments;
 ///
-/// #[derive(serde::Deserialize)]
+/// #[derive(Debug, serde::Deserialize)]
 /// struct Args { city: String, days: u8 }
 ///
 /// let args: Args = parse_arguments(r#"{"city":"Oslo","days":3}"#)?;

@@ -36,7 +36,7 @@ pub fn typed_tool<T: JsonSchema>(name: impl Into<String>, description: impl Into
 /// use ag_ui_builders::{TypedTool, tool_call};
 ///
 /// /// Arguments of `get_weather`.
-/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
 /// struct WeatherArgs {
 ///     /// City name.
 ///     city: String,

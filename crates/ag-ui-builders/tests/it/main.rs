@@ -1,6 +1,14 @@
 //! Integration tests of ag-ui-builders.
 #![allow(clippy::unwrap_used, clippy::panic, reason = "tests fail by panicking")]
 
+mod conversation;
+mod emitter;
+mod short_forms;
+mod support;
+#[cfg(feature = "schemars")]
+mod typed;
+mod usage;
+
 use ag_ui_builders::event::example;
 use ag_ui_core::EventType;
 
@@ -15,4 +23,12 @@ fn every_event_type_has_a_short_form() {
         "event types without a short form: {missing:?}"
     );
     assert_eq!(EventType::ALL.len(), 31);
+}
+
+/// The string member `key` of the fixture `def/case` (to reuse its ids verbatim).
+fn fixture_string(def: &str, case: &str, key: &str) -> String {
+    support::fixture(def, case)[key]
+        .as_str()
+        .unwrap()
+        .to_owned()
 }

@@ -1,0 +1,554 @@
+//! Run emitters: every sequence they produce passes the lifecycle rules of spec §9.1.
+
+use ag_ui_builders::{
+    Error, ModelChunk, ProviderUsage, RunEmitter, SequentialIds, confirmation, tool_approval,
+};
+use ag_ui_core::{
+    Event, EventType, JsonPatchOperation, ReasoningEncryptedValueSubtype, RunFinishedOutcome,
+    SubagentStartedEvent,
+};
+use serde_json::json;
+
+use crate::support::{assert_valid_sequence, types};
+
+fn emitter() -> RunEmitter {
+    RunEmitter::start("thread-1", "run-1").with_ids(SequentialIds::new())
+}
+
+fn finished(events: &[Event]) -> &ag_ui_core::RunFinishedEvent {
+    match events.last() {
+        Some(Event::RunFinished(f)) => f,
+        other => panic!("last event is {other:?}"),
+    }
+}
+
+#[test]
+fn a_streamed_answer_with_a_tool_round_trip() {
+    let mut run = emitter();
+    run.step_started("agent").unwrap();
+    run.push(ModelChunk::Thinking("Need the weather.".into()))
+        .unwrap();
+    run.push(ModelChunk::Text("Let me check".into())).unwrap();
+    run.push(ModelChunk::Text("".into())).unwrap();
+    run.push(ModelChunk::ToolCallStart {
+        id: "call_1".into(),
+        name: "get_weather".into(),
+    })
+    .unwrap();
+    run.push(ModelChunk::ToolCallDelta {
+        id: "call_1".into(),
+        delta: r#"{"city":"#.into(),
+    })
+    .unwrap();
+    run.push(ModelChunk::ToolCallDelta {
+        id: "call_1".into(),
+        delta: r#""Oslo"}"#.into(),
+    })
+    .unwrap();
+    run.push(ModelChunk::ToolCallEnd {
+        id: "call_1".into(),
+    })
+    .unwrap();
+    run.push(ModelChunk::Finish {
+        usage: Some(
+            ProviderUsage::new(100, 20)
+                .reasoning(5)
+                .model("openai", "gpt-5"),
+        ),
+    })
+    .unwrap();
+    let tool_msg = run.tool_result("call_1", r#"{"temperature":3}"#).unwrap();
+    run.state(&json!({"city": "Oslo", "temperature": 3}))
+        .unwrap();
+    run.push(ModelChunk::Text("It is 3 °C.".into())).unwrap();
+    run.push(ModelChunk::Finish {
+        usage: Some(ProviderUsage::new(130, 8).model("openai", "gpt-5")),
+    })
+    .unwrap();
+    run.step_finished("agent").unwrap();
+    run.finish().unwrap();
+    let events = run.into_events();
+    assert_valid_sequence(&events);
+    assert_eq!(
+        types(&events),
+        [
+            "RUN_STARTED",
+            "STEP_STARTED",
+            "REASONING_START",
+            "REASONING_MESSAGE_START",
+            "REASONING_MESSAGE_CONTENT",
+            "REASONING_MESSAGE_END",
+            "REASONING_END",
+            "TEXT_MESSAGE_START",
+            "TEXT_MESSAGE_CONTENT",
+            "TEXT_MESSAGE_CONTENT",
+            "TEXT_MESSAGE_END",
+            "TOOL_CALL_START",
+            "TOOL_CALL_ARGS",
+            "TOOL_CALL_ARGS",
+            "TOOL_CALL_END",
+            "TOOL_CALL_RESULT",
+            "STATE_SNAPSHOT",
+            "TEXT_MESSAGE_START",
+            "TEXT_MESSAGE_CONTENT",
+            "TEXT_MESSAGE_END",
+            "STEP_FINISHED",
+            "RUN_FINISHED",
+        ]
+    );
+    // The call hangs off the text message of its turn; the answer after the result is a
+    // new message.
+    let Event::TextMessageStart(first) = &events[7] else {
+        panic!()
+    };
+    let Event::ToolCallStart(call) = &events[11] else {
+        panic!()
+    };
+    assert_eq!(call.parent_message_id.as_ref(), Some(&first.message_id));
+    let Event::TextMessageStart(second) = &events[17] else {
+        panic!()
+    };
+    assert_ne!(second.message_id, first.message_id);
+    assert_ne!(second.message_id, tool_msg);
+    // Everything answered: a plain success; usage added up per model.
+    let end = finished(&events);
+    assert_eq!(end.outcome, Some(RunFinishedOutcome::success()));
+    let usage = end.usage.as_ref().unwrap();
+    assert_eq!(usage.len(), 1);
+    assert_eq!(
+        (
+            usage[0].input_tokens,
+            usage[0].output_tokens,
+            usage[0].total_tokens,
+            usage[0].reasoning_tokens
+        ),
+        (Some(230), Some(28), Some(258), Some(5))
+    );
+}
+
+#[test]
+fn finishing_closes_what_is_open() {
+    let mut run = emitter();
+    run.step_started("outer").unwrap();
+    run.step_started("inner").unwrap();
+    run.reasoning("hmm").unwrap();
+    let call = run.tool_call_start("search").unwrap();
+    run.tool_call_args(call.clone(), "{").unwrap();
+    run.text("partial").unwrap();
+    run.finish().unwrap();
+    let events = run.into_events();
+    assert_valid_sequence(&events);
+    let tail: Vec<_> = types(&events).into_iter().rev().take(5).collect();
+    assert_eq!(
+        tail,
+        [
+            "RUN_FINISHED",
+            "STEP_FINISHED",
+            "STEP_FINISHED",
+            "TOOL_CALL_END",
+            "TEXT_MESSAGE_END"
+        ]
+    );
+    let Event::StepFinished(last_step) = &events[events.len() - 2] else {
+        panic!()
+    };
+    assert_eq!(last_step.step_name, "outer");
+    // A frontend call nobody answered is named as pending.
+    let Some(RunFinishedOutcome::Success(s)) = &finished(&events).outcome else {
+        panic!()
+    };
+    assert_eq!(s.pending_tool_call_ids.as_deref(), Some(&[call][..]));
+}
+
+#[test]
+fn subagents_attribute_their_events_and_must_end_before_the_run() {
+    let mut run = emitter();
+    let call = run
+        .tool_call("research", json!({"topic": "otters"}))
+        .unwrap();
+    let sub: ag_ui_core::SubagentRunId = run
+        .subagent_start_with(
+            SubagentStartedEvent::new("sub-a", "researcher").with_parent_tool_call_id(call.clone()),
+        )
+        .map(|()| ag_ui_core::SubagentRunId::from("sub-a"))
+        .unwrap();
+    assert_eq!(run.current_subagent(), Some(&sub));
+    run.step_started("search").unwrap();
+    run.text("Found 3 sources").unwrap();
+    let nested = run.subagent_start("summariser").unwrap();
+    run.reasoning("short").unwrap();
+    assert_eq!(
+        run.finish().unwrap_err(),
+        Error::SubagentActive {
+            id: nested.to_string()
+        }
+    );
+    run.subagent_finish(Some(json!({"summary": "otters"})))
+        .unwrap();
+    run.text("more").unwrap(); // attributed to sub-a again
+    run.subagent_suspend(["int-1"]).unwrap();
+    let failing = run.subagent_start("flaky").unwrap();
+    run.tool_call_start("crash").unwrap();
+    run.subagent_fail("tool crashed").unwrap();
+    assert_eq!(run.current_subagent(), None);
+    run.tool_result(call, "otters are great").unwrap();
+    run.interrupt([confirmation("int-1", "Publish?")]).unwrap();
+    let events = run.into_events();
+    assert_valid_sequence(&events);
+
+    let owner_of = |pred: &dyn Fn(&Event) -> bool| -> Vec<Option<String>> {
+        events
+            .iter()
+            .filter(|e| pred(e))
+            .map(|e| e.subagent_run_id().map(ToString::to_string))
+            .collect()
+    };
+    assert_eq!(
+        owner_of(&|e| e.event_type() == EventType::TextMessageContent),
+        [Some("sub-a".to_owned()), Some("sub-a".to_owned())]
+    );
+    assert_eq!(
+        owner_of(&|e| e.event_type() == EventType::ReasoningMessageContent),
+        [Some(nested.to_string())]
+    );
+    assert_eq!(
+        owner_of(&|e| e.event_type() == EventType::ToolCallResult),
+        [None]
+    );
+    let starts: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::SubagentStarted(s) => Some((
+                s.subagent_run_id.to_string(),
+                s.parent_subagent_run_id.clone(),
+            )),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        starts,
+        [
+            ("sub-a".to_owned(), None),
+            (nested.to_string(), Some(sub.clone())),
+            (failing.to_string(), None), // sub-a had ended (suspended) by then
+        ]
+    );
+}
+
+#[test]
+fn failing_ends_the_run_at_once() {
+    let mut run = emitter();
+    run.usage(ProviderUsage::new(10, 2));
+    run.text("Half an answ").unwrap();
+    run.tool_call_start("f").unwrap();
+    run.fail_with_code("provider timed out", "provider_timeout")
+        .unwrap();
+    assert_eq!(
+        run.text("x").unwrap_err(),
+        Error::RunEnded(EventType::RunError)
+    );
+    assert!(run.finish().is_err());
+    let events = run.into_events();
+    assert_valid_sequence(&events);
+    let Some(Event::RunError(err)) = events.last() else {
+        panic!()
+    };
+    assert_eq!(err.code.as_deref(), Some("provider_timeout"));
+    assert_eq!(err.usage.as_ref().unwrap()[0].total_tokens, Some(12));
+    // Nothing is closed for it: the call stays open, as the protocol allows.
+    assert_eq!(
+        types(&events)[events.len() - 2..],
+        ["TOOL_CALL_START", "RUN_ERROR"]
+    );
+}
+
+#[test]
+fn interrupts_and_cancellation() {
+    let mut run = emitter();
+    let call = run
+        .tool_call("send_email", json!({"to": "a@b.com"}))
+        .unwrap();
+    assert_eq!(run.interrupt([]).unwrap_err(), Error::NoInterrupts);
+    assert!(!run.is_ended());
+    run.interrupt([tool_approval("int-1", call, "Send it?")])
+        .unwrap();
+    assert_eq!(
+        run.cancel().unwrap_err(),
+        Error::RunEnded(EventType::RunFinished)
+    );
+    let events = run.into_events();
+    assert_valid_sequence(&events);
+    assert!(matches!(
+        finished(&events).outcome,
+        Some(RunFinishedOutcome::Interrupt(_))
+    ));
+
+    // The resumed run answers the call from the earlier run and finishes.
+    let mut resumed =
+        RunEmitter::start("thread-1", "run-2").with_ids(SequentialIds::with_prefix("r2"));
+    resumed.tool_result("call-1", "sent").unwrap();
+    resumed.text("Done.").unwrap();
+    resumed.finish().unwrap();
+    assert_valid_sequence(&resumed.into_events());
+
+    let mut cancelled = emitter();
+    cancelled.text("Never mind").unwrap();
+    cancelled.cancel().unwrap();
+    let events = cancelled.into_events();
+    assert_valid_sequence(&events);
+    assert_eq!(
+        finished(&events).outcome,
+        Some(RunFinishedOutcome::cancelled())
+    );
+}
+
+#[test]
+fn order_mistakes_are_errors_and_emit_nothing() {
+    let mut run = emitter();
+    let before = run.events().len();
+    assert!(matches!(
+        run.tool_call_args("nope", "{}"),
+        Err(Error::NotOpen {
+            kind: "tool call",
+            ..
+        })
+    ));
+    assert!(matches!(
+        run.tool_call_end("nope"),
+        Err(Error::NotOpen { .. })
+    ));
+    run.tool_call_start_with_id("c", "f").unwrap();
+    let mid = run.events().len();
+    assert!(matches!(
+        run.tool_call_start_with_id("c", "f"),
+        Err(Error::AlreadyOpen { .. })
+    ));
+    assert!(matches!(
+        run.step_finished("s"),
+        Err(Error::NotOpen { kind: "step", .. })
+    ));
+    run.step_started("s").unwrap();
+    assert!(matches!(
+        run.step_started("s"),
+        Err(Error::AlreadyOpen { kind: "step", .. })
+    ));
+    assert!(matches!(
+        run.activity_update("a", &json!({})),
+        Err(Error::NotOpen {
+            kind: "activity",
+            ..
+        })
+    ));
+    assert!(matches!(
+        run.activity_delta("a", []),
+        Err(Error::NotOpen { .. })
+    ));
+    assert!(matches!(
+        run.reasoning_encrypted_value("v"),
+        Err(Error::NotOpen { .. })
+    ));
+    assert!(matches!(
+        run.subagent_finish(None),
+        Err(Error::NotOpen { .. })
+    ));
+    assert!(matches!(run.subagent_fail("x"), Err(Error::NotOpen { .. })));
+    assert!(matches!(
+        run.subagent_start_with(
+            SubagentStartedEvent::new("s2", "n").with_parent_subagent_run_id("ghost")
+        ),
+        Err(Error::NotOpen { .. })
+    ));
+    assert!(matches!(
+        run.activity("PLAN", &json!([])),
+        Err(Error::NotAnObject { .. })
+    ));
+    assert!(matches!(
+        run.state_delta([JsonPatchOperation::remove("bad")]),
+        Err(Error::InvalidPointer { .. })
+    ));
+    assert_eq!(run.events().len(), mid + 1, "only STEP_STARTED was added");
+    assert_eq!(before, 1);
+    run.subagent_start_with(SubagentStartedEvent::new("s1", "n"))
+        .unwrap();
+    run.subagent_finish(None).unwrap();
+    assert!(matches!(
+        run.subagent_start_with(SubagentStartedEvent::new("s1", "n")),
+        Err(Error::AlreadyOpen { .. })
+    ));
+    run.finish().unwrap();
+    assert_valid_sequence(&run.into_events());
+}
+
+#[test]
+fn state_activity_and_the_rest() {
+    let mut run = emitter().with_clock(|| 1_760_000_000_000);
+    run.state(&json!({"todos": [], "count": 0})).unwrap();
+    run.state(&json!({"todos": [], "count": 0})).unwrap(); // unchanged: nothing
+    run.state(&json!({"todos": ["milk"], "count": 1, "new": true}))
+        .unwrap();
+    run.state_delta([JsonPatchOperation::remove("/new")])
+        .unwrap();
+    run.state(&json!({"count": 1})).unwrap(); // state unknown after a raw delta: snapshot
+    let plan = run
+        .activity("PLAN", &json!({"steps": [{"title": "a", "done": false}]}))
+        .unwrap();
+    run.activity_update(
+        plan.clone(),
+        &json!({"steps": [{"title": "a", "done": true}]}),
+    )
+    .unwrap();
+    run.activity_delta(plan.clone(), [JsonPatchOperation::add("/extra", 1)])
+        .unwrap();
+    run.activity_snapshot(plan, "PLAN", &json!({})).unwrap();
+    run.reasoning("x").unwrap();
+    run.reasoning_encrypted_value("gAAAA").unwrap();
+    run.encrypted_value(ReasoningEncryptedValueSubtype::ToolCall, "call-0", "enc")
+        .unwrap();
+    run.custom("ping", json!(null)).unwrap();
+    run.raw(json!({"provider": "event"}), Some("openai"))
+        .unwrap();
+    run.messages_snapshot([]).unwrap();
+    run.close_reasoning().unwrap();
+    run.close_text().unwrap();
+    run.end_turn().unwrap();
+    run.finish_with_result(json!({"answer": 42})).unwrap();
+    let events = run.into_events();
+    assert_valid_sequence(&events);
+    assert!(
+        events
+            .iter()
+            .all(|e| e.timestamp() == Some(1_760_000_000_000))
+    );
+    assert_eq!(
+        types(&events),
+        [
+            "RUN_STARTED",
+            "STATE_SNAPSHOT",
+            "STATE_DELTA",
+            "STATE_DELTA",
+            "STATE_SNAPSHOT",
+            "ACTIVITY_SNAPSHOT",
+            "ACTIVITY_DELTA",
+            "ACTIVITY_DELTA",
+            "ACTIVITY_SNAPSHOT",
+            "REASONING_START",
+            "REASONING_MESSAGE_START",
+            "REASONING_MESSAGE_CONTENT",
+            "REASONING_ENCRYPTED_VALUE",
+            "REASONING_ENCRYPTED_VALUE",
+            "CUSTOM",
+            "RAW",
+            "MESSAGES_SNAPSHOT",
+            "REASONING_MESSAGE_END",
+            "REASONING_END",
+            "RUN_FINISHED",
+        ]
+    );
+    let Event::StateDelta(d) = &events[2] else {
+        panic!()
+    };
+    assert_eq!(
+        serde_json::to_value(&d.delta).unwrap(),
+        json!([
+            {"op": "replace", "path": "/count", "value": 1},
+            {"op": "add", "path": "/new", "value": true},
+            {"op": "replace", "path": "/todos", "value": ["milk"]},
+        ])
+    );
+    let Event::ActivityDelta(a) = &events[6] else {
+        panic!()
+    };
+    assert_eq!(
+        serde_json::to_value(&a.patch).unwrap(),
+        json!([{"op": "replace", "path": "/steps", "value": [{"title": "a", "done": true}]}])
+    );
+    assert_eq!(finished(&events).result, Some(json!({"answer": 42})));
+}
+
+/// A small deterministic generator (64-bit LCG), so the random runs are reproducible.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self, n: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 33) % n
+    }
+}
+
+/// Whatever order the calls come in — errors ignored — the emitted sequence is valid.
+#[test]
+fn random_call_orders_always_give_valid_sequences() {
+    let mut rng = Lcg(0x5eed);
+    for round in 0..300 {
+        let mut run = RunEmitter::start("t", format!("run-{round}")).with_ids(SequentialIds::new());
+        let mut calls: Vec<String> = Vec::new();
+        for _ in 0..rng.next(60) {
+            let call = if calls.is_empty() {
+                "call-x".to_owned()
+            } else {
+                calls[rng.next(calls.len() as u64) as usize].clone()
+            };
+            let step = ["a", "b"][rng.next(2) as usize];
+            let _ = match rng.next(19) {
+                0 | 1 => run.text("t").map(drop),
+                2 => run.reasoning("r").map(drop),
+                3 => run
+                    .tool_call_start("f")
+                    .map(|id| calls.push(id.into_string())),
+                4 => run.tool_call_args(call, "{}"),
+                5 => run.tool_call_end(call),
+                6 => run.tool_result(call, "ok").map(drop),
+                7 => run.step_started(step),
+                8 => run.step_finished(step),
+                9 => run.subagent_start("sub").map(drop),
+                10 => run.subagent_finish(None),
+                11 => run.subagent_fail("boom"),
+                12 => run.subagent_suspend(Vec::<String>::new()),
+                13 => run.end_turn(),
+                14 => run.state(&json!({"n": rng.next(3)})),
+                15 => run.activity("PLAN", &json!({"n": 1})).map(drop),
+                16 => run.reasoning_encrypted_value("e"),
+                17 => run.push(ModelChunk::ToolCallStart {
+                    id: format!("p-{}", rng.next(4)),
+                    name: "g".into(),
+                }),
+                _ => run.close_text(),
+            };
+        }
+        match rng.next(4) {
+            0 => run.fail("stop").unwrap(),
+            1 => run
+                .cancel()
+                .or_else(|_| {
+                    while run.current_subagent().is_some() {
+                        run.subagent_finish(None).unwrap();
+                    }
+                    run.cancel()
+                })
+                .unwrap(),
+            _ => {
+                while run.current_subagent().is_some() {
+                    run.subagent_finish(None).unwrap();
+                }
+                run.finish().unwrap();
+            }
+        }
+        assert_valid_sequence(&run.into_events());
+    }
+}
+
+#[test]
+fn timestamps_from_the_system_clock() {
+    let mut run = RunEmitter::start("t", "r").with_timestamps();
+    run.finish().unwrap();
+    let events = run.drain();
+    assert!(
+        events
+            .iter()
+            .all(|e| e.timestamp().is_some_and(|t| t > 1_600_000_000_000))
+    );
+    assert!(run.events().is_empty());
+}

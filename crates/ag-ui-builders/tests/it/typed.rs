@@ -1,0 +1,101 @@
+//! Typed tools (feature `schemars`).
+
+use ag_ui_builders::{Error, TypedTool, parameters_schema, tool_call};
+use serde_json::json;
+
+use crate::support::exact;
+
+/// Arguments of `get_weather`.
+#[derive(Debug, PartialEq, serde::Deserialize, schemars::JsonSchema)]
+struct WeatherArgs {
+    /// City name.
+    city: String,
+    /// Days ahead.
+    days: Option<u8>,
+    /// Where to look.
+    at: Option<Place>,
+}
+
+/// A place.
+#[derive(Debug, PartialEq, serde::Deserialize, schemars::JsonSchema)]
+struct Place {
+    /// Coordinates.
+    coords: Vec<f64>,
+}
+
+#[test]
+fn the_schema_comes_from_the_type() {
+    let tool = TypedTool::<WeatherArgs>::new("get_weather", "Get the weather");
+    let params = tool.tool().parameters.clone().unwrap();
+    assert_eq!(params["type"], "object");
+    assert_eq!(params["required"], json!(["city"]));
+    assert_eq!(params["properties"]["city"]["description"], "City name.");
+    assert!(params.get("$schema").is_none());
+    assert!(
+        params.get("$defs").is_none(),
+        "sub-schemas are inlined: {params}"
+    );
+    assert_eq!(
+        params["properties"]["at"]["properties"]["coords"]["type"],
+        "array"
+    );
+    assert_eq!(parameters_schema::<WeatherArgs>(), params);
+    exact("Tool", tool.tool()).unwrap();
+}
+
+#[test]
+fn arguments_parse_into_the_type_with_pointed_errors() {
+    let tool = TypedTool::<WeatherArgs>::new("get_weather", "Get the weather");
+    let ok = tool
+        .parse(&tool_call(
+            "c1",
+            "get_weather",
+            r#"{"city":"Oslo","at":{"coords":[59.9,10.7]}}"#,
+        ))
+        .unwrap();
+    assert_eq!(
+        ok,
+        WeatherArgs {
+            city: "Oslo".into(),
+            days: None,
+            at: Some(Place {
+                coords: vec![59.9, 10.7]
+            })
+        }
+    );
+
+    let err = tool
+        .parse(&tool_call(
+            "c2",
+            "get_weather",
+            r#"{"city":"Oslo","at":{"coords":[59.9,"north"]}}"#,
+        ))
+        .unwrap_err();
+    assert_eq!(err.pointer(), Some("/at/coords/1"));
+    let err = tool
+        .parse_arguments(r#"{"city":"Oslo","days":300}"#)
+        .unwrap_err();
+    assert_eq!(err.pointer(), Some("/days"));
+    let err = tool.parse_arguments(r#"{"days":1}"#).unwrap_err();
+    assert_eq!(err.pointer(), Some(""));
+    assert!(err.to_string().contains("missing field `city`"), "{err}");
+    let err = tool
+        .parse_arguments(r#"{"city":"Oslo"} trailing"#)
+        .unwrap_err();
+    assert!(matches!(err, Error::Json { .. }));
+    let err = tool.parse(&tool_call("c3", "get_time", "{}")).unwrap_err();
+    assert_eq!(
+        err,
+        Error::WrongTool {
+            tool_call_id: "c3".into(),
+            expected: "get_weather".into(),
+            found: "get_time".into()
+        }
+    );
+    let none = TypedTool::<std::collections::BTreeMap<String, u8>>::new("noop", "No arguments");
+    assert!(
+        none.parse_function(&ag_ui_core::FunctionCall::new("noop", ""))
+            .unwrap()
+            .is_empty()
+    );
+}
