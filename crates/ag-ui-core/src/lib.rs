@@ -3,6 +3,7 @@
 mod wire;
 
 mod capabilities;
+pub mod chunk;
 mod content;
 mod error;
 pub mod event;
@@ -13,11 +14,13 @@ mod message;
 mod metadata;
 mod outcome;
 mod patch;
+mod pipeline;
 pub mod read;
 pub mod sse;
 mod stream;
 mod tool;
 mod usage;
+pub mod verify;
 
 pub use capabilities::{
     AgentCapabilities, ExecutionCapabilities, HumanInTheLoopCapabilities, IdentityCapabilities,
@@ -25,6 +28,7 @@ pub use capabilities::{
     MultimodalOutputCapabilities, OutputCapabilities, ReasoningCapabilities, StateCapabilities,
     SubagentInfo, ToolsCapabilities, TransportCapabilities,
 };
+pub use chunk::ChunkExpander;
 pub use content::{
     AudioPart, BinaryInputContent, Content, ContentPart, DataSource, DocumentPart, FileSource,
     ImagePart, PartSource, TextPart, UrlSource, VideoPart,
@@ -51,6 +55,7 @@ pub use patch::{
     AddOperation, CopyOperation, JsonPatch, JsonPatchOperation, JsonPointer, MoveOperation,
     RemoveOperation, ReplaceOperation, TestOperation,
 };
+pub use pipeline::{EventPipeline, PipelineError};
 pub use read::{
     Decoded, ReadMode, Warning, WarningKind, decode, decode_slice, decode_value, from_slice,
     from_str,
@@ -61,6 +66,7 @@ pub use sse::{
 pub use stream::EventDecoder;
 pub use tool::{Context, FunctionCall, Tool, ToolCall};
 pub use usage::TokenUsage;
+pub use verify::{Rule, Verifier, Violation, verify_events};
 pub use wire::MAX_SAFE_INTEGER;
 
 /// The protocol version this crate implements, as declared in `protocolVersion`.

@@ -1,14 +1,10 @@
 //! Integration tests of ag-ui-core: the shared fixtures, the spec's examples, the producer
-//! contract, SSE and error messages.
+//! contract, SSE, error messages and stream semantics.
 
 #![allow(clippy::unwrap_used, clippy::panic, reason = "tests fail by panicking")]
 
-mod error_table;
 mod errors;
 mod fixtures;
-mod fuzz;
-mod hostile;
 mod producer;
-mod props;
 mod sse;
-mod strategies;
+mod streams;

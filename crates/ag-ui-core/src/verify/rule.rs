@@ -1,0 +1,219 @@
+//! The rule catalogue (spec §9.1 and §9.3) and the error naming a broken rule.
+
+use std::fmt;
+
+/// One event-stream rule: the lifecycle rules of spec §9.1 (`L1`…`O6`) and the chunk rules
+/// of spec §9.3 / §6 rule 11 (`C1`…`C3`).
+///
+/// A [`Violation`] names the rule it breaks. [`Rule::as_str`] gives the id used by the
+/// spec and by the stream fixtures (`"L1"`, `"O6"`, `"C2"`, …).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Rule {
+    /// The first event of a stream is `RUN_STARTED` (or `RUN_ERROR`).
+    L1,
+    /// `RUN_STARTED` is rejected while a run is active.
+    L2,
+    /// After `RUN_ERROR` only a new `RUN_STARTED` is accepted.
+    L3,
+    /// After `RUN_FINISHED` only `RUN_ERROR` or a new `RUN_STARTED` is accepted.
+    L4,
+    /// `RUN_FINISHED` is rejected while a step, message, reasoning span, tool call or
+    /// subagent is still open.
+    L5,
+    /// `TEXT_MESSAGE_START` is rejected while a text message with that id is open.
+    M1,
+    /// `TEXT_MESSAGE_CONTENT` / `TEXT_MESSAGE_END` need an open text message.
+    M2,
+    /// `TOOL_CALL_START` is rejected while the call is open; `TOOL_CALL_ARGS` /
+    /// `TOOL_CALL_END` need it open.
+    T1,
+    /// Text messages and tool calls interleave and are matched by id within their own kind:
+    /// an event naming an id that is open only as the other kind is rejected.
+    T2,
+    /// `TOOL_CALL_RESULT` has no ordering precondition but mints a new tool message: its
+    /// `messageId` must not be a text message that is still streaming.
+    T3,
+    /// `STEP_STARTED` is rejected while a step of that name is open for the same owner.
+    S1,
+    /// `STEP_FINISHED` needs an open step of that name and owner.
+    S2,
+    /// A reasoning span or reasoning message opener is rejected while its own kind has the
+    /// id open.
+    Z1,
+    /// `REASONING_MESSAGE_CONTENT` / `REASONING_MESSAGE_END` need an open reasoning
+    /// message; `REASONING_END` needs an open span.
+    Z2,
+    /// `REASONING_ENCRYPTED_VALUE` may follow its entity's close; its attribution is still
+    /// checked against the owner the entity had.
+    Z3,
+    /// `SUBAGENT_STARTED` needs a string id and name, an id neither active nor used earlier
+    /// in the run, and a parent (if named) started in this run.
+    A1,
+    /// `SUBAGENT_FINISHED` / `SUBAGENT_ERROR` need an active id (and `SUBAGENT_ERROR` a
+    /// string `message`).
+    A2,
+    /// A `SUBAGENT_FINISHED` outcome is `success` or `suspended`.
+    A3,
+    /// Owners are recorded per entity kind for the whole run; reasoning spans and reasoning
+    /// messages share one owner record.
+    O1,
+    /// A continuation, close or re-open carrying a `subagentRunId` must match its entity's
+    /// owner.
+    O2,
+    /// A `TOOL_CALL_START` inside a parent message belongs to that message's owner.
+    O3,
+    /// Owners assigned by `TOOL_CALL_RESULT`, `ACTIVITY_SNAPSHOT`, `MESSAGES_SNAPSHOT` and
+    /// `RUN_STARTED.input` bind later events like an opener's.
+    O4,
+    /// `REASONING_ENCRYPTED_VALUE` is attributed like its tool call (`tool-call`) or its
+    /// text or reasoning message (`message`).
+    O5,
+    /// `subagentRunId: null` is an error anywhere (spec §6 rule 12).
+    O6,
+    /// The first chunk of a stream needs its id (and a tool chunk its `toolCallName`).
+    C1,
+    /// A continuation chunk may repeat an opener field only with the same value.
+    C2,
+    /// An id-less, untagged continuation chunk must have exactly one stream to continue.
+    C3,
+}
+
+impl Rule {
+    /// Every rule, in catalogue order.
+    pub const ALL: [Rule; 27] = [
+        Rule::L1,
+        Rule::L2,
+        Rule::L3,
+        Rule::L4,
+        Rule::L5,
+        Rule::M1,
+        Rule::M2,
+        Rule::T1,
+        Rule::T2,
+        Rule::T3,
+        Rule::S1,
+        Rule::S2,
+        Rule::Z1,
+        Rule::Z2,
+        Rule::Z3,
+        Rule::A1,
+        Rule::A2,
+        Rule::A3,
+        Rule::O1,
+        Rule::O2,
+        Rule::O3,
+        Rule::O4,
+        Rule::O5,
+        Rule::O6,
+        Rule::C1,
+        Rule::C2,
+        Rule::C3,
+    ];
+
+    /// The rule's id as the spec writes it (`"L1"`, …, `"C3"`).
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Rule::L1 => "L1",
+            Rule::L2 => "L2",
+            Rule::L3 => "L3",
+            Rule::L4 => "L4",
+            Rule::L5 => "L5",
+            Rule::M1 => "M1",
+            Rule::M2 => "M2",
+            Rule::T1 => "T1",
+            Rule::T2 => "T2",
+            Rule::T3 => "T3",
+            Rule::S1 => "S1",
+            Rule::S2 => "S2",
+            Rule::Z1 => "Z1",
+            Rule::Z2 => "Z2",
+            Rule::Z3 => "Z3",
+            Rule::A1 => "A1",
+            Rule::A2 => "A2",
+            Rule::A3 => "A3",
+            Rule::O1 => "O1",
+            Rule::O2 => "O2",
+            Rule::O3 => "O3",
+            Rule::O4 => "O4",
+            Rule::O5 => "O5",
+            Rule::O6 => "O6",
+            Rule::C1 => "C1",
+            Rule::C2 => "C2",
+            Rule::C3 => "C3",
+        }
+    }
+
+    /// The rule with id `id` (`"L1"`, …), if there is one.
+    #[must_use]
+    pub fn from_id(id: &str) -> Option<Rule> {
+        Rule::ALL.into_iter().find(|r| r.as_str() == id)
+    }
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A broken stream rule: which rule, at which event, about which ids, and why.
+///
+/// `index` is the 0-based position of the offending event in the stream given to the
+/// checker that reported it ([`crate::Verifier`], [`crate::ChunkExpander`],
+/// [`crate::verify_events`] or [`crate::EventPipeline`], the last two counting the events
+/// as they were given, before chunk expansion).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Violation {
+    /// The rule broken.
+    pub rule: Rule,
+    /// 0-based index of the offending event.
+    pub index: usize,
+    /// The ids concerned, most specific first: the entity id (message, tool call, step
+    /// name, subagent run), then the subagent run ids whose attribution disagrees.
+    pub ids: Vec<String>,
+    /// What is wrong, in a sentence that names the event type and the ids.
+    pub message: String,
+}
+
+impl Violation {
+    /// Creates a violation.
+    #[must_use]
+    pub fn new(rule: Rule, index: usize, ids: Vec<String>, message: impl Into<String>) -> Self {
+        Violation {
+            rule,
+            index,
+            ids,
+            message: message.into(),
+        }
+    }
+
+    /// The same violation, reported at another index (a pipeline maps the index of an
+    /// expanded event back to the event it was expanded from).
+    #[must_use]
+    pub(crate) fn at(mut self, index: usize) -> Self {
+        self.index = index;
+        self
+    }
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "rule {} broken at event {}", self.rule, self.index)?;
+        if !self.ids.is_empty() {
+            f.write_str(" (")?;
+            for (i, id) in self.ids.iter().enumerate() {
+                if i > 0 {
+                    f.write_str(", ")?;
+                }
+                write!(f, "'{id}'")?;
+            }
+            f.write_str(")")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+impl std::error::Error for Violation {}
