@@ -3,8 +3,13 @@
 
 #![allow(clippy::unwrap_used, clippy::panic, reason = "tests fail by panicking")]
 
+mod error_table;
 mod errors;
 mod fixtures;
+mod fuzz;
+mod hostile;
 mod producer;
+mod props;
 mod sse;
+mod strategies;
 mod streams;
