@@ -1007,3 +1007,41 @@ fn tools_from_object_schemas() {
         json!({"type": "object", "properties": {}})
     );
 }
+
+#[test]
+fn chunk_short_forms_expand_to_a_valid_stream() {
+    let input: Vec<Event> = vec![
+        run_started("t", "r").into(),
+        text_message_chunk("m1", "Hel").into(),
+        text_message_chunk_continue("lo").into(),
+        tool_call_chunk("c1", "search", r#"{"q":"#).into(),
+        tool_call_chunk_continue(r#""otters"}"#).into(),
+        reasoning_message_chunk("r1", "").into(),
+        run_finished_success("t", "r").into(),
+    ];
+    let mut expander = ag_ui_core::ChunkExpander::new();
+    let mut out = Vec::new();
+    for e in input {
+        out.extend(expander.push(e).unwrap());
+    }
+    out.extend(expander.finish());
+    crate::support::assert_valid_sequence(&out);
+    assert_eq!(
+        crate::support::types(&out),
+        [
+            "RUN_STARTED",
+            "TEXT_MESSAGE_START",
+            "TEXT_MESSAGE_CONTENT",
+            "TEXT_MESSAGE_CONTENT",
+            "TEXT_MESSAGE_END",
+            "TOOL_CALL_START",
+            "TOOL_CALL_ARGS",
+            "TOOL_CALL_ARGS",
+            "TOOL_CALL_END",
+            "REASONING_MESSAGE_START",
+            "REASONING_MESSAGE_CONTENT",
+            "REASONING_MESSAGE_END",
+            "RUN_FINISHED",
+        ]
+    );
+}
