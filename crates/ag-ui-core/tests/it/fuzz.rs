@@ -112,6 +112,7 @@ pub(crate) fn error_explains_itself(text: &str, e: &Error) -> Result<(), String>
             }
             if let (Error::Invalid { .. }, Ok(doc)) = (e, serde_json::from_str::<Value>(text))
                 && doc.pointer(pointer).is_none()
+                && !has_duplicate_keys(text)
             {
                 return Err(format!(
                     "error points at {pointer:?}, which is not in {text}: {e}"
@@ -121,6 +122,7 @@ pub(crate) fn error_explains_itself(text: &str, e: &Error) -> Result<(), String>
         Error::NotExact { pointer, .. } => {
             if let Ok(doc) = serde_json::from_str::<Value>(text)
                 && doc.pointer(pointer).is_none()
+                && !has_duplicate_keys(text)
             {
                 return Err(format!(
                     "exact-mode error points at {pointer:?}, not in {text}"
@@ -137,6 +139,61 @@ pub(crate) fn error_explains_itself(text: &str, e: &Error) -> Result<(), String>
         other => return Err(format!("unexpected error kind for a document: {other:?}")),
     }
     Ok(())
+}
+
+/// Whether some object of `text` repeats a key. The error of such a document may point
+/// into the first of the repeated members, which a parsed `Value` (last one wins) lacks.
+fn has_duplicate_keys(text: &str) -> bool {
+    use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
+    struct Dup;
+    impl<'de> serde::de::DeserializeSeed<'de> for Dup {
+        type Value = bool;
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
+            d.deserialize_any(Dup)
+        }
+    }
+    impl<'de> Visitor<'de> for Dup {
+        type Value = bool;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("JSON")
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<bool, E> {
+            Ok(false)
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<bool, E> {
+            Ok(false)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<bool, E> {
+            Ok(false)
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<bool, E> {
+            Ok(false)
+        }
+        fn visit_str<E>(self, _: &str) -> Result<bool, E> {
+            Ok(false)
+        }
+        fn visit_unit<E>(self) -> Result<bool, E> {
+            Ok(false)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<bool, A::Error> {
+            let mut dup = false;
+            while let Some(d) = seq.next_element_seed(Dup)? {
+                dup |= d;
+            }
+            Ok(dup)
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
+            let mut seen = std::collections::HashSet::new();
+            let mut dup = false;
+            while let Some(k) = map.next_key::<String>()? {
+                dup |= !seen.insert(k);
+                dup |= map.next_value_seed(Dup)?;
+            }
+            Ok(dup)
+        }
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    serde::de::DeserializeSeed::deserialize(Dup, &mut de).unwrap_or(false)
 }
 
 // ---------------------------------------------------------------------------
