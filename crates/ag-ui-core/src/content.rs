@@ -15,6 +15,7 @@ wire_struct! {
     pub struct DataSource ["type" = "data"] {
         required {
             /// Base64 bytes (not validated as base64).
+            #[cfg_attr(feature = "schemars", schemars(extend("contentEncoding" = "base64")))]
             value: String = "value" ("a base64 string"),
             /// MIME type of the bytes; required here since nothing else says how to read them.
             mime_type: String = "mimeType" ("a MIME type string"),
@@ -313,7 +314,10 @@ fn legacy_binary_part<'de, A: MapAccess<'de>>(
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-#[cfg_attr(feature = "schemars", schemars(untagged))]
+#[cfg_attr(
+    feature = "schemars",
+    schemars(untagged, transform = crate::schema::one_of)
+)]
 pub enum Content {
     /// Plain text.
     Text(String),

@@ -25,7 +25,8 @@ wire_struct! {
             reason: String = "reason" ("a string"),
         }
         optional {
-            /// Subagent that raised the interrupt.
+            /// Subagent invocation this item belongs to (it produced the event, owns the message or
+            /// raised the interrupt); absent = the parent agent. Never `null`.
             subagent_run_id / with_subagent_run_id: SubagentRunId = "subagentRunId" [Reject],
             /// Human-readable prompt (universal fallback UI).
             message / with_message: String = "message" [Absent],

@@ -2,6 +2,9 @@
 
 mod wire;
 
+#[cfg(feature = "schemars")]
+mod schema;
+
 mod capabilities;
 pub mod chunk;
 mod content;

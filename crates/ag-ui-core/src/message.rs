@@ -66,7 +66,8 @@ macro_rules! text_message {
                     content: String = "content" ("a string"),
                 }
                 optional {
-                    /// Subagent invocation that owns the message; absent = the parent agent.
+                    /// Subagent invocation this item belongs to (it produced the event, owns the message or
+                    /// raised the interrupt); absent = the parent agent. Never `null`.
                     subagent_run_id / with_subagent_run_id: SubagentRunId = "subagentRunId" [Reject],
                     /// Display name of the author.
                     name / with_name: String = "name" [Absent],
@@ -93,17 +94,18 @@ wire_struct! {
     /// `AssistantMessage` (`role: "assistant"`): agent output; may consist of tool calls only.
     pub struct AssistantMessage ["role" = "assistant"] {
         required {
-            /// Message id.
+            /// Message id, unique within the conversation (the empty string is valid).
             id: MessageId = "id" ("a message id string"),
         }
         optional {
-            /// Subagent invocation that owns the message; absent = the parent agent.
+            /// Subagent invocation this item belongs to (it produced the event, owns the message or
+            /// raised the interrupt); absent = the parent agent. Never `null`.
             subagent_run_id / with_subagent_run_id: SubagentRunId = "subagentRunId" [Reject],
             /// Display name of the author.
             name / with_name: String = "name" [Absent],
-            /// Opaque provider artefact.
+            /// Opaque provider artefact the client stores and sends back on later turns.
             encrypted_value / with_encrypted_value: String = "encryptedValue" [Absent],
-            /// Extra information.
+            /// Extra information; accumulates from the events that build the message.
             metadata / with_metadata: Metadata = "metadata" [Absent],
             /// The text (string only); absent when the turn is only tool calls.
             content / with_content: String = "content" [Absent],
@@ -117,19 +119,20 @@ wire_struct! {
     /// `UserMessage` (`role: "user"`): from the end user; plain text or multimodal parts.
     pub struct UserMessage ["role" = "user"] {
         required {
-            /// Message id.
+            /// Message id, unique within the conversation (the empty string is valid).
             id: MessageId = "id" ("a message id string"),
             /// A string or an ordered array of content parts.
             content: Content = "content" ("a string or an array of content parts"),
         }
         optional {
-            /// Subagent invocation that owns the message; absent = the parent agent.
+            /// Subagent invocation this item belongs to (it produced the event, owns the message or
+            /// raised the interrupt); absent = the parent agent. Never `null`.
             subagent_run_id / with_subagent_run_id: SubagentRunId = "subagentRunId" [Reject],
             /// Display name of the author.
             name / with_name: String = "name" [Absent],
-            /// Opaque provider artefact.
+            /// Opaque provider artefact the client stores and sends back on later turns.
             encrypted_value / with_encrypted_value: String = "encryptedValue" [Absent],
-            /// Extra information.
+            /// Extra information; accumulates from the events that build the message.
             metadata / with_metadata: Metadata = "metadata" [Absent],
         }
     }
@@ -139,7 +142,7 @@ wire_struct! {
     /// `ToolMessage` (`role: "tool"`): a tool's result inside the conversation (no `name`).
     pub struct ToolMessage ["role" = "tool"] {
         required {
-            /// Message id.
+            /// Message id, unique within the conversation (the empty string is valid).
             id: MessageId = "id" ("a message id string"),
             /// A string or an ordered array of content parts.
             content: Content = "content" ("a string or an array of content parts"),
@@ -147,13 +150,14 @@ wire_struct! {
             tool_call_id: ToolCallId = "toolCallId" ("a tool call id string"),
         }
         optional {
-            /// Owning subagent invocation.
+            /// Subagent invocation this item belongs to (it produced the event, owns the message or
+            /// raised the interrupt); absent = the parent agent. Never `null`.
             subagent_run_id / with_subagent_run_id: SubagentRunId = "subagentRunId" [Reject],
             /// Failure description; sits beside `content` so a partial result survives.
             error / with_error: String = "error" [Absent],
-            /// Opaque provider artefact.
+            /// Opaque provider artefact the client stores and sends back on later turns.
             encrypted_value / with_encrypted_value: String = "encryptedValue" [Absent],
-            /// Extra information.
+            /// Extra information; accumulates from the events that build the message.
             metadata / with_metadata: Metadata = "metadata" [Absent],
         }
     }
@@ -172,9 +176,10 @@ wire_struct! {
             content: Map<String, Value> = "content" ("a JSON object"),
         }
         optional {
-            /// Owning subagent invocation.
+            /// Subagent invocation this item belongs to (it produced the event, owns the message or
+            /// raised the interrupt); absent = the parent agent. Never `null`.
             subagent_run_id / with_subagent_run_id: SubagentRunId = "subagentRunId" [Reject],
-            /// Extra information.
+            /// Extra information; accumulates from the events that build the message.
             metadata / with_metadata: Metadata = "metadata" [Absent],
         }
     }
@@ -185,17 +190,18 @@ wire_struct! {
     /// artefact) kept in history; built by `REASONING_MESSAGE_*` events.
     pub struct ReasoningMessage ["role" = "reasoning"] {
         required {
-            /// Message id.
+            /// Message id, unique within the conversation (the empty string is valid).
             id: MessageId = "id" ("a message id string"),
             /// Visible reasoning text (may be empty).
             content: String = "content" ("a string"),
         }
         optional {
-            /// Owning subagent invocation.
+            /// Subagent invocation this item belongs to (it produced the event, owns the message or
+            /// raised the interrupt); absent = the parent agent. Never `null`.
             subagent_run_id / with_subagent_run_id: SubagentRunId = "subagentRunId" [Reject],
             /// Opaque encrypted chain-of-thought the client must send back unchanged.
             encrypted_value / with_encrypted_value: String = "encryptedValue" [Absent],
-            /// Extra information.
+            /// Extra information; accumulates from the events that build the message.
             metadata / with_metadata: Metadata = "metadata" [Absent],
         }
     }

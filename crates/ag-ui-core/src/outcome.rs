@@ -74,7 +74,7 @@ impl RunFinishedOutcome {
 /// A list with at least one element (`minItems: 1` on the wire).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-#[cfg_attr(feature = "schemars", schemars(transparent))]
+#[cfg_attr(feature = "schemars", schemars(transparent, extend("minItems" = 1)))]
 #[non_exhaustive]
 pub struct NonEmpty<T>(Vec<T>);
 

@@ -15,6 +15,7 @@ use crate::wire::{tagged_union, wire_struct};
 /// pointer never reaches the wire.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schemars", schemars(extend("pattern" = "^(/([^/~]|~[01])*)*$")))]
 #[expect(clippy::exhaustive_structs, reason = "a pointer is exactly one string")]
 pub struct JsonPointer(pub String);
 

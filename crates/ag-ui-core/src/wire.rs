@@ -610,15 +610,18 @@ macro_rules! wire_struct {
         #[derive(Debug, Clone, PartialEq)]
         #[non_exhaustive]
         #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+        #[cfg_attr(feature = "schemars", schemars(transform = $name::__wire_schema))]
         pub struct $name {
             $(
                 $(#[$rmeta])*
-                #[cfg_attr(feature = "schemars", schemars(rename = $rwire))]
+                #[cfg_attr(feature = "schemars", schemars(rename = $rwire,
+                    transform = $crate::schema::required))]
                 pub $rfield: $rty,
             )*
             $(
                 $(#[$ometa])*
-                #[cfg_attr(feature = "schemars", schemars(rename = $owire))]
+                #[cfg_attr(feature = "schemars", schemars(rename = $owire,
+                    transform = $crate::schema::optional::<$crate::schema::$onull>))]
                 pub $ofield: Option<$oty>,
             )*
         }
@@ -647,6 +650,17 @@ macro_rules! wire_struct {
             #[allow(dead_code)]
             pub(crate) const WIRE_TAG: Option<(&'static str, &'static str)> =
                 $crate::wire::wire_struct!(@tag $($tagkey, $tagval)?);
+
+            /// States the tag and whether the object is closed in the derived schema.
+            #[cfg(feature = "schemars")]
+            fn __wire_schema(s: &mut ::schemars::Schema) {
+                $crate::schema::object(
+                    s,
+                    Self::WIRE_TAG,
+                    $crate::wire::wire_struct!(@tag_doc $($tagkey, $tagval)?),
+                    $crate::wire::wire_struct!(@open $($open)?),
+                );
+            }
 
             /// Reads the remaining fields of this object from `map`. `tag_read` says whether
             /// the tag has already been consumed by a union dispatcher.
@@ -751,6 +765,12 @@ macro_rules! wire_struct {
     };
     (@tag $k:literal, $v:literal) => { Some(($k, $v)) };
     (@tag) => { None };
+    (@tag_doc $k:literal, $v:literal) => {
+        concat!("Always `", $v, "`: the `", $k, "` tag that identifies this object.")
+    };
+    (@tag_doc) => { "" };
+    (@open open) => { true };
+    (@open) => { false };
     (@unknown_kind open) => { $crate::read::WarningKind::IgnoredMember };
     (@unknown_kind) => { $crate::read::WarningKind::UnknownField };
 }
@@ -777,7 +797,7 @@ macro_rules! tagged_union {
         #[derive(Debug, Clone, PartialEq)]
         #[non_exhaustive]
         #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-        #[cfg_attr(feature = "schemars", schemars(untagged))]
+        #[cfg_attr(feature = "schemars", schemars(untagged, transform = $crate::schema::one_of))]
         pub enum $name {
             $(
                 $(#[$vmeta])*
@@ -878,6 +898,7 @@ macro_rules! wire_enum {
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[non_exhaustive]
         #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+        #[cfg_attr(feature = "schemars", schemars(transform = $name::__wire_schema))]
         pub enum $name {
             $(
                 $(#[$vmeta])*
@@ -891,6 +912,12 @@ macro_rules! wire_enum {
             pub const ALL: &'static [$name] = &[$(Self::$variant),*];
             /// Every wire string, in the protocol's declaration order.
             pub const WIRE_NAMES: &'static [&'static str] = &[$($wire),*];
+
+            /// States the enumeration in the derived schema.
+            #[cfg(feature = "schemars")]
+            fn __wire_schema(s: &mut ::schemars::Schema) {
+                $crate::schema::string_enum(s, Self::WIRE_NAMES);
+            }
 
             /// The wire string.
             #[must_use]

@@ -19,6 +19,7 @@ event_struct! {
         }
         optional {
             /// Absent means `true` (overwrite); `false` keeps existing content (see [`Self::replace`]).
+            #[cfg_attr(feature = "schemars", schemars(extend("default" = true)))]
             replace / with_replace: bool = "replace" [Absent],
         }
     }

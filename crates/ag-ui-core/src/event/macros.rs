@@ -21,7 +21,8 @@ macro_rules! event_struct {
                     raw_event / with_raw_event: ::serde_json::Value = "rawEvent" [Absent],
                     /// Open-by-key extra information (spec §2.7).
                     metadata / with_metadata: $crate::Metadata = "metadata" [Absent],
-                    /// Subagent invocation that produced this event; absent = the parent agent.
+                    /// Subagent invocation this item belongs to (it produced the event, owns the message or
+                    /// raised the interrupt); absent = the parent agent. Never `null`.
                     subagent_run_id / with_subagent_run_id: $crate::SubagentRunId = "subagentRunId" [Reject],
                     $($opt)*
                 }

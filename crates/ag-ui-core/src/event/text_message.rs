@@ -13,6 +13,7 @@ event_struct! {
         }
         optional {
             /// One of the four text roles; absent means `"assistant"` (see [`Self::role`]).
+            #[cfg_attr(feature = "schemars", schemars(extend("default" = "assistant")))]
             role / with_role: TextMessageRole = "role" [Absent],
             /// Author display name.
             name / with_name: String = "name" [Absent],
@@ -61,6 +62,7 @@ event_struct! {
             /// Required on the chunk that opens a message; absent = continue the open one.
             message_id / with_message_id: MessageId = "messageId" [Absent],
             /// Text role for the opening chunk (absent ⇒ assistant).
+            #[cfg_attr(feature = "schemars", schemars(extend("default" = "assistant")))]
             role / with_role: TextMessageRole = "role" [Absent],
             /// Fragment; may be empty.
             delta / with_delta: String = "delta" [Absent],

@@ -1,0 +1,575 @@
+#![doc = include_str!("../README.md")]
+
+use std::fmt;
+
+use ag_ui_core as core;
+use schemars::generate::{SchemaGenerator, SchemaSettings};
+use serde_json::{Map, Value, json};
+
+/// The `$id` of the bundle: where this project publishes it. Definitions are addressed by
+/// anchor under it (`…/ag-ui.schema.json#RunAgentInput`).
+pub const SCHEMA_ID: &str = "https://ag-ui-rs.github.io/schema/1.0/ag-ui.schema.json";
+
+/// The JSON Schema dialect of the bundle.
+pub const META_SCHEMA: &str = "https://json-schema.org/draft/2020-12/schema";
+
+/// The file name the bundle is published under.
+pub const FILE_NAME: &str = "ag-ui.schema.json";
+
+/// The three mixins: open objects composed with `allOf` into the definitions that share
+/// their fields, never sent on their own.
+pub const MIXINS: [&str; 3] = ["BaseEvent", "Attributable", "BaseMessage"];
+
+/// Every definition of the bundle, in alphabetical order: the 95 wire definitions of
+/// AG-UI 1.0 and the three [`MIXINS`].
+pub const DEFINITIONS: [&str; 98] = [
+    "ActivityDeltaEvent",
+    "ActivityMessage",
+    "ActivitySnapshotEvent",
+    "AddOperation",
+    "AgentCapabilities",
+    "AssistantMessage",
+    "Attributable",
+    "AudioPart",
+    "BaseEvent",
+    "BaseMessage",
+    "ContentPart",
+    "Context",
+    "CopyOperation",
+    "CustomEvent",
+    "DataSource",
+    "DeveloperMessage",
+    "DocumentPart",
+    "Event",
+    "EventType",
+    "ExecutionCapabilities",
+    "FileSource",
+    "FunctionCall",
+    "HumanInTheLoopCapabilities",
+    "IdentityCapabilities",
+    "ImagePart",
+    "Interrupt",
+    "JsonPatch",
+    "JsonPatchOperation",
+    "JsonPointer",
+    "Message",
+    "MessagesSnapshotEvent",
+    "Metadata",
+    "MoveOperation",
+    "MultiAgentCapabilities",
+    "MultimodalCapabilities",
+    "MultimodalInputCapabilities",
+    "MultimodalOutputCapabilities",
+    "OutputCapabilities",
+    "PartSource",
+    "RawEvent",
+    "ReasoningCapabilities",
+    "ReasoningEncryptedValueEvent",
+    "ReasoningEncryptedValueSubtype",
+    "ReasoningEndEvent",
+    "ReasoningMessage",
+    "ReasoningMessageChunkEvent",
+    "ReasoningMessageContentEvent",
+    "ReasoningMessageEndEvent",
+    "ReasoningMessageStartEvent",
+    "ReasoningStartEvent",
+    "RemoveOperation",
+    "ReplaceOperation",
+    "ResumeEntry",
+    "Role",
+    "RunAgentInput",
+    "RunErrorEvent",
+    "RunFinishedCancelledOutcome",
+    "RunFinishedEvent",
+    "RunFinishedInterruptOutcome",
+    "RunFinishedOutcome",
+    "RunFinishedSuccessOutcome",
+    "RunStartedEvent",
+    "State",
+    "StateCapabilities",
+    "StateDeltaEvent",
+    "StateSnapshotEvent",
+    "StepFinishedEvent",
+    "StepStartedEvent",
+    "SubagentErrorEvent",
+    "SubagentFinishedEvent",
+    "SubagentFinishedOutcome",
+    "SubagentFinishedSuccessOutcome",
+    "SubagentFinishedSuspendedOutcome",
+    "SubagentInfo",
+    "SubagentRunId",
+    "SubagentStartedEvent",
+    "SystemMessage",
+    "TestOperation",
+    "TextMessageChunkEvent",
+    "TextMessageContentEvent",
+    "TextMessageEndEvent",
+    "TextMessageRole",
+    "TextMessageStartEvent",
+    "TextPart",
+    "TokenUsage",
+    "Tool",
+    "ToolCall",
+    "ToolCallArgsEvent",
+    "ToolCallChunkEvent",
+    "ToolCallEndEvent",
+    "ToolCallResultEvent",
+    "ToolCallStartEvent",
+    "ToolMessage",
+    "ToolsCapabilities",
+    "TransportCapabilities",
+    "UrlSource",
+    "UserMessage",
+    "VideoPart",
+];
+
+/// Why the bundle could not be built: the Rust types and the conventions of the bundle
+/// disagree (for instance two definitions composing one mixin describe a shared field
+/// differently).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Error {
+    /// What disagrees, and where (a definition name and a property, when there is one).
+    pub message: String,
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+fn err(message: impl Into<String>) -> Error {
+    Error {
+        message: message.into(),
+    }
+}
+
+/// Builds the bundle: the JSON Schema 2020-12 document whose root validates an `Event` and
+/// whose `$defs` hold all 98 definitions, each with a `$anchor` of its own name.
+///
+/// # Errors
+/// [`Error`] when the derived schemas break a convention of the bundle; this is a bug in
+/// `ag-ui-core`'s schema attributes, never a runtime condition.
+pub fn bundle() -> Result<Value, Error> {
+    let mut defs = derive_definitions();
+    inline_unnamed(&mut defs)?;
+    add_json_patch_and_state(&mut defs)?;
+    extract_mixins(&mut defs)?;
+    for (name, def) in &mut defs {
+        clean_descriptions(def);
+        if let Value::Object(obj) = def {
+            obj.insert("$anchor".to_owned(), json!(name));
+            obj.insert("title".to_owned(), json!(name));
+        }
+    }
+    let names: Vec<&str> = defs.keys().map(String::as_str).collect();
+    if names != DEFINITIONS {
+        return Err(err(format!(
+            "the definitions are not the 98 of AG-UI 1.0: got {names:?}"
+        )));
+    }
+    Ok(json!({
+        "$schema": META_SCHEMA,
+        "$id": SCHEMA_ID,
+        "title": "AG-UI 1.0",
+        "description": "The AG-UI (Agent-User Interaction protocol) 1.0 wire format, generated from \
+                        the ag-ui-core Rust types. The root validates one event; every definition \
+                        is addressable by its name as an anchor (`#RunAgentInput`). Objects are \
+                        closed except the mixins, the open-by-key objects and the JSON Patch \
+                        operations; optional fields are absent or typed, never `null` \
+                        (`RunAgentInput.state` excepted). Ordering rules between events are not \
+                        expressed here.",
+        "$ref": "#/$defs/Event",
+        "$defs": defs,
+    }))
+}
+
+/// The bundle as published: pretty-printed JSON with a final newline.
+///
+/// # Errors
+/// As [`bundle`].
+pub fn bundle_text() -> Result<String, Error> {
+    let mut text = serde_json::to_string_pretty(&bundle()?)
+        .map_err(|e| err(format!("cannot print the bundle: {e}")))?;
+    text.push('\n');
+    Ok(text)
+}
+
+/// A self-contained schema for one definition: the bundle's `$defs` with a root that
+/// references `name`. `None` when `name` is not one of [`DEFINITIONS`].
+///
+/// # Errors
+/// As [`bundle`].
+pub fn definition(name: &str) -> Result<Option<Value>, Error> {
+    if !DEFINITIONS.contains(&name) {
+        return Ok(None);
+    }
+    let mut doc = bundle()?;
+    let Some(obj) = doc.as_object_mut() else {
+        return Err(err("the bundle is not an object"));
+    };
+    obj.insert("$ref".to_owned(), json!(format!("#/$defs/{name}")));
+    obj.insert("title".to_owned(), json!(name));
+    obj.remove("description");
+    if let Some(d) = obj
+        .get("$defs")
+        .and_then(|d| d.get(name))
+        .and_then(|d| d.get("description"))
+        .cloned()
+    {
+        obj.insert("description".to_owned(), d);
+    }
+    Ok(Some(doc))
+}
+
+/// [`definition`] for a Rust type of `ag-ui-core`, by its schema name
+/// (`schema_for::<ag_ui_core::RunAgentInput>()`). `None` for a type that is no definition
+/// of its own in the bundle (ids other than `SubagentRunId`, `Content`, …: they are
+/// inlined where used).
+///
+/// # Errors
+/// As [`bundle`].
+pub fn schema_for<T: schemars::JsonSchema + ?Sized>() -> Result<Option<Value>, Error> {
+    definition(&T::schema_name())
+}
+
+// ---------------------------------------------------------------------------
+// Derivation
+// ---------------------------------------------------------------------------
+
+fn settings() -> SchemaSettings {
+    SchemaSettings::draft2020_12()
+}
+
+macro_rules! register {
+    ($g:ident: $($t:ty),* $(,)?) => {
+        $( let _ = $g.subschema_for::<$t>(); )*
+    };
+}
+
+/// Every definition the derive produces for the wire types, by schemars name.
+fn derive_definitions() -> Map<String, Value> {
+    let mut g: SchemaGenerator = settings().into_generator();
+    register!(g:
+        core::Event, core::EventType, core::RunAgentInput, core::AgentCapabilities,
+        core::Message, core::Role, core::TextMessageRole, core::ContentPart, core::PartSource,
+        core::RunFinishedOutcome, core::SubagentFinishedOutcome, core::JsonPatchOperation,
+        core::JsonPointer, core::Metadata, core::SubagentRunId,
+        core::ReasoningEncryptedValueSubtype,
+    );
+    g.take_definitions(true)
+}
+
+/// Names the bundle keeps although no wire type is named so: `JsonPatch` (an alias of
+/// `Vec<JsonPatchOperation>`) and `State` (an alias of any JSON value).
+const ALIASES: [&str; 2] = ["JsonPatch", "State"];
+
+/// Replaces every reference to a definition that is not one of the 98 (the id newtypes,
+/// `Content`, `ResumeStatus`, the one-value role enums, `NonEmpty`) by its schema, keeping
+/// the referring schema's own description.
+fn inline_unnamed(defs: &mut Map<String, Value>) -> Result<(), Error> {
+    let keep = |n: &str| DEFINITIONS.contains(&n) && !MIXINS.contains(&n) && !ALIASES.contains(&n);
+    let unnamed: Map<String, Value> = defs
+        .iter()
+        .filter(|(n, _)| !keep(n))
+        .map(|(n, v)| (n.clone(), v.clone()))
+        .collect();
+    defs.retain(|n, _| keep(n));
+    for _ in 0..8 {
+        let mut changed = false;
+        for def in defs.values_mut() {
+            changed |= inline_refs(def, &unnamed);
+        }
+        if !changed {
+            return Ok(());
+        }
+    }
+    Err(err("inlining did not converge (a recursive type outside the 98?)"))
+}
+
+fn inline_refs(v: &mut Value, unnamed: &Map<String, Value>) -> bool {
+    let mut changed = false;
+    match v {
+        Value::Object(obj) => {
+            let target = obj
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(|r| r.strip_prefix("#/$defs/"))
+                .and_then(|n| unnamed.get(n));
+            if let Some(Value::Object(inner)) = target {
+                obj.remove("$ref");
+                for (k, val) in inner {
+                    if k != "title" {
+                        obj.entry(k.clone()).or_insert_with(|| val.clone());
+                    }
+                }
+                changed = true;
+            }
+            for child in obj.values_mut() {
+                changed |= inline_refs(child, unnamed);
+            }
+        }
+        Value::Array(items) => {
+            for child in items {
+                changed |= inline_refs(child, unnamed);
+            }
+        }
+        _ => {}
+    }
+    changed
+}
+
+/// Adds `JsonPatch` and `State`, and lets every array of patch operations reference
+/// `JsonPatch`.
+fn add_json_patch_and_state(defs: &mut Map<String, Value>) -> Result<(), Error> {
+    let patch_array = json!({ "type": "array", "items": { "$ref": "#/$defs/JsonPatchOperation" } });
+    fn use_patch_ref(v: &mut Value, patch_array: &Value) {
+        match v {
+            Value::Object(obj) => {
+                let is_patch = obj.get("type") == patch_array.get("type")
+                    && obj.get("items") == patch_array.get("items")
+                    && obj.keys().all(|k| matches!(k.as_str(), "type" | "items" | "description"));
+                if is_patch {
+                    obj.remove("type");
+                    obj.remove("items");
+                    obj.insert("$ref".to_owned(), json!("#/$defs/JsonPatch"));
+                }
+                for child in obj.values_mut() {
+                    use_patch_ref(child, patch_array);
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(|c| use_patch_ref(c, patch_array)),
+            _ => {}
+        }
+    }
+    for def in defs.values_mut() {
+        use_patch_ref(def, &patch_array);
+    }
+    let mut patch = patch_array;
+    patch["description"] = json!(
+        "`JsonPatch`: an RFC 6902 patch, an array of operations applied in order and \
+         atomically (an empty array is a valid no-op)."
+    );
+    defs.insert("JsonPatch".to_owned(), patch);
+    defs.insert(
+        "State".to_owned(),
+        json!({
+            "description": "`State`: the agent state, any JSON value (`null` included). The \
+                            protocol never interprets it."
+        }),
+    );
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// Mixins
+// ---------------------------------------------------------------------------
+
+/// A mixin: the shared properties, which of them are required, and the definitions that
+/// compose it.
+struct Mixin {
+    name: &'static str,
+    description: &'static str,
+    /// Properties taken from the composing definitions (they must agree exactly).
+    shared: &'static [&'static str],
+    /// The union tag, typed by the enumeration of its values.
+    tag: Option<(&'static str, &'static str, &'static str)>,
+    required: &'static [&'static str],
+}
+
+const BASE_EVENT: Mixin = Mixin {
+    name: "BaseEvent",
+    description: "`BaseEvent`: the fields every event carries. Open: each event composes it \
+                  with `allOf`, narrows `type` to its own constant and closes the whole shape.",
+    shared: &["timestamp", "rawEvent", "metadata"],
+    tag: Some((
+        "type",
+        "#/$defs/EventType",
+        "The event type, one of the 31 of AG-UI 1.0; each event narrows it to its own constant.",
+    )),
+    required: &["type"],
+};
+
+const ATTRIBUTABLE: Mixin = Mixin {
+    name: "Attributable",
+    description: "`Attributable`: the optional `subagentRunId` attribution (spec §2.8), \
+                  composed into the attributable events, every message and `Interrupt`. Open.",
+    shared: &["subagentRunId"],
+    tag: None,
+    required: &[],
+};
+
+const BASE_MESSAGE: Mixin = Mixin {
+    name: "BaseMessage",
+    description: "`BaseMessage`: the fields shared by developer, system, assistant and user \
+                  messages. Open: each of them composes it with `allOf`, narrows `role` to its \
+                  own constant and closes the whole shape.",
+    shared: &["id", "name", "encryptedValue", "metadata"],
+    tag: Some((
+        "role",
+        "#/$defs/Role",
+        "The message role; each message narrows it to its own constant.",
+    )),
+    required: &["id", "role"],
+};
+
+/// Members of a union definition, by the names their `$ref`s point to.
+fn union_members(defs: &Map<String, Value>, union: &str) -> Result<Vec<String>, Error> {
+    defs.get(union)
+        .and_then(|u| u.get("oneOf"))
+        .and_then(Value::as_array)
+        .ok_or_else(|| err(format!("{union} is not a oneOf union")))?
+        .iter()
+        .map(|b| {
+            b.get("$ref")
+                .and_then(Value::as_str)
+                .and_then(|r| r.strip_prefix("#/$defs/"))
+                .map(str::to_owned)
+                .ok_or_else(|| err(format!("a member of {union} is not a reference")))
+        })
+        .collect()
+}
+
+fn props(def: &Value) -> Option<&Map<String, Value>> {
+    def.get("properties").and_then(Value::as_object)
+}
+
+fn is_required(def: &Value, key: &str) -> bool {
+    def.get("required")
+        .and_then(Value::as_array)
+        .is_some_and(|r| r.iter().any(|k| k == key))
+}
+
+/// Moves the shared fields of each mixin out of the definitions composing it, checking
+/// that they describe them identically.
+fn extract_mixins(defs: &mut Map<String, Value>) -> Result<(), Error> {
+    let events = union_members(defs, "Event")?;
+    let attributable: Vec<String> = defs
+        .iter()
+        .filter(|(_, d)| {
+            props(d).is_some_and(|p| p.contains_key("subagentRunId"))
+                && !is_required(d, "subagentRunId")
+        })
+        .map(|(n, _)| n.clone())
+        .collect();
+    let base_messages: Vec<String> = union_members(defs, "Message")?
+        .into_iter()
+        .filter(|m| {
+            defs.get(m)
+                .and_then(props)
+                .is_some_and(|p| BASE_MESSAGE.shared.iter().all(|k| p.contains_key(*k)))
+        })
+        .collect();
+    for (mixin, members) in [
+        (&BASE_EVENT, &events),
+        (&ATTRIBUTABLE, &attributable),
+        (&BASE_MESSAGE, &base_messages),
+    ] {
+        compose(defs, mixin, members)?;
+    }
+    Ok(())
+}
+
+fn compose(defs: &mut Map<String, Value>, mixin: &Mixin, members: &[String]) -> Result<(), Error> {
+    let first = members
+        .first()
+        .ok_or_else(|| err(format!("nothing composes {}", mixin.name)))?;
+    let mut shared = Map::new();
+    if let Some((key, enum_ref, description)) = mixin.tag {
+        shared.insert(
+            key.to_owned(),
+            json!({ "$ref": enum_ref, "description": description }),
+        );
+    }
+    for key in mixin.shared {
+        let schema = defs
+            .get(first)
+            .and_then(props)
+            .and_then(|p| p.get(*key))
+            .ok_or_else(|| err(format!("{first} lacks `{key}` of {}", mixin.name)))?;
+        shared.insert((*key).to_owned(), schema.clone());
+    }
+    for member in members {
+        let def = defs
+            .get_mut(member)
+            .and_then(Value::as_object_mut)
+            .ok_or_else(|| err(format!("{member} is not an object schema")))?;
+        let Some(Value::Object(p)) = def.get_mut("properties") else {
+            return Err(err(format!("{member} has no properties")));
+        };
+        for key in mixin.shared {
+            let own = p.remove(*key);
+            if own.as_ref() != shared.get(*key) {
+                return Err(err(format!(
+                    "{member}.{key} differs from {}.{key} as {first} declares it: {own:?} vs {:?}",
+                    mixin.name,
+                    shared.get(*key)
+                )));
+            }
+        }
+        if let Some(Value::Array(req)) = def.get_mut("required") {
+            req.retain(|k| {
+                !(mixin.shared.iter().any(|s| k == s) && mixin.required.iter().any(|r| k == r))
+            });
+        }
+        let all_of = def
+            .entry("allOf")
+            .or_insert_with(|| Value::Array(Vec::new()));
+        if let Value::Array(all_of) = all_of {
+            all_of.push(json!({ "$ref": format!("#/$defs/{}", mixin.name) }));
+        }
+    }
+    defs.insert(
+        mixin.name.to_owned(),
+        json!({
+            "description": mixin.description,
+            "type": "object",
+            "properties": shared,
+            "required": mixin.required,
+        }),
+    );
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// Descriptions
+// ---------------------------------------------------------------------------
+
+/// Turns rustdoc prose into plain descriptions: wrapped lines joined, intra-doc links
+/// reduced to their code span, Rust-only pointers (`see [`Self::role`]`) dropped.
+fn clean_descriptions(v: &mut Value) {
+    match v {
+        Value::Object(obj) => {
+            for (k, child) in obj.iter_mut() {
+                if k == "description"
+                    && let Value::String(s) = child
+                {
+                    *s = clean(s);
+                } else if k != "const" && k != "enum" && k != "default" {
+                    clean_descriptions(child);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(clean_descriptions),
+        _ => {}
+    }
+}
+
+fn clean(text: &str) -> String {
+    let paragraphs: Vec<String> = text
+        .split("\n\n")
+        .map(|p| p.lines().map(str::trim).collect::<Vec<_>>().join(" "))
+        .collect();
+    let mut s = paragraphs.join("\n\n");
+    // Rust-only references: ` (see [`Self::x`])` goes entirely.
+    while let Some(start) = s.find(" (see [`Self::") {
+        match s[start..].find("`])") {
+            Some(end) => s.replace_range(start..start + end + 3, ""),
+            None => break,
+        }
+    }
+    s.replace("[`", "`").replace("`]", "`")
+}

@@ -1,0 +1,31 @@
+//! The library API: the bundle, and one self-contained schema per definition or type.
+
+use serde_json::json;
+
+#[test]
+fn definition_is_self_contained_and_validates_its_type() {
+    let schema = ag_ui_schema::definition("RunAgentInput").unwrap().unwrap();
+    assert_eq!(schema["$ref"], json!("#/$defs/RunAgentInput"));
+    let v = jsonschema::validator_for(&schema).unwrap();
+    assert!(v.is_valid(&json!({ "threadId": "t", "runId": "r", "messages": [] })));
+    assert!(!v.is_valid(&json!({ "threadId": "t", "runId": "r" })));
+    assert!(!v.is_valid(&json!({ "type": "RUN_STARTED", "threadId": "t", "runId": "r" })));
+    assert_eq!(ag_ui_schema::definition("NoSuchThing").unwrap(), None);
+}
+
+#[test]
+fn schema_for_a_type_is_its_definition() {
+    assert_eq!(
+        ag_ui_schema::schema_for::<ag_ui_core::TextMessageStartEvent>().unwrap(),
+        ag_ui_schema::definition("TextMessageStartEvent").unwrap()
+    );
+    assert_eq!(
+        ag_ui_schema::schema_for::<ag_ui_core::Event>().unwrap(),
+        ag_ui_schema::definition("Event").unwrap()
+    );
+    // Ids other than SubagentRunId are inlined where used.
+    assert_eq!(ag_ui_schema::schema_for::<ag_ui_core::ThreadId>().unwrap(), None);
+    for name in ag_ui_schema::DEFINITIONS {
+        assert!(ag_ui_schema::definition(name).unwrap().is_some(), "{name}");
+    }
+}
