@@ -567,3 +567,81 @@ fn event_streams_survive_sse_split_anywhere() {
         Ok(())
     });
 }
+
+/// A stream of arbitrary events behind a `RUN_STARTED`, chunk shorthands over a few shared
+/// ids included, so that the expander and the verifier get past the first event.
+fn event_stream() -> impl Strategy<Value = Vec<Event>> {
+    let id = proptest::sample::select(vec!["m1", "m2", "c1"]);
+    let chunk = (0..3_u8, id, s::opt_text()).prop_map(|(kind, id, delta)| -> Event {
+        match kind {
+            0 => {
+                let mut c = TextMessageChunkEvent::new().with_message_id(id);
+                c.delta = delta;
+                c.into()
+            }
+            1 => {
+                let mut c = ToolCallChunkEvent::new()
+                    .with_tool_call_id(id)
+                    .with_tool_call_name("f");
+                c.delta = delta;
+                c.into()
+            }
+            _ => {
+                let mut c = ReasoningMessageChunkEvent::new().with_message_id(id);
+                c.delta = delta;
+                c.into()
+            }
+        }
+    });
+    vec(prop_oneof![2 => s::event(), 3 => chunk], 0..12).prop_map(|mut events| {
+        events.insert(0, RunStartedEvent::new("t", "r").into());
+        events
+    })
+}
+
+#[test]
+fn chunk_expander_and_verifier_never_panic_and_explain_refusals() {
+    check(
+        "chunk expansion and verification",
+        128,
+        event_stream(),
+        |events| {
+            let mut expander = ChunkExpander::new();
+            let mut expanded = Vec::new();
+            for e in &events {
+                match expander.push(e.clone()) {
+                    Ok(out) => expanded.extend(out),
+                    Err(v) => {
+                        if v.to_string().is_empty() {
+                            return Err("empty violation message from the expander".into());
+                        }
+                        break;
+                    }
+                }
+            }
+            expanded.extend(expander.finish());
+            for e in &expanded {
+                if e.event_type().is_chunk() {
+                    return Err(format!("expander let a chunk through: {e:?}"));
+                }
+                round_trip(e)?;
+            }
+            let mut verifier = Verifier::new();
+            for e in &events {
+                if let Err(v) = verifier.push(e) {
+                    if v.to_string().is_empty() {
+                        return Err("empty violation message from the verifier".into());
+                    }
+                    return Ok(());
+                }
+            }
+            if let Err(v) = verifier.finish()
+                && v.to_string().is_empty()
+            {
+                return Err("empty violation message at the end of the stream".into());
+            }
+            let _ = verify_events(&expanded);
+            Ok(())
+        },
+    );
+}
