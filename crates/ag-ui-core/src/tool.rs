@@ -23,7 +23,9 @@ impl FunctionCall {
     /// Parses `arguments` as JSON into `T`.
     ///
     /// # Errors
-    /// [`crate::Error`] naming the JSON Pointer of the offending argument.
+    /// [`crate::Error`] with the line and column of the problem (and, when `T` is an AG-UI
+    /// wire type, its JSON Pointer). For arbitrary argument types, `ag-ui-builders`'
+    /// `parse_arguments` also names the offending argument by JSON Pointer.
     pub fn parse_arguments<T: serde::de::DeserializeOwned>(&self) -> crate::Result<T> {
         crate::read::from_str(&self.arguments)
     }
