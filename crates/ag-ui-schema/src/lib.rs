@@ -287,7 +287,9 @@ fn inline_unnamed(defs: &mut Map<String, Value>) -> Result<(), Error> {
             return Ok(());
         }
     }
-    Err(err("inlining did not converge (a recursive type outside the 98?)"))
+    Err(err(
+        "inlining did not converge (a recursive type outside the 98?)",
+    ))
 }
 
 fn inline_refs(v: &mut Value, unnamed: &Map<String, Value>) -> bool {
@@ -331,7 +333,9 @@ fn add_json_patch_and_state(defs: &mut Map<String, Value>) -> Result<(), Error> 
             Value::Object(obj) => {
                 let is_patch = obj.get("type") == patch_array.get("type")
                     && obj.get("items") == patch_array.get("items")
-                    && obj.keys().all(|k| matches!(k.as_str(), "type" | "items" | "description"));
+                    && obj
+                        .keys()
+                        .all(|k| matches!(k.as_str(), "type" | "items" | "description"));
                 if is_patch {
                     obj.remove("type");
                     obj.remove("items");

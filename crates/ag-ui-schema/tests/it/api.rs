@@ -24,7 +24,10 @@ fn schema_for_a_type_is_its_definition() {
         ag_ui_schema::definition("Event").unwrap()
     );
     // Ids other than SubagentRunId are inlined where used.
-    assert_eq!(ag_ui_schema::schema_for::<ag_ui_core::ThreadId>().unwrap(), None);
+    assert_eq!(
+        ag_ui_schema::schema_for::<ag_ui_core::ThreadId>().unwrap(),
+        None
+    );
     for name in ag_ui_schema::DEFINITIONS {
         assert!(ag_ui_schema::definition(name).unwrap().is_some(), "{name}");
     }

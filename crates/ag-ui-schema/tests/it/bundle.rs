@@ -40,12 +40,22 @@ fn walk<'a>(v: &'a Value, at: &str, f: &mut dyn FnMut(&str, &'a serde_json::Map<
 fn is_a_valid_draft_2020_12_schema_with_our_own_id() {
     let b = bundle();
     if let Err(e) = jsonschema::draft202012::meta::validate(b) {
-        panic!("the bundle breaks the 2020-12 meta-schema: {e} at {}", e.instance_path());
+        panic!(
+            "the bundle breaks the 2020-12 meta-schema: {e} at {}",
+            e.instance_path()
+        );
     }
-    assert_eq!(b["$schema"], json!("https://json-schema.org/draft/2020-12/schema"));
+    assert_eq!(
+        b["$schema"],
+        json!("https://json-schema.org/draft/2020-12/schema")
+    );
     assert_eq!(b["$id"], json!(ag_ui_schema::SCHEMA_ID));
     assert!(!ag_ui_schema::SCHEMA_ID.contains("ag-ui.com"));
-    assert_eq!(b["$ref"], json!("#/$defs/Event"), "the root validates an Event");
+    assert_eq!(
+        b["$ref"],
+        json!("#/$defs/Event"),
+        "the root validates an Event"
+    );
 }
 
 #[test]
@@ -112,7 +122,11 @@ fn event_union_event_type_enum_and_event_definitions_agree() {
         })
         .map(|(n, _)| n)
         .collect();
-    assert_eq!(event_defs, union.iter().collect(), "event definitions vs the union");
+    assert_eq!(
+        event_defs,
+        union.iter().collect(),
+        "event definitions vs the union"
+    );
     for m in &union {
         let attributable = defs()[m]["allOf"]
             .as_array()
@@ -120,7 +134,11 @@ fn event_union_event_type_enum_and_event_definitions_agree() {
             .contains(&json!({ "$ref": "#/$defs/Attributable" }));
         let t = EventType::from_wire(defs()[m]["properties"]["type"]["const"].as_str().unwrap())
             .unwrap();
-        assert_eq!(attributable, t.is_attributable(), "{m} composes Attributable");
+        assert_eq!(
+            attributable,
+            t.is_attributable(),
+            "{m} composes Attributable"
+        );
     }
 }
 
@@ -132,7 +150,11 @@ fn every_union_lists_its_members_by_distinct_tags() {
         ("ContentPart", "type", ContentPart::TAGS),
         ("PartSource", "type", PartSource::TAGS),
         ("RunFinishedOutcome", "type", RunFinishedOutcome::TAGS),
-        ("SubagentFinishedOutcome", "type", SubagentFinishedOutcome::TAGS),
+        (
+            "SubagentFinishedOutcome",
+            "type",
+            SubagentFinishedOutcome::TAGS,
+        ),
         ("JsonPatchOperation", "op", JsonPatchOperation::TAGS),
     ];
     assert_eq!(union_tags().len(), expected.len(), "{:?}", union_tags());
@@ -156,19 +178,45 @@ fn every_union_lists_its_members_by_distinct_tags() {
 #[test]
 fn uses_only_the_keyword_vocabulary_of_spec_8_5() {
     const VOCABULARY: [&str; 23] = [
-        "$schema", "$id", "$defs", "$anchor", "$ref", "title", "description", "type",
-        "properties", "required", "const", "enum", "items", "allOf", "oneOf", "minimum",
-        "maximum", "minItems", "pattern", "default", "contentEncoding",
-        "additionalProperties", "unevaluatedProperties",
+        "$schema",
+        "$id",
+        "$defs",
+        "$anchor",
+        "$ref",
+        "title",
+        "description",
+        "type",
+        "properties",
+        "required",
+        "const",
+        "enum",
+        "items",
+        "allOf",
+        "oneOf",
+        "minimum",
+        "maximum",
+        "minItems",
+        "pattern",
+        "default",
+        "contentEncoding",
+        "additionalProperties",
+        "unevaluatedProperties",
     ];
     let mut seen = BTreeSet::new();
     walk(bundle(), "", &mut |at, obj| {
         for k in obj.keys() {
-            assert!(VOCABULARY.contains(&k.as_str()), "{at}: keyword {k} is outside the vocabulary");
+            assert!(
+                VOCABULARY.contains(&k.as_str()),
+                "{at}: keyword {k} is outside the vocabulary"
+            );
             seen.insert(k.clone());
         }
     });
-    assert_eq!(seen.len(), VOCABULARY.len(), "every keyword of the vocabulary is used: {seen:?}");
+    assert_eq!(
+        seen.len(),
+        VOCABULARY.len(),
+        "every keyword of the vocabulary is used: {seen:?}"
+    );
 }
 
 #[test]
@@ -182,7 +230,10 @@ fn every_property_carries_a_description() {
             count += 1;
             let d = s["description"].as_str().unwrap_or_default();
             assert!(!d.is_empty(), "{name}.{p} has no description");
-            assert!(!d.contains("Self::") && !d.contains("[`"), "{name}.{p}: rustdoc syntax in {d:?}");
+            assert!(
+                !d.contains("Self::") && !d.contains("[`"),
+                "{name}.{p}: rustdoc syntax in {d:?}"
+            );
         }
     }
     assert!(count > 250, "only {count} properties");
@@ -191,8 +242,15 @@ fn every_property_carries_a_description() {
 #[test]
 fn objects_are_closed_except_mixins_open_maps_and_patch_operations() {
     let open: BTreeSet<&str> = [
-        "BaseEvent", "Attributable", "BaseMessage", "AddOperation", "RemoveOperation",
-        "ReplaceOperation", "MoveOperation", "CopyOperation", "TestOperation",
+        "BaseEvent",
+        "Attributable",
+        "BaseMessage",
+        "AddOperation",
+        "RemoveOperation",
+        "ReplaceOperation",
+        "MoveOperation",
+        "CopyOperation",
+        "TestOperation",
     ]
     .into();
     for (name, def) in defs() {
@@ -218,7 +276,11 @@ fn objects_are_closed_except_mixins_open_maps_and_patch_operations() {
         ("Interrupt", "responseSchema"),
         ("AgentCapabilities", "custom"),
     ] {
-        assert_eq!(strip(&defs()[def]["properties"][prop]), open_by_key, "{def}.{prop}");
+        assert_eq!(
+            strip(&defs()[def]["properties"][prop]),
+            open_by_key,
+            "{def}.{prop}"
+        );
     }
 }
 
@@ -226,28 +288,62 @@ fn objects_are_closed_except_mixins_open_maps_and_patch_operations() {
 fn annotations_bounds_and_patterns_follow_the_spec() {
     let d = defs();
     let max = json!(MAX_SAFE_INTEGER);
-    assert_eq!(d["BaseEvent"]["properties"]["timestamp"]["minimum"], json!(-MAX_SAFE_INTEGER));
+    assert_eq!(
+        d["BaseEvent"]["properties"]["timestamp"]["minimum"],
+        json!(-MAX_SAFE_INTEGER)
+    );
     assert_eq!(d["BaseEvent"]["properties"]["timestamp"]["maximum"], max);
     for count in [
-        "inputTokens", "outputTokens", "totalTokens", "reasoningTokens", "cachedInputTokens",
+        "inputTokens",
+        "outputTokens",
+        "totalTokens",
+        "reasoningTokens",
+        "cachedInputTokens",
         "cacheWriteInputTokens",
     ] {
         let p = &d["TokenUsage"]["properties"][count];
-        assert_eq!((&p["type"], &p["minimum"], &p["maximum"]), (&json!("integer"), &json!(0), &max));
+        assert_eq!(
+            (&p["type"], &p["minimum"], &p["maximum"]),
+            (&json!("integer"), &json!(0), &max)
+        );
     }
     for limit in ["maxIterations", "maxExecutionTime"] {
         let p = &d["ExecutionCapabilities"]["properties"][limit];
         assert_eq!((&p["minimum"], &p["maximum"]), (&json!(0), &max));
     }
-    assert_eq!(d["RunFinishedInterruptOutcome"]["properties"]["interrupts"]["minItems"], json!(1));
+    assert_eq!(
+        d["RunFinishedInterruptOutcome"]["properties"]["interrupts"]["minItems"],
+        json!(1)
+    );
     assert_eq!(d["JsonPointer"]["pattern"], json!("^(/([^/~]|~[01])*)*$"));
-    assert_eq!(d["TextMessageStartEvent"]["properties"]["role"]["default"], json!("assistant"));
-    assert_eq!(d["TextMessageChunkEvent"]["properties"]["role"]["default"], json!("assistant"));
-    assert_eq!(d["ActivitySnapshotEvent"]["properties"]["replace"]["default"], json!(true));
-    assert_eq!(d["DataSource"]["properties"]["value"]["contentEncoding"], json!("base64"));
-    assert_eq!(d["ToolCall"]["properties"]["type"]["const"], json!("function"));
-    assert_eq!(d["ReasoningMessageStartEvent"]["properties"]["role"]["const"], json!("reasoning"));
-    assert_eq!(d["ToolCallResultEvent"]["properties"]["role"]["const"], json!("tool"));
+    assert_eq!(
+        d["TextMessageStartEvent"]["properties"]["role"]["default"],
+        json!("assistant")
+    );
+    assert_eq!(
+        d["TextMessageChunkEvent"]["properties"]["role"]["default"],
+        json!("assistant")
+    );
+    assert_eq!(
+        d["ActivitySnapshotEvent"]["properties"]["replace"]["default"],
+        json!(true)
+    );
+    assert_eq!(
+        d["DataSource"]["properties"]["value"]["contentEncoding"],
+        json!("base64")
+    );
+    assert_eq!(
+        d["ToolCall"]["properties"]["type"]["const"],
+        json!("function")
+    );
+    assert_eq!(
+        d["ReasoningMessageStartEvent"]["properties"]["role"]["const"],
+        json!("reasoning")
+    );
+    assert_eq!(
+        d["ToolCallResultEvent"]["properties"]["role"]["const"],
+        json!("tool")
+    );
 }
 
 #[test]
@@ -268,7 +364,11 @@ fn optional_fields_are_absent_or_typed_never_null() {
             doc["$ref"] = json!(format!("#/$defs/{name}/properties/{p}"));
             let v = jsonschema::options().build(&doc).unwrap();
             let allows_null = v.is_valid(&Value::Null);
-            assert_eq!(allows_null, (name.as_str(), p.as_str()) == ("RunAgentInput", "state"), "{name}.{p} and null");
+            assert_eq!(
+                allows_null,
+                (name.as_str(), p.as_str()) == ("RunAgentInput", "state"),
+                "{name}.{p} and null"
+            );
             checked += 1;
         }
     }

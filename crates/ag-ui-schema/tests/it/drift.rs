@@ -17,8 +17,12 @@ fn published_file_equals_what_the_code_generates() {
     if std::env::var_os("AG_UI_BLESS").is_some_and(|v| v == "1") {
         std::fs::write(&path, &text).unwrap();
     }
-    let committed = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (run with AG_UI_BLESS=1 to write it)", path.display()));
+    let committed = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (run with AG_UI_BLESS=1 to write it)",
+            path.display()
+        )
+    });
     let committed_value: serde_json::Value = serde_json::from_str(&committed).unwrap();
     assert_eq!(
         committed_value,
@@ -26,7 +30,12 @@ fn published_file_equals_what_the_code_generates() {
         "{} is stale: regenerate it with `cargo run -p ag-ui-schema` or AG_UI_BLESS=1",
         path.display()
     );
-    assert_eq!(committed, text, "{} is not formatted as generated", path.display());
+    assert_eq!(
+        committed,
+        text,
+        "{} is not formatted as generated",
+        path.display()
+    );
 }
 
 fn run(args: &[&str]) -> (bool, String) {
@@ -48,11 +57,17 @@ fn binary_writes_the_file_and_check_fails_when_it_is_stale() {
     let _ = std::fs::remove_dir_all(&dir);
     let d = dir.to_str().unwrap();
     let (ok, out) = run(&["--check", "--out", d]);
-    assert!(!ok && out.contains("cannot read"), "check without a file: {out}");
+    assert!(
+        !ok && out.contains("cannot read"),
+        "check without a file: {out}"
+    );
     let (ok, out) = run(&["--out", d]);
     assert!(ok, "{out}");
     let file = dir.join(ag_ui_schema::FILE_NAME);
-    assert_eq!(std::fs::read_to_string(&file).unwrap(), ag_ui_schema::bundle_text().unwrap());
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        ag_ui_schema::bundle_text().unwrap()
+    );
     let (ok, out) = run(&["--check", "--out", d]);
     assert!(ok && out.contains("up to date"), "{out}");
     std::fs::write(&file, "{}\n").unwrap();

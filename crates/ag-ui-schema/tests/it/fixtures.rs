@@ -61,7 +61,11 @@ fn as_union_reports(target: &str, def: &str, want: Leaf) -> Leaf {
 }
 
 fn label(target: &str) -> &str {
-    if target.is_empty() { "the root" } else { target }
+    if target.is_empty() {
+        "the root"
+    } else {
+        target
+    }
 }
 
 #[test]
@@ -73,11 +77,14 @@ fn every_valid_fixture_validates_against_its_definition_its_unions_and_the_root(
         }
         for t in targets(&case.definition) {
             let l = leaves(&t, &case.input);
-            f.check(&format!("{} as {}", case.name, label(&t)), if l.is_empty() {
-                Ok(())
-            } else {
-                Err(format!("rejected: {}", list(&l)))
-            });
+            f.check(
+                &format!("{} as {}", case.name, label(&t)),
+                if l.is_empty() {
+                    Ok(())
+                } else {
+                    Err(format!("rejected: {}", list(&l)))
+                },
+            );
         }
     }
     assert!(f.checked > 250, "only {} checks", f.checked);
@@ -94,13 +101,16 @@ fn every_invalid_fixture_fails_at_the_keyword_and_location_it_names() {
         for t in targets(&case.definition) {
             let want = as_union_reports(&t, &case.definition, expected_leaf(expect));
             let got = leaves(&t, &case.input);
-            f.check(&format!("{} as {}", case.name, label(&t)), if got.contains(&want) {
-                Ok(())
-            } else if got.is_empty() {
-                Err(format!("accepted; expected {want}"))
-            } else {
-                Err(format!("expected {want}; got {}", list(&got)))
-            });
+            f.check(
+                &format!("{} as {}", case.name, label(&t)),
+                if got.contains(&want) {
+                    Ok(())
+                } else if got.is_empty() {
+                    Err(format!("accepted; expected {want}"))
+                } else {
+                    Err(format!("expected {want}; got {}", list(&got)))
+                },
+            );
         }
     }
     assert!(f.checked > 100, "only {} checks", f.checked);
@@ -125,7 +135,10 @@ fn normalized_and_expected_documents_validate() {
             &case.definition
         };
         let l = leaves(def, doc);
-        f.check(&case.name, if l.is_empty() { Ok(()) } else { Err(list(&l)) });
+        f.check(
+            &case.name,
+            if l.is_empty() { Ok(()) } else { Err(list(&l)) },
+        );
     }
     assert!(f.checked > 20, "only {} checks", f.checked);
     f.finish("normalized-output");
@@ -140,11 +153,14 @@ fn each_event_definition_rejects_every_other_events_valid_documents() {
             continue;
         }
         for other in events.iter().filter(|e| **e != case.definition) {
-            f.check(&format!("{} as {other}", case.name), if schema_accepts(other, &case.input) {
-                Err("accepted".into())
-            } else {
-                Ok(())
-            });
+            f.check(
+                &format!("{} as {other}", case.name),
+                if schema_accepts(other, &case.input) {
+                    Err("accepted".into())
+                } else {
+                    Ok(())
+                },
+            );
         }
     }
     assert!(f.checked > 31 * 30, "only {} checks", f.checked);
@@ -152,5 +168,9 @@ fn each_event_definition_rejects_every_other_events_valid_documents() {
 }
 
 fn list(leaves: &[Leaf]) -> String {
-    leaves.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+    leaves
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
 }

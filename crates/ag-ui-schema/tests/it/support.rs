@@ -154,9 +154,9 @@ fn collect(e: &jsonschema::ValidationError<'_>, out: &mut Vec<Leaf>) {
                     // tag of the wrong type fails every branch alike, so all stay.
                     tag_at.as_ref().is_none_or(|at| {
                         let fails = |kw: &str| {
-                            branch
-                                .iter()
-                                .any(|c| c.kind().keyword() == kw && c.instance_path().as_str() == at)
+                            branch.iter().any(|c| {
+                                c.kind().keyword() == kw && c.instance_path().as_str() == at
+                            })
                         };
                         !fails("const") || fails("type")
                     })
