@@ -13,6 +13,7 @@ pub mod event;
 mod id;
 mod input;
 mod interrupt;
+mod json;
 mod message;
 mod metadata;
 mod outcome;

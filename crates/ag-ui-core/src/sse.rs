@@ -23,7 +23,11 @@ pub const DEFAULT_MAX_FRAME_BYTES: usize = 10 * 1024 * 1024;
 /// [`Error::Encode`] when the value cannot be written as AG-UI 1.0 (a count above
 /// 2^53 − 1, an invalid JSON Pointer).
 pub fn to_string<T: Serialize + ?Sized>(value: &T) -> Result<String> {
-    serde_json::to_string(value).map_err(|e| Error::encode(&e))
+    let json = to_vec(value)?;
+    // The JSON writer only produces UTF-8.
+    String::from_utf8(json).map_err(|e| Error::Encode {
+        message: e.to_string(),
+    })
 }
 
 /// Encodes `value` as compact JSON bytes.
@@ -31,7 +35,7 @@ pub fn to_string<T: Serialize + ?Sized>(value: &T) -> Result<String> {
 /// # Errors
 /// As [`to_string`].
 pub fn to_vec<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
-    serde_json::to_vec(value).map_err(|e| Error::encode(&e))
+    crate::json::to_vec(value).map_err(|e| Error::encode(&e))
 }
 
 /// Encodes one SSE message: `data: ` + compact JSON + `\n\n`.
@@ -53,10 +57,9 @@ pub fn to_sse_frame<T: Serialize + ?Sized>(value: &T) -> Result<String> {
 /// # Errors
 /// As [`to_string`], and [`Error::Io`] when writing fails.
 pub fn write_sse_frame<W: Write, T: Serialize + ?Sized>(mut w: W, value: &T) -> Result<()> {
-    let json = to_vec(value)?;
-    let mut frame = Vec::with_capacity(json.len() + 8);
+    let mut frame = Vec::with_capacity(128);
     frame.extend_from_slice(b"data: ");
-    frame.extend_from_slice(&json);
+    crate::json::write(&mut frame, value).map_err(|e| Error::encode(&e))?;
     frame.extend_from_slice(b"\n\n");
     w.write_all(&frame)?;
     Ok(())

@@ -781,14 +781,15 @@ pub(crate) use wire_struct;
 // ---------------------------------------------------------------------------
 
 /// Declares a union tagged by `tag_key` whose members are [`wire_struct!`] types carrying
-/// the same tag. `Serialize` delegates to the member (which writes its tag first).
+/// the same tag. `Serialize` delegates to the member (which writes its tag first). A
+/// variant marked `[boxed]` holds its member in a `Box` (to keep the enum small).
 macro_rules! tagged_union {
     (
         $(#[$meta:meta])*
         pub enum $name:ident [$tagkey:literal, $what:literal] {
             $(
                 $(#[$vmeta:meta])*
-                $variant:ident($inner:ty) = $tag:literal
+                $variant:ident($inner:ty) = $tag:literal $([$boxed:ident])?
             ),* $(,)?
         }
         $(legacy $legacy:path;)?
@@ -801,7 +802,7 @@ macro_rules! tagged_union {
         pub enum $name {
             $(
                 $(#[$vmeta])*
-                $variant($inner),
+                $variant($crate::wire::tagged_union!(@ty $inner $(, $boxed)?)),
             )*
         }
 
@@ -823,7 +824,7 @@ macro_rules! tagged_union {
                 map: A,
             ) -> Result<Self, A::Error> {
                 match tag {
-                    $( $tag => <$inner>::__from_map(map, true).map(Self::$variant), )*
+                    $( $tag => <$inner>::__from_map(map, true).map(|v| Self::$variant(v.into())), )*
                     other => {
                         $( if let Some(r) = $legacy(other, map) { return r; } )?
                         Err($crate::wire::unknown_tag($tagkey, other, $what, Self::TAGS))
@@ -835,7 +836,7 @@ macro_rules! tagged_union {
         $(
             impl From<$inner> for $name {
                 fn from(v: $inner) -> Self {
-                    Self::$variant(v)
+                    Self::$variant(v.into())
                 }
             }
         )*
@@ -880,6 +881,8 @@ macro_rules! tagged_union {
 
         $crate::wire::wire_as_self!($name);
     };
+    (@ty $inner:ty) => { $inner };
+    (@ty $inner:ty, boxed) => { Box<$inner> };
 }
 pub(crate) use tagged_union;
 

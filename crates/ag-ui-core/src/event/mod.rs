@@ -153,6 +153,13 @@ tagged_union! {
     /// goes straight to the event's fields; a late `type` is handled by buffering only the
     /// keys before it. An unknown `type` is an error ([`crate::Error::UnknownEventType`]
     /// through [`crate::decode`]); a stream reader drops it with a warning.
+    ///
+    /// The variants of the less frequent, larger events (`RUN_STARTED`, `RUN_FINISHED`,
+    /// `SUBAGENT_STARTED`, `TOOL_CALL_START`, `TOOL_CALL_RESULT`, the `TEXT_MESSAGE_CHUNK` and
+    /// `TOOL_CALL_CHUNK` shorthands, `ACTIVITY_SNAPSHOT`, `ACTIVITY_DELTA`) hold their struct
+    /// in a `Box`, so that an `Event` is no larger than the frequent small events (a stream
+    /// held in memory is mostly deltas). Build any variant with `Event::from(x)` or
+    /// `x.into()`; matching and field access work through the box.
     pub enum Event ["type", "event type"] {
         /// `TEXT_MESSAGE_START`.
         TextMessageStart(TextMessageStartEvent) = "TEXT_MESSAGE_START",
@@ -161,17 +168,17 @@ tagged_union! {
         /// `TEXT_MESSAGE_END`.
         TextMessageEnd(TextMessageEndEvent) = "TEXT_MESSAGE_END",
         /// `TEXT_MESSAGE_CHUNK`.
-        TextMessageChunk(TextMessageChunkEvent) = "TEXT_MESSAGE_CHUNK",
+        TextMessageChunk(TextMessageChunkEvent) = "TEXT_MESSAGE_CHUNK" [boxed],
         /// `TOOL_CALL_START`.
-        ToolCallStart(ToolCallStartEvent) = "TOOL_CALL_START",
+        ToolCallStart(ToolCallStartEvent) = "TOOL_CALL_START" [boxed],
         /// `TOOL_CALL_ARGS`.
         ToolCallArgs(ToolCallArgsEvent) = "TOOL_CALL_ARGS",
         /// `TOOL_CALL_END`.
         ToolCallEnd(ToolCallEndEvent) = "TOOL_CALL_END",
         /// `TOOL_CALL_CHUNK`.
-        ToolCallChunk(ToolCallChunkEvent) = "TOOL_CALL_CHUNK",
+        ToolCallChunk(ToolCallChunkEvent) = "TOOL_CALL_CHUNK" [boxed],
         /// `TOOL_CALL_RESULT`.
-        ToolCallResult(ToolCallResultEvent) = "TOOL_CALL_RESULT",
+        ToolCallResult(ToolCallResultEvent) = "TOOL_CALL_RESULT" [boxed],
         /// `STATE_SNAPSHOT`.
         StateSnapshot(StateSnapshotEvent) = "STATE_SNAPSHOT",
         /// `STATE_DELTA`.
@@ -179,17 +186,17 @@ tagged_union! {
         /// `MESSAGES_SNAPSHOT`.
         MessagesSnapshot(MessagesSnapshotEvent) = "MESSAGES_SNAPSHOT",
         /// `ACTIVITY_SNAPSHOT`.
-        ActivitySnapshot(ActivitySnapshotEvent) = "ACTIVITY_SNAPSHOT",
+        ActivitySnapshot(ActivitySnapshotEvent) = "ACTIVITY_SNAPSHOT" [boxed],
         /// `ACTIVITY_DELTA`.
-        ActivityDelta(ActivityDeltaEvent) = "ACTIVITY_DELTA",
+        ActivityDelta(ActivityDeltaEvent) = "ACTIVITY_DELTA" [boxed],
         /// `RAW`.
         Raw(RawEvent) = "RAW",
         /// `CUSTOM`.
         Custom(CustomEvent) = "CUSTOM",
         /// `RUN_STARTED`.
-        RunStarted(RunStartedEvent) = "RUN_STARTED",
+        RunStarted(RunStartedEvent) = "RUN_STARTED" [boxed],
         /// `RUN_FINISHED`.
-        RunFinished(RunFinishedEvent) = "RUN_FINISHED",
+        RunFinished(RunFinishedEvent) = "RUN_FINISHED" [boxed],
         /// `RUN_ERROR`.
         RunError(RunErrorEvent) = "RUN_ERROR",
         /// `STEP_STARTED`.
@@ -211,7 +218,7 @@ tagged_union! {
         /// `REASONING_ENCRYPTED_VALUE`.
         ReasoningEncryptedValue(ReasoningEncryptedValueEvent) = "REASONING_ENCRYPTED_VALUE",
         /// `SUBAGENT_STARTED`.
-        SubagentStarted(SubagentStartedEvent) = "SUBAGENT_STARTED",
+        SubagentStarted(SubagentStartedEvent) = "SUBAGENT_STARTED" [boxed],
         /// `SUBAGENT_FINISHED`.
         SubagentFinished(SubagentFinishedEvent) = "SUBAGENT_FINISHED",
         /// `SUBAGENT_ERROR`.

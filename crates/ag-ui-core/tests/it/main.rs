@@ -3,6 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::panic, reason = "tests fail by panicking")]
 
+mod bench_corpus;
 mod error_table;
 mod errors;
 mod fixtures;

@@ -1,0 +1,271 @@
+//! Throughput of typed AG-UI decoding and encoding against untyped `serde_json::Value`.
+//!
+//! Runs on the generated corpora of `corpus/mod.rs` (the same lines for every contender).
+//! Criterion measures each case with its usual statistics; then a summary times every
+//! contender again on the same lines, interleaved round by round so that machine noise
+//! hits all of them alike, and prints the ratios of the medians.
+//!
+//! `cargo bench -p ag-ui-core --bench throughput` runs everything;
+//! `cargo bench -p ag-ui-core --bench throughput -- summary` prints only the summary.
+//! Without `--bench` (as `cargo test --benches` runs it) every case runs once.
+
+mod corpus;
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use ag_ui_core::{Event, ReadMode, SseReader};
+use criterion::{Criterion, Throughput};
+use serde_json::Value;
+
+use corpus::Corpus;
+
+/// Events in the streaming corpus.
+const STREAMING_EVENTS: usize = 20_000;
+/// State snapshots (100–300 KB each) in the large-snapshot corpus.
+const LARGE_SNAPSHOTS: usize = 12;
+/// Bytes handed to the SSE reader at a time (a typical socket read).
+const SSE_CHUNK: usize = 16 * 1024;
+/// Summary rounds (the median of these is reported).
+const ROUNDS: usize = 21;
+
+/// A corpus with everything the contenders start from, built before timing.
+struct Prepared {
+    corpus: Corpus,
+    bytes: usize,
+    events: Vec<Event>,
+    values: Vec<Value>,
+    sse: Vec<u8>,
+}
+
+fn prepare(corpus: Corpus) -> Prepared {
+    let mut events = Vec::with_capacity(corpus.lines.len());
+    for (i, line) in corpus.lines.iter().enumerate() {
+        let decoded = ag_ui_core::decode::<Event>(line, ReadMode::Exact);
+        assert!(
+            decoded.as_ref().is_ok_and(|d| d.warnings.is_empty()),
+            "{} line {i} is not exact 1.0: {:?}",
+            corpus.name,
+            decoded.err()
+        );
+        events.extend(decoded.ok().map(|d| d.value));
+    }
+    let values = corpus
+        .lines
+        .iter()
+        .map(|l| serde_json::from_str::<Value>(l).expect("valid JSON"))
+        .collect();
+    let mut sse = Vec::new();
+    for e in &events {
+        ag_ui_core::write_sse_frame(&mut sse, e).expect("encodes");
+    }
+    Prepared {
+        bytes: corpus.bytes(),
+        corpus,
+        events,
+        values,
+        sse,
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Contenders: one pass over a whole corpus each
+// ---------------------------------------------------------------------------
+
+type Pass = fn(&Prepared, &mut Vec<u8>);
+
+fn decode_value(p: &Prepared, _: &mut Vec<u8>) {
+    for line in &p.corpus.lines {
+        black_box(serde_json::from_str::<Value>(line).expect("valid"));
+    }
+}
+
+fn decode_typed(p: &Prepared, _: &mut Vec<u8>) {
+    for line in &p.corpus.lines {
+        black_box(serde_json::from_str::<Event>(line).expect("valid"));
+    }
+}
+
+fn decode_forgiving(p: &Prepared, _: &mut Vec<u8>) {
+    for line in &p.corpus.lines {
+        black_box(ag_ui_core::decode::<Event>(line, ReadMode::Forgiving).expect("valid"));
+    }
+}
+
+fn decode_exact(p: &Prepared, _: &mut Vec<u8>) {
+    for line in &p.corpus.lines {
+        black_box(ag_ui_core::decode::<Event>(line, ReadMode::Exact).expect("valid"));
+    }
+}
+
+fn encode_value(p: &Prepared, _: &mut Vec<u8>) {
+    for v in &p.values {
+        black_box(serde_json::to_vec(v).expect("encodes"));
+    }
+}
+
+fn encode_typed(p: &Prepared, _: &mut Vec<u8>) {
+    for e in &p.events {
+        black_box(ag_ui_core::to_vec(e).expect("encodes"));
+    }
+}
+
+fn sse_write(p: &Prepared, buf: &mut Vec<u8>) {
+    buf.clear();
+    for e in &p.events {
+        ag_ui_core::write_sse_frame(&mut *buf, e).expect("encodes");
+    }
+    black_box(&buf);
+}
+
+fn sse_read(p: &Prepared, _: &mut Vec<u8>) {
+    let mut reader = SseReader::new();
+    let mut n = 0;
+    for chunk in p.sse.chunks(SSE_CHUNK) {
+        reader.feed(chunk).expect("valid SSE");
+        while let Some(m) = reader.next_message() {
+            black_box(m);
+            n += 1;
+        }
+    }
+    assert!(reader.finish().expect("valid SSE").is_none());
+    assert_eq!(n, p.events.len());
+}
+
+fn sse_read_decode(p: &Prepared, _: &mut Vec<u8>) {
+    let mut reader = SseReader::new();
+    for chunk in p.sse.chunks(SSE_CHUNK) {
+        reader.feed(chunk).expect("valid SSE");
+        while let Some(m) = reader.next_message() {
+            black_box(ag_ui_core::from_str::<Event>(&m).expect("valid"));
+        }
+    }
+}
+
+const CONTENDERS: &[(&str, &str, Pass)] = &[
+    ("decode", "value", decode_value),
+    ("decode", "typed", decode_typed),
+    ("decode", "forgiving", decode_forgiving),
+    ("decode", "exact", decode_exact),
+    ("encode", "value", encode_value),
+    ("encode", "typed", encode_typed),
+    ("sse", "write", sse_write),
+    ("sse", "read", sse_read),
+    ("sse", "read+decode", sse_read_decode),
+];
+
+// ---------------------------------------------------------------------------
+// Criterion
+// ---------------------------------------------------------------------------
+
+fn criterion_benches(c: &mut Criterion, corpora: &[Prepared]) {
+    for p in corpora {
+        for group_name in ["decode", "encode", "sse"] {
+            let mut group = c.benchmark_group(format!("{group_name}/{}", p.corpus.name));
+            group.throughput(Throughput::Bytes(p.bytes as u64));
+            group.sample_size(15);
+            group.warm_up_time(Duration::from_millis(500));
+            group.measurement_time(Duration::from_secs(3));
+            for (g, name, pass) in CONTENDERS {
+                if *g == group_name {
+                    let mut buf = Vec::with_capacity(1 << 16);
+                    group.bench_function(*name, |b| b.iter(|| pass(p, &mut buf)));
+                }
+            }
+            group.finish();
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Summary: interleaved rounds, medians, ratios
+// ---------------------------------------------------------------------------
+
+fn median(mut xs: Vec<Duration>) -> Duration {
+    xs.sort_unstable();
+    xs[xs.len() / 2]
+}
+
+fn summary(corpora: &[Prepared], rounds: usize) {
+    println!();
+    println!("== AG-UI throughput summary ({rounds} interleaved rounds, medians)");
+    for p in corpora {
+        let mut times: Vec<Vec<Duration>> = vec![Vec::with_capacity(rounds); CONTENDERS.len()];
+        let mut buf = Vec::with_capacity(1 << 16);
+        for (_, _, pass) in CONTENDERS {
+            pass(p, &mut buf); // warm-up
+        }
+        for _ in 0..rounds {
+            for (i, (_, _, pass)) in CONTENDERS.iter().enumerate() {
+                let t = Instant::now();
+                pass(p, &mut buf);
+                times[i].push(t.elapsed());
+            }
+        }
+        let med: Vec<Duration> = times.into_iter().map(median).collect();
+        let get = |g: &str, n: &str| {
+            let i = CONTENDERS
+                .iter()
+                .position(|(cg, cn, _)| *cg == g && *cn == n)
+                .expect("known contender");
+            med[i]
+        };
+        let mb = p.bytes as f64 / 1e6;
+        println!();
+        println!(
+            "-- {}: {} events, {:.2} MB of JSON (mean {} B/event)",
+            p.corpus.name,
+            p.events.len(),
+            mb,
+            p.bytes / p.events.len()
+        );
+        for ((g, n, _), t) in CONTENDERS.iter().zip(&med) {
+            let secs = t.as_secs_f64();
+            println!(
+                "   {:<24} {:>9.2} ms {:>8.1} MB/s {:>7.0} ns/event",
+                format!("{g}/{n}"),
+                secs * 1e3,
+                mb / secs,
+                secs * 1e9 / p.events.len() as f64
+            );
+        }
+        let ratio = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64();
+        let plain = get("decode", "typed");
+        println!(
+            "   typed decode vs Value:          {:.2}x",
+            ratio(get("decode", "value"), plain)
+        );
+        println!(
+            "   typed encode vs Value:          {:.2}x",
+            ratio(get("encode", "value"), get("encode", "typed"))
+        );
+        println!(
+            "   decode Forgiving vs plain:      {:+.1}% time",
+            (ratio(get("decode", "forgiving"), plain) - 1.0) * 100.0
+        );
+        println!(
+            "   decode Exact vs plain:          {:+.1}% time",
+            (ratio(get("decode", "exact"), plain) - 1.0) * 100.0
+        );
+        println!(
+            "   SSE write vs typed encode:      {:+.1}% time",
+            (ratio(get("sse", "write"), get("encode", "typed")) - 1.0) * 100.0
+        );
+        println!(
+            "   SSE read+decode vs Value decode: {:.2}x",
+            ratio(get("decode", "value"), get("sse", "read+decode"))
+        );
+    }
+}
+
+fn main() {
+    let corpora = [
+        prepare(corpus::streaming(corpus::SEED, STREAMING_EVENTS)),
+        prepare(corpus::large_snapshots(corpus::SEED, LARGE_SNAPSHOTS)),
+    ];
+    let full = std::env::args().any(|a| a == "--bench");
+    let mut c = Criterion::default().configure_from_args();
+    criterion_benches(&mut c, &corpora);
+    c.final_summary();
+    summary(&corpora, if full { ROUNDS } else { 1 });
+}

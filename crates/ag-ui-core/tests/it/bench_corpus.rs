@@ -1,0 +1,90 @@
+//! The benchmark corpora (`benches/corpus`) are what they claim to be: every line is exact
+//! AG-UI 1.0, all 31 event types appear, and the traits that make them realistic (type-last
+//! lines, `\u` escapes, raw non-ASCII text, large snapshots) are present.
+
+use std::collections::BTreeMap;
+
+use ag_ui_core::{Event, EventType, ReadMode};
+
+#[path = "../../benches/corpus/mod.rs"]
+mod corpus;
+
+fn check_exact(c: &corpus::Corpus) -> BTreeMap<EventType, usize> {
+    let mut seen = BTreeMap::new();
+    for (i, line) in c.lines.iter().enumerate() {
+        let decoded = ag_ui_core::decode::<Event>(line, ReadMode::Exact)
+            .unwrap_or_else(|e| panic!("{} line {i} is not exact: {e}\n{line}", c.name));
+        assert!(decoded.warnings.is_empty(), "{} line {i}", c.name);
+        // Re-encoding gives the same document.
+        let again = ag_ui_core::to_string(&decoded.value).unwrap();
+        let a: serde_json::Value = serde_json::from_str(line).unwrap();
+        let b: serde_json::Value = serde_json::from_str(&again).unwrap();
+        assert_eq!(a, b, "{} line {i} does not round-trip", c.name);
+        *seen.entry(decoded.value.event_type()).or_insert(0) += 1;
+    }
+    seen
+}
+
+#[test]
+fn streaming_corpus_is_exact_and_complete() {
+    let c = corpus::streaming(corpus::SEED, 20_000);
+    assert!(c.lines.len() >= 20_000);
+    let seen = check_exact(&c);
+    let missing: Vec<_> = EventType::ALL
+        .iter()
+        .filter(|t| !seen.contains_key(t))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "event types never generated: {missing:?}"
+    );
+    // Mostly small text deltas.
+    let content = seen[&EventType::TextMessageContent];
+    assert!(
+        content * 2 > c.lines.len(),
+        "{content} of {}",
+        c.lines.len()
+    );
+    assert!(
+        c.lines.iter().any(|l| !l.starts_with("{\"type\"")),
+        "no type-last line"
+    );
+    assert!(c.lines.iter().any(|l| l.contains("\\u")), "no \\u escape");
+    assert!(
+        c.lines.iter().any(|l| !l.is_ascii()),
+        "no raw non-ASCII text"
+    );
+    assert!(
+        c.lines
+            .iter()
+            .any(|l| l.contains("\\n") && l.contains("\\\""))
+    );
+}
+
+#[test]
+fn large_snapshot_corpus_is_exact_and_dominated_by_snapshots() {
+    let c = corpus::large_snapshots(corpus::SEED, 3);
+    check_exact(&c);
+    let snapshots: usize = c
+        .lines
+        .iter()
+        .filter(|l| l.contains("\"STATE_SNAPSHOT\""))
+        .map(|l| {
+            assert!(l.len() >= 100_000, "a snapshot of {} bytes", l.len());
+            l.len()
+        })
+        .sum();
+    assert!(
+        snapshots * 10 > c.bytes() * 9,
+        "{snapshots} of {}",
+        c.bytes()
+    );
+}
+
+#[test]
+fn corpus_is_deterministic() {
+    let a = corpus::streaming(7, 2_000);
+    let b = corpus::streaming(7, 2_000);
+    assert_eq!(a.lines, b.lines);
+    assert_ne!(a.lines, corpus::streaming(8, 2_000).lines);
+}
