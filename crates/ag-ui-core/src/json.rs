@@ -106,10 +106,13 @@ pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) {
         }
     }
     if i < bytes.len() {
-        // The tail, padded with spaces (which need no escape) to one more word.
-        let mut tail = [b' '; 8];
-        tail[..bytes.len() - i].copy_from_slice(&bytes[i..]);
-        if may_escape(u64::from_le_bytes(tail)) != 0 {
+        // The tail: when the string is at least a word long, its last eight bytes (which
+        // overlap bytes already handled) usually show that nothing is left to escape.
+        let clean = bytes.len() >= 8
+            && bytes[bytes.len() - 8..]
+                .first_chunk::<8>()
+                .is_some_and(|w| may_escape(u64::from_le_bytes(*w)) == 0);
+        if !clean {
             while i < bytes.len() {
                 let b = bytes[i];
                 if escape(b) {

@@ -57,7 +57,7 @@ pub fn to_sse_frame<T: Serialize + ?Sized>(value: &T) -> Result<String> {
 /// # Errors
 /// As [`to_string`], and [`Error::Io`] when writing fails.
 pub fn write_sse_frame<W: Write, T: Serialize + ?Sized>(mut w: W, value: &T) -> Result<()> {
-    let mut frame = Vec::with_capacity(128);
+    let mut frame = Vec::with_capacity(256);
     frame.extend_from_slice(b"data: ");
     crate::json::write(&mut frame, value).map_err(|e| Error::encode(&e))?;
     frame.extend_from_slice(b"\n\n");
