@@ -10,6 +10,7 @@
 mod corpus;
 
 use std::alloc::System;
+use std::collections::BTreeMap;
 
 use ag_ui_core::Event;
 use cap::Cap;
@@ -49,6 +50,16 @@ fn report(corpus: &corpus::Corpus) {
         v
     });
     let inline = std::mem::size_of::<Event>() * events.len();
+    // Per event type: what each event owns on the heap (boxed variants included) plus its
+    // slot in the vector, against its JSON.
+    let mut by_type: BTreeMap<&str, (usize, usize, usize)> = BTreeMap::new();
+    for line in &corpus.lines {
+        let (heap, event) = held(|| ag_ui_core::from_str::<Event>(line).expect("valid"));
+        let t = by_type.entry(event.tag()).or_default();
+        t.0 += 1;
+        t.1 += line.len();
+        t.2 += heap + std::mem::size_of::<Event>();
+    }
     println!();
     println!(
         "-- {}: {} events, {} bytes of JSON",
@@ -68,6 +79,15 @@ fn report(corpus: &corpus::Corpus) {
         untyped,
         untyped as f64 / json as f64
     );
+    println!("   by event type (heap owned + Event slot, over JSON bytes):");
+    let mut rows: Vec<_> = by_type.into_iter().collect();
+    rows.sort_by_key(|(_, (_, json, _))| std::cmp::Reverse(*json));
+    for (tag, (n, json, held)) in rows {
+        println!(
+            "     {tag:<26} {n:>6} events {json:>9} B JSON  {:>5.2}x",
+            held as f64 / json as f64
+        );
+    }
     drop((events, values));
 }
 
