@@ -1,4 +1,11 @@
 //! The 31 events of AG-UI 1.0 (`Event`, tagged by `type`) and `EventType`.
+//!
+//! The [`Event`] variants of the less frequent, larger events (`RUN_STARTED`,
+//! `RUN_FINISHED`, `SUBAGENT_STARTED`, `TOOL_CALL_START`, `TOOL_CALL_RESULT`, the
+//! `TEXT_MESSAGE_CHUNK` and `TOOL_CALL_CHUNK` shorthands, `ACTIVITY_SNAPSHOT`,
+//! `ACTIVITY_DELTA`) hold their struct in a `Box`, so that an `Event` is no larger than the
+//! frequent small events (a stream held in memory is mostly deltas). Build any variant with
+//! `Event::from(x)` or `x.into()`; matching and field access work through the box.
 
 mod activity;
 pub(crate) mod macros;
@@ -153,13 +160,6 @@ tagged_union! {
     /// goes straight to the event's fields; a late `type` is handled by buffering only the
     /// keys before it. An unknown `type` is an error ([`crate::Error::UnknownEventType`]
     /// through [`crate::decode`]); a stream reader drops it with a warning.
-    ///
-    /// The variants of the less frequent, larger events (`RUN_STARTED`, `RUN_FINISHED`,
-    /// `SUBAGENT_STARTED`, `TOOL_CALL_START`, `TOOL_CALL_RESULT`, the `TEXT_MESSAGE_CHUNK` and
-    /// `TOOL_CALL_CHUNK` shorthands, `ACTIVITY_SNAPSHOT`, `ACTIVITY_DELTA`) hold their struct
-    /// in a `Box`, so that an `Event` is no larger than the frequent small events (a stream
-    /// held in memory is mostly deltas). Build any variant with `Event::from(x)` or
-    /// `x.into()`; matching and field access work through the box.
     pub enum Event ["type", "event type"] {
         /// `TEXT_MESSAGE_START`.
         TextMessageStart(TextMessageStartEvent) = "TEXT_MESSAGE_START",
