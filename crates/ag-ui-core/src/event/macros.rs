@@ -9,18 +9,11 @@ macro_rules! event_struct {
             optional { $($opt:tt)* }
         }
     ) => {
-        $crate::wire::wire_struct! {
+        $crate::event::macros::event_struct! {
             $(#[$meta])*
-            pub struct $name ["type" = $tag] {
+            pub struct $name = $tag [base] {
                 required { $($req)* }
                 optional {
-                    /// When the producer created the event (an integer in ±(2^53 − 1); every SDK
-                    /// that fills it uses Unix epoch milliseconds).
-                    timestamp / with_timestamp: i64 = "timestamp" [Absent],
-                    /// The provider-native event this one was translated from, verbatim (any JSON).
-                    raw_event / with_raw_event: ::serde_json::Value = "rawEvent" [Absent],
-                    /// Open-by-key extra information (spec §2.7).
-                    metadata / with_metadata: $crate::Metadata = "metadata" [Absent],
                     /// Subagent invocation this item belongs to (it produced the event, owns the message or
                     /// raised the interrupt); absent = the parent agent. Never `null`.
                     subagent_run_id / with_subagent_run_id: $crate::SubagentRunId = "subagentRunId" [Reject],
