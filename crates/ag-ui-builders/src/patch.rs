@@ -19,7 +19,7 @@ use crate::error::Error;
 /// ```
 #[must_use]
 pub fn diff(from: &Value, to: &Value) -> JsonPatch {
-    let mut ops = Vec::new();
+    let mut ops = JsonPatch::new();
     let mut tokens = Vec::new();
     diff_into(from, to, &mut tokens, &mut ops);
     ops

@@ -279,5 +279,98 @@ impl JsonPatchOperation {
     }
 }
 
-/// `JsonPatch`: an RFC 6902 patch, an array of operations (an empty array is a valid no-op).
-pub type JsonPatch = Vec<JsonPatchOperation>;
+/// `JsonPatch`: an RFC 6902 patch, an array of operations applied in order (an empty array
+/// is a valid no-op). Derefs to the list of operations.
+///
+/// Reading one names the index of a bad operation in the error's JSON Pointer
+/// (`/1/path`), whether the patch stands alone or sits in `STATE_DELTA.delta` or
+/// `ACTIVITY_DELTA.patch`.
+#[derive(Debug, Clone, PartialEq, Default)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schemars", schemars(transparent))]
+#[expect(
+    clippy::exhaustive_structs,
+    reason = "a patch is exactly a list of operations"
+)]
+pub struct JsonPatch(pub Vec<JsonPatchOperation>);
+
+impl JsonPatch {
+    /// An empty patch.
+    #[must_use]
+    pub fn new() -> Self {
+        Self(Vec::new())
+    }
+
+    /// The operations.
+    #[must_use]
+    pub fn into_vec(self) -> Vec<JsonPatchOperation> {
+        self.0
+    }
+}
+
+impl std::ops::Deref for JsonPatch {
+    type Target = Vec<JsonPatchOperation>;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for JsonPatch {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
+    }
+}
+
+impl From<Vec<JsonPatchOperation>> for JsonPatch {
+    fn from(ops: Vec<JsonPatchOperation>) -> Self {
+        Self(ops)
+    }
+}
+
+impl From<JsonPatch> for Vec<JsonPatchOperation> {
+    fn from(p: JsonPatch) -> Self {
+        p.0
+    }
+}
+
+impl PartialEq<Vec<JsonPatchOperation>> for JsonPatch {
+    fn eq(&self, other: &Vec<JsonPatchOperation>) -> bool {
+        self.0 == *other
+    }
+}
+
+impl FromIterator<JsonPatchOperation> for JsonPatch {
+    fn from_iter<I: IntoIterator<Item = JsonPatchOperation>>(iter: I) -> Self {
+        Self(iter.into_iter().collect())
+    }
+}
+
+impl IntoIterator for JsonPatch {
+    type Item = JsonPatchOperation;
+    type IntoIter = std::vec::IntoIter<JsonPatchOperation>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a JsonPatch {
+    type Item = &'a JsonPatchOperation;
+    type IntoIter = std::slice::Iter<'a, JsonPatchOperation>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
+impl Serialize for JsonPatch {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        crate::wire::Wire::write(&self.0, s)
+    }
+}
+
+impl<'de> Deserialize<'de> for JsonPatch {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::wire::SeqProxy::<JsonPatchOperation>::deserialize(d).map(|p| Self(p.0))
+    }
+}
+
+crate::wire::wire_as_self!(JsonPatch);

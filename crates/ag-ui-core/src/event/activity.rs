@@ -4,7 +4,7 @@ use serde_json::{Map, Value};
 
 use super::macros::event_struct;
 use crate::id::MessageId;
-use crate::patch::JsonPatchOperation;
+use crate::patch::JsonPatch;
 
 event_struct! {
     /// `ACTIVITY_SNAPSHOT`: creates or replaces an activity message.
@@ -42,7 +42,7 @@ event_struct! {
             /// Kind (mirrors the last snapshot).
             activity_type: String = "activityType" ("a string"),
             /// RFC 6902 patch against the activity `content`.
-            patch: Vec<JsonPatchOperation> = "patch" ("an array of JSON Patch operations"),
+            patch: JsonPatch = "patch" ("an array of JSON Patch operations"),
         }
         optional {}
     }

@@ -4,7 +4,7 @@ use serde_json::Value;
 
 use super::macros::event_struct;
 use crate::message::Message;
-use crate::patch::JsonPatchOperation;
+use crate::patch::JsonPatch;
 
 event_struct! {
     /// `STATE_SNAPSHOT`: replaces the whole agent state.
@@ -22,7 +22,7 @@ event_struct! {
     pub struct StateDeltaEvent = "STATE_DELTA" [attributable] {
         required {
             /// The patch (may be empty).
-            delta: Vec<JsonPatchOperation> = "delta" ("an array of JSON Patch operations"),
+            delta: JsonPatch = "delta" ("an array of JSON Patch operations"),
         }
         optional {}
     }
