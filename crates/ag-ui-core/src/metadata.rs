@@ -11,7 +11,7 @@ pub const AGUI_METADATA_KEY: &str = "ag-ui";
 /// A JSON object of extra information, open by key; any JSON value (including `null`) under
 /// any key. As a field it is absent or an object — never `null`, never an array. An empty
 /// object means the same as absence.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
 #[serde(transparent)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[expect(
@@ -97,6 +97,12 @@ impl<K: Into<String>, V: Into<Value>> FromIterator<(K, V)> for Metadata {
                 .map(|(k, v)| (k.into(), v.into()))
                 .collect(),
         )
+    }
+}
+
+impl<'de> Deserialize<'de> for Metadata {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::wire::JsonObject::deserialize(d).map(|o| Self(o.0))
     }
 }
 

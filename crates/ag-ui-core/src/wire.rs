@@ -157,7 +157,43 @@ macro_rules! wire_as_self {
 }
 pub(crate) use wire_as_self;
 
-wire_as_self!(String, bool, serde_json::Map<String, Value>);
+wire_as_self!(String, bool);
+
+impl Wire for serde_json::Map<String, Value> {
+    type Proxy = JsonObject;
+    #[inline]
+    fn from_proxy(p: JsonObject) -> Self {
+        p.0
+    }
+    #[inline]
+    fn write<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        Serialize::serialize(self, s)
+    }
+}
+
+/// A JSON object of any values, read with a message that says "a JSON object" (positions
+/// that must be objects: metadata, activity content, `responseSchema`, `custom`).
+pub(crate) struct JsonObject(pub(crate) serde_json::Map<String, Value>);
+
+impl<'de> Deserialize<'de> for JsonObject {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = JsonObject;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<JsonObject, A::Error> {
+                let mut out = serde_json::Map::new();
+                while let Some((k, v)) = map.next_entry::<String, Value>()? {
+                    out.insert(k, v);
+                }
+                Ok(JsonObject(out))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
 
 impl Wire for Value {
     type Proxy = Self;
@@ -751,7 +787,7 @@ macro_rules! wire_struct {
                 impl<'de> ::serde::de::Visitor<'de> for V {
                     type Value = $name;
                     fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                        f.write_str(concat!("a ", stringify!($name), " object"))
+                        f.write_str(concat!("a JSON object (", stringify!($name), ")"))
                     }
                     fn visit_map<A: ::serde::de::MapAccess<'de>>(self, map: A) -> Result<$name, A::Error> {
                         $name::__from_map(map, false)
@@ -855,7 +891,7 @@ macro_rules! tagged_union {
                 impl<'de> ::serde::de::Visitor<'de> for V {
                     type Value = $name;
                     fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                        f.write_str(concat!("a ", stringify!($name), " object"))
+                        f.write_str(concat!("a JSON object (", stringify!($name), ")"))
                     }
                     fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<$name, A::Error> {
                         let Some(first) = map.next_key_seed($crate::wire::KeySeed)? else {
