@@ -1025,4 +1025,8 @@ impl<T: Wire> Wire for Box<T> {
     fn write<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         (**self).write(s)
     }
+    #[inline]
+    fn omitted_when_optional(&self) -> bool {
+        (**self).omitted_when_optional()
+    }
 }

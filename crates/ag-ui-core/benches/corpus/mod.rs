@@ -484,7 +484,7 @@ impl Gen {
                 e.set_timestamp(Some(self.clock));
             }
             if self.rng.chance(3) {
-                *e.metadata_mut() = Some(self.rng.metadata());
+                e.set_metadata(Some(self.rng.metadata()));
             }
             let mut line = ag_ui_core::to_string(&e).expect("generated events encode");
             if python_style {

@@ -38,9 +38,9 @@ macro_rules! event_struct {
                     /// that fills it uses Unix epoch milliseconds).
                     timestamp / with_timestamp: i64 = "timestamp" [Absent],
                     /// The provider-native event this one was translated from, verbatim (any JSON).
-                    raw_event / with_raw_event: ::serde_json::Value = "rawEvent" [Absent],
+                    raw_event / with_raw_event: Box<::serde_json::Value> = "rawEvent" [Absent],
                     /// Open-by-key extra information (spec §2.7).
-                    metadata / with_metadata: $crate::Metadata = "metadata" [Absent],
+                    metadata / with_metadata: Box<$crate::Metadata> = "metadata" [Absent],
                     $($opt)*
                 }
             }

@@ -305,18 +305,34 @@ impl Event {
     /// `rawEvent`, if set.
     #[must_use]
     pub fn raw_event(&self) -> Option<&Value> {
-        each_event!(self, e => e.raw_event.as_ref())
+        each_event!(self, e => e.raw_event.as_deref())
     }
 
     /// `metadata`, if set.
     #[must_use]
     pub fn metadata(&self) -> Option<&Metadata> {
-        each_event!(self, e => e.metadata.as_ref())
+        each_event!(self, e => e.metadata.as_deref())
     }
 
-    /// Mutable access to `metadata` (set it to `Some` to add some).
-    pub fn metadata_mut(&mut self) -> &mut Option<Metadata> {
-        each_event!(self, e => &mut e.metadata)
+    /// Mutable access to `metadata`, created empty when absent (an empty object is written
+    /// as `"metadata":{}`; use [`Event::clear_metadata`] to remove it).
+    pub fn metadata_mut(&mut self) -> &mut Metadata {
+        each_event!(self, e => e.metadata.get_or_insert_with(Box::default))
+    }
+
+    /// Sets `metadata`, or removes it with `None`.
+    pub fn set_metadata(&mut self, metadata: Option<Metadata>) {
+        each_event!(self, e => e.metadata = metadata.map(Box::new));
+    }
+
+    /// Removes `metadata`, returning it.
+    pub fn clear_metadata(&mut self) -> Option<Metadata> {
+        each_event!(self, e => e.metadata.take().map(|m| *m))
+    }
+
+    /// Sets `rawEvent`, or removes it with `None`.
+    pub fn set_raw_event(&mut self, raw_event: Option<Value>) {
+        each_event!(self, e => e.raw_event = raw_event.map(Box::new));
     }
 
     /// The subagent invocation this event belongs to: the attribution of an attributable

@@ -582,7 +582,11 @@ macro_rules! ev {
         ($fields, base())
             .prop_map(|($p, b)| {
                 let mut e = $build;
-                (e.timestamp, e.raw_event, e.metadata) = (b.timestamp, b.raw_event, b.metadata);
+                (e.timestamp, e.raw_event, e.metadata) = (
+                    b.timestamp,
+                    b.raw_event.map(Box::new),
+                    b.metadata.map(Box::new),
+                );
                 e.subagent_run_id = b.subagent;
                 Event::from(e)
             })
@@ -592,7 +596,11 @@ macro_rules! ev {
         ($fields, base())
             .prop_map(|($p, b)| {
                 let mut e = $build;
-                (e.timestamp, e.raw_event, e.metadata) = (b.timestamp, b.raw_event, b.metadata);
+                (e.timestamp, e.raw_event, e.metadata) = (
+                    b.timestamp,
+                    b.raw_event.map(Box::new),
+                    b.metadata.map(Box::new),
+                );
                 Event::from(e)
             })
             .boxed()
