@@ -222,3 +222,12 @@ fn content_flattens_to_text_parts_only() {
     assert!(c.has_media());
     assert!(!Content::from("x").has_media());
 }
+
+/// A stream of small events is stored compactly: rare, large variants and the rarely
+/// present `rawEvent` / `metadata` are boxed (docs/performance.md).
+#[test]
+#[cfg(target_pointer_width = "64")]
+fn an_event_slot_stays_small() {
+    let size = std::mem::size_of::<Event>();
+    assert!(size <= 128, "Event grew to {size} bytes");
+}
