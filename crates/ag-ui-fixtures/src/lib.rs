@@ -110,6 +110,13 @@ fn input_text(file_text: &str, name: &str) -> Result<String, String> {
         .map_err(|e| format!("{name}: {e}"))
 }
 
+/// A required member of a case file, or an error naming the file and the member.
+fn member(doc: &Value, key: &str, name: &str) -> Result<Value, String> {
+    doc.get(key)
+        .cloned()
+        .ok_or_else(|| format!("{name}: no `{key}` member"))
+}
+
 /// Loads every case under `fixtures/<Definition>/{valid,invalid,forgiving,roundtrip}/`.
 ///
 /// # Errors
@@ -165,14 +172,8 @@ pub fn load_cases() -> Result<Vec<Case>, String> {
                         }
                     }
                     "forgiving" => {
-                        let input = doc
-                            .get("input")
-                            .cloned()
-                            .ok_or(format!("{name}: no input"))?;
-                        let output = doc
-                            .get("output")
-                            .cloned()
-                            .ok_or(format!("{name}: no output"))?;
+                        let input = member(&doc, "input", &name)?;
+                        let output = member(&doc, "output", &name)?;
                         let warnings = doc
                             .get("warnings")
                             .and_then(Value::as_array)
@@ -208,14 +209,8 @@ pub fn load_cases() -> Result<Vec<Case>, String> {
                         }
                     }
                     _ => {
-                        let input = doc
-                            .get("input")
-                            .cloned()
-                            .ok_or(format!("{name}: no input"))?;
-                        let expected = doc
-                            .get("expected")
-                            .cloned()
-                            .ok_or(format!("{name}: no expected"))?;
+                        let input = member(&doc, "input", &name)?;
+                        let expected = member(&doc, "expected", &name)?;
                         let text = input_text(&text, &name)?;
                         Case {
                             definition: def.clone(),
