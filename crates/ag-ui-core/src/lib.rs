@@ -1,77 +1,59 @@
 #![doc = include_str!("../README.md")]
 
-mod wire;
+pub mod codec;
+pub mod model;
+pub mod stream;
 
-#[cfg(feature = "schemars")]
-mod schema;
+pub use codec::read;
+pub use model::event;
+pub use stream::{chunk, sse, verify};
 
-mod capabilities;
-pub mod chunk;
-mod content;
-mod error;
-pub mod event;
-mod id;
-mod input;
-mod interrupt;
-mod json;
-mod message;
-mod metadata;
-mod outcome;
-mod patch;
-mod pipeline;
-pub mod read;
-pub mod sse;
-mod stream;
-mod tool;
-mod usage;
-pub mod verify;
-
-pub use capabilities::{
+pub use codec::error::{Error, Result};
+pub use codec::read::{
+    Decoded, ReadMode, Warning, WarningKind, decode, decode_slice, decode_value, from_slice,
+    from_str,
+};
+pub use codec::wire::MAX_SAFE_INTEGER;
+pub use model::capabilities::{
     AgentCapabilities, ExecutionCapabilities, HumanInTheLoopCapabilities, IdentityCapabilities,
     MultiAgentCapabilities, MultimodalCapabilities, MultimodalInputCapabilities,
     MultimodalOutputCapabilities, OutputCapabilities, ReasoningCapabilities, StateCapabilities,
     SubagentInfo, ToolsCapabilities, TransportCapabilities,
 };
-pub use chunk::ChunkExpander;
-pub use content::{
+pub use model::content::{
     AudioPart, BinaryInputContent, Content, ContentPart, DataSource, DocumentPart, FileSource,
     ImagePart, PartSource, TextPart, UrlSource, VideoPart,
 };
-pub use error::{Error, Result};
-pub use event::*;
-pub use id::{InterruptId, MessageId, RunId, SubagentRunId, ThreadId, ToolCallId};
-pub use input::RunAgentInput;
-pub use interrupt::{
+pub use model::event::*;
+pub use model::id::{InterruptId, MessageId, RunId, SubagentRunId, ThreadId, ToolCallId};
+pub use model::input::RunAgentInput;
+pub use model::interrupt::{
     Interrupt, REASON_CONFIRMATION, REASON_INPUT_REQUIRED, REASON_TOOL_CALL, ResumeEntry,
     ResumeStatus,
 };
-pub use message::{
+pub use model::message::{
     ActivityMessage, AssistantMessage, DeveloperMessage, Message, ReasoningMessage, Role,
     SystemMessage, TextMessageRole, ToolMessage, UserMessage,
 };
-pub use metadata::{AGUI_METADATA_KEY, Metadata, State};
-pub use outcome::{
+pub use model::metadata::{AGUI_METADATA_KEY, Metadata, State};
+pub use model::outcome::{
     NonEmpty, RunFinishedCancelledOutcome, RunFinishedInterruptOutcome, RunFinishedOutcome,
     RunFinishedSuccessOutcome, SubagentFinishedOutcome, SubagentFinishedSuccessOutcome,
     SubagentFinishedSuspendedOutcome,
 };
-pub use patch::{
+pub use model::patch::{
     AddOperation, CopyOperation, JsonPatch, JsonPatchOperation, JsonPointer, MoveOperation,
     RemoveOperation, ReplaceOperation, TestOperation,
 };
-pub use pipeline::{EventPipeline, PipelineError};
-pub use read::{
-    Decoded, ReadMode, Warning, WarningKind, decode, decode_slice, decode_value, from_slice,
-    from_str,
-};
-pub use sse::{
+pub use model::tool::{Context, FunctionCall, Tool, ToolCall};
+pub use model::usage::TokenUsage;
+pub use stream::chunk::ChunkExpander;
+pub use stream::decoder::EventDecoder;
+pub use stream::pipeline::{EventPipeline, PipelineError};
+pub use stream::sse::{
     PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, SseReader, to_sse_frame, to_string, to_vec, write_sse_frame,
 };
-pub use stream::EventDecoder;
-pub use tool::{Context, FunctionCall, Tool, ToolCall};
-pub use usage::TokenUsage;
-pub use verify::{Rule, Verifier, Violation, verify_events};
-pub use wire::MAX_SAFE_INTEGER;
+pub use stream::verify::{Rule, Verifier, Violation, verify_events};
 
 /// The protocol version this crate implements, as declared in `protocolVersion`.
 pub const PROTOCOL_VERSION: &str = "1.0";

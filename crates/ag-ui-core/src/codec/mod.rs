@@ -1,0 +1,11 @@
+//! Turning wire types into JSON and back: the serde machinery every wire type is built
+//! with, the diagnostics of the forgiving and exact readers ([`read`]), the compact JSON
+//! writer ([`to_string`](crate::to_string), [`to_vec`](crate::to_vec)) and the crate's
+//! [`Error`](crate::Error).
+
+pub(crate) mod error;
+pub mod read;
+#[cfg(feature = "schemars")]
+pub(crate) mod schema;
+pub(crate) mod wire;
+pub(crate) mod write;

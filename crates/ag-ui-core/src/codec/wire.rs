@@ -1,0 +1,1032 @@
+//! The serde machinery shared by every wire type.
+//!
+//! Every AG-UI object is read by a hand-written (macro-generated) visitor rather than
+//! `#[derive(Deserialize)]`, for three reasons:
+//!
+//! * **Paths in errors.** A failure inside a field is re-raised with the field's JSON
+//!   Pointer segment in front, so the final message starts with the full pointer
+//!   (`/messages/0/content: invalid type …`). This costs nothing on success.
+//! * **Honest forgiveness.** Unknown fields and `null` in optional fields are accepted, as
+//!   the 1.0 receiver does, but each one is reported to the [`crate::codec::read`] machinery, which
+//!   can list them with pointers or refuse them (exact mode).
+//! * **Single-pass dispatch.** Tagged unions read the tag when it is the first key (the
+//!   common case) and hand the rest of the map straight to the variant's visitor; only a
+//!   late tag buffers the keys before it.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::ser::{SerializeSeq, Serializer};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::codec::read::{self, WarningKind};
+
+/// Largest magnitude of an integer that every JSON peer holds exactly (2^53 − 1).
+pub const MAX_SAFE_INTEGER: i64 = 9_007_199_254_740_991;
+
+// ---------------------------------------------------------------------------
+// Pointer segments and error paths
+// ---------------------------------------------------------------------------
+
+/// Escapes one JSON Pointer reference token (RFC 6901: `~` → `~0`, `/` → `~1`).
+pub(crate) fn escape_token(token: &str) -> std::borrow::Cow<'_, str> {
+    if token.contains(['~', '/']) {
+        std::borrow::Cow::Owned(token.replace('~', "~0").replace('/', "~1"))
+    } else {
+        std::borrow::Cow::Borrowed(token)
+    }
+}
+
+/// Re-raises `err` with `segment` prepended to its JSON Pointer.
+///
+/// Messages produced here start with `/` followed by the pointer and `: `; a message that
+/// does not start with `/` has no pointer yet. No serde or serde_json message starts with
+/// `/`, and neither does any message of this crate, so the convention is unambiguous.
+#[cold]
+pub(crate) fn at<E: de::Error>(err: E, segment: &dyn fmt::Display) -> E {
+    let inner = err.to_string();
+    if inner.starts_with('/') {
+        E::custom(format_args!("/{segment}{inner}"))
+    } else {
+        E::custom(format_args!("/{segment}: {inner}"))
+    }
+}
+
+/// Splits a message produced by [`at`] into its pointer and the rest.
+pub(crate) fn split_pointer(message: &str) -> (String, &str) {
+    if message.starts_with('/')
+        && let Some(idx) = message.find(": ")
+    {
+        return (message[..idx].to_owned(), &message[idx + 2..]);
+    }
+    (String::new(), message)
+}
+
+// ---------------------------------------------------------------------------
+// Keys
+// ---------------------------------------------------------------------------
+
+/// A map key, borrowed from the input when possible.
+pub(crate) enum Key<'de> {
+    Borrowed(&'de str),
+    Owned(String),
+}
+
+impl Key<'_> {
+    pub(crate) fn as_str(&self) -> &str {
+        match self {
+            Key::Borrowed(s) => s,
+            Key::Owned(s) => s,
+        }
+    }
+}
+
+/// Reads a key (or a tag value) as a string without allocating when the input allows it.
+pub(crate) struct KeySeed;
+
+impl<'de> DeserializeSeed<'de> for KeySeed {
+    type Value = Key<'de>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_str(KeySeed)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed {
+    type Value = Key<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string")
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Key::Borrowed(v))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Key::Owned(v.to_owned()))
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Key::Owned(v))
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The `Wire` trait: how one field value is read and written
+// ---------------------------------------------------------------------------
+
+/// How a field's value travels: the type read from the wire (`Proxy`) and how it is
+/// written. Leaf types are their own proxy; sequences use [`SeqProxy`] so that errors and
+/// warnings inside an element name its index; integers use bounded proxies.
+pub(crate) trait Wire: Sized {
+    /// The type actually deserialized.
+    #[doc(hidden)]
+    type Proxy: for<'de> Deserialize<'de>;
+    /// Converts the proxy into the field value.
+    #[doc(hidden)]
+    fn from_proxy(p: Self::Proxy) -> Self;
+    /// Writes the value (checking any bound the wire imposes).
+    #[doc(hidden)]
+    fn write<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error>;
+    /// Whether an optional field holding this value is left out on write. Only a JSON
+    /// `null` in an optional any-JSON field is: the 1.0 schema forbids it there and every
+    /// reader takes it for "absent" (spec §2.2), so it is written as absence.
+    #[doc(hidden)]
+    #[inline]
+    fn omitted_when_optional(&self) -> bool {
+        false
+    }
+}
+
+/// Implements [`Wire`] for a type that is its own proxy and serializes as itself.
+macro_rules! wire_as_self {
+    ($($t:ty),* $(,)?) => {$(
+        impl $crate::codec::wire::Wire for $t {
+            type Proxy = Self;
+            #[inline]
+            fn from_proxy(p: Self) -> Self { p }
+            #[inline]
+            fn write<S: ::serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                ::serde::Serialize::serialize(self, s)
+            }
+        }
+    )*};
+}
+pub(crate) use wire_as_self;
+
+wire_as_self!(String, bool);
+
+impl Wire for serde_json::Map<String, Value> {
+    type Proxy = JsonObject;
+    #[inline]
+    fn from_proxy(p: JsonObject) -> Self {
+        p.0
+    }
+    #[inline]
+    fn write<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        Serialize::serialize(self, s)
+    }
+}
+
+/// A JSON object of any values, read with a message that says "a JSON object" (positions
+/// that must be objects: metadata, activity content, `responseSchema`, `custom`).
+pub(crate) struct JsonObject(pub(crate) serde_json::Map<String, Value>);
+
+impl<'de> Deserialize<'de> for JsonObject {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = JsonObject;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<JsonObject, A::Error> {
+                let mut out = serde_json::Map::new();
+                while let Some((k, v)) = map.next_entry::<String, Value>()? {
+                    out.insert(k, v);
+                }
+                Ok(JsonObject(out))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+impl Wire for Value {
+    type Proxy = Self;
+    #[inline]
+    fn from_proxy(p: Self) -> Self {
+        p
+    }
+    #[inline]
+    fn write<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        Serialize::serialize(self, s)
+    }
+    #[inline]
+    fn omitted_when_optional(&self) -> bool {
+        self.is_null()
+    }
+}
+
+/// Serializes a [`Wire`] value by reference.
+pub(crate) struct W<'a, T>(pub(crate) &'a T);
+
+impl<T: Wire> Serialize for W<'_, T> {
+    #[inline]
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.write(s)
+    }
+}
+
+impl<T: Wire> Wire for Vec<T> {
+    type Proxy = SeqProxy<T>;
+    #[inline]
+    fn from_proxy(p: SeqProxy<T>) -> Self {
+        p.0
+    }
+    fn write<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.len()))?;
+        for item in self {
+            seq.serialize_element(&W(item))?;
+        }
+        seq.end()
+    }
+}
+
+/// A JSON array whose element errors and warnings carry the element's index.
+#[doc(hidden)]
+pub(crate) struct SeqProxy<T>(pub(crate) Vec<T>);
+
+impl<'de, T: Wire> Deserialize<'de> for SeqProxy<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(PhantomData<T>);
+        impl<'de, T: Wire> Visitor<'de> for V<T> {
+            type Value = SeqProxy<T>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an array")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let track = read::collecting();
+                let cap = seq.size_hint().unwrap_or(0).min(4096);
+                let mut out = Vec::with_capacity(cap);
+                loop {
+                    let index = out.len();
+                    let mark = if track { read::mark() } else { 0 };
+                    let next = seq.next_element::<T::Proxy>();
+                    if track {
+                        read::prefix_since(mark, &index);
+                    }
+                    match next {
+                        Ok(Some(p)) => out.push(T::from_proxy(p)),
+                        Ok(None) => break,
+                        Err(e) => return Err(at(e, &index)),
+                    }
+                }
+                Ok(SeqProxy(out))
+            }
+        }
+        d.deserialize_seq(V(PhantomData))
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Integers within the spec's bounds
+// ---------------------------------------------------------------------------
+
+/// Reads an integer in `[min, max]`, accepting a JSON number with a zero fraction
+/// (`1000.0`) as both 1.0 SDKs do.
+struct BoundedInt {
+    min: i64,
+    max: i64,
+}
+
+impl<'de> Visitor<'de> for BoundedInt {
+    type Value = i64;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "an integer between {} and {}", self.min, self.max)
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<i64, E> {
+        if v < self.min || v > self.max {
+            return Err(E::invalid_value(de::Unexpected::Signed(v), &self));
+        }
+        Ok(v)
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<i64, E> {
+        match i64::try_from(v) {
+            Ok(v) if v <= self.max => self.visit_i64(v),
+            _ => Err(E::invalid_value(de::Unexpected::Unsigned(v), &self)),
+        }
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<i64, E> {
+        // Within ±2^53 every integral f64 converts to i64 exactly.
+        #[expect(clippy::cast_possible_truncation, reason = "range checked first")]
+        if v.fract() == 0.0 && v.abs() <= MAX_SAFE_INTEGER as f64 {
+            return self.visit_i64(v as i64);
+        }
+        Err(E::invalid_value(de::Unexpected::Float(v), &self))
+    }
+}
+
+/// The proxy of `i64` fields: an integer in ±(2^53 − 1).
+#[doc(hidden)]
+pub(crate) struct SafeInt(i64);
+
+impl<'de> Deserialize<'de> for SafeInt {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(BoundedInt {
+            min: -MAX_SAFE_INTEGER,
+            max: MAX_SAFE_INTEGER,
+        })
+        .map(SafeInt)
+    }
+}
+
+impl Wire for i64 {
+    type Proxy = SafeInt;
+    #[inline]
+    fn from_proxy(p: SafeInt) -> Self {
+        p.0
+    }
+    fn write<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if !(-MAX_SAFE_INTEGER..=MAX_SAFE_INTEGER).contains(self) {
+            return Err(serde::ser::Error::custom(format_args!(
+                "integer {self} is outside ±(2^53 − 1), the range every AG-UI peer holds exactly"
+            )));
+        }
+        s.serialize_i64(*self)
+    }
+}
+
+/// The proxy of `u64` fields: an integer in 0 … 2^53 − 1.
+#[doc(hidden)]
+pub(crate) struct SafeCount(u64);
+
+impl<'de> Deserialize<'de> for SafeCount {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(BoundedInt {
+            min: 0,
+            max: MAX_SAFE_INTEGER,
+        })
+        .map(|v| SafeCount(v.unsigned_abs()))
+    }
+}
+
+impl Wire for u64 {
+    type Proxy = SafeCount;
+    #[inline]
+    fn from_proxy(p: SafeCount) -> Self {
+        p.0
+    }
+    fn write<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if *self > MAX_SAFE_INTEGER.unsigned_abs() {
+            return Err(serde::ser::Error::custom(format_args!(
+                "count {self} is above 2^53 − 1, the largest integer every AG-UI peer holds exactly"
+            )));
+        }
+        s.serialize_u64(*self)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Reading one field inside a struct visitor
+// ---------------------------------------------------------------------------
+
+/// Reads a required field's value, with its key in any error and warning path.
+#[inline]
+pub(crate) fn required<'de, A: MapAccess<'de>, T: Wire>(
+    map: &mut A,
+    key: &'static str,
+    track: bool,
+) -> Result<T, A::Error> {
+    let mark = if track { read::mark() } else { 0 };
+    let r = map.next_value::<T::Proxy>();
+    if track {
+        read::prefix_since(mark, &key);
+    }
+    match r {
+        Ok(p) => Ok(T::from_proxy(p)),
+        Err(e) => Err(at(e, &key)),
+    }
+}
+
+/// What a `null` in an optional field means.
+#[derive(Clone, Copy)]
+pub(crate) enum OnNull {
+    /// Read as absent and reported (the 1.0 receiver's rule for optional fields).
+    Absent,
+    /// Read as absent; valid even in exact mode (`RunAgentInput.state`).
+    State,
+    /// Rejected: `null` is forbidden here everywhere (`subagentRunId`, spec §6 rule 12).
+    Reject,
+}
+
+/// Reads an optional field's value (the key is present), applying the `null` policy.
+#[inline]
+pub(crate) fn optional<'de, A: MapAccess<'de>, T: Wire>(
+    map: &mut A,
+    key: &'static str,
+    on_null: OnNull,
+    track: bool,
+) -> Result<Option<T>, A::Error> {
+    let mark = if track { read::mark() } else { 0 };
+    let r = map.next_value::<Option<T::Proxy>>();
+    if track {
+        read::prefix_since(mark, &key);
+    }
+    match r {
+        Ok(Some(p)) => Ok(Some(T::from_proxy(p))),
+        Ok(None) => match on_null {
+            OnNull::Absent => {
+                read::report(WarningKind::NullAsAbsent, key);
+                Ok(None)
+            }
+            OnNull::State => {
+                read::report(WarningKind::NullState, key);
+                Ok(None)
+            }
+            OnNull::Reject => Err(at(
+                de::Error::custom(
+                    "null is not allowed here; omit the field instead (AG-UI 1.0 §6 rule 12)",
+                ),
+                &key,
+            )),
+        },
+        Err(e) => Err(at(e, &key)),
+    }
+}
+
+/// Skips the value of a key the type does not declare, reporting it.
+#[cold]
+pub(crate) fn unknown<'de, A: MapAccess<'de>>(
+    map: &mut A,
+    key: &str,
+    kind: WarningKind,
+) -> Result<(), A::Error> {
+    read::report(kind, key);
+    map.next_value::<de::IgnoredAny>()
+        .map(|_| ())
+        .map_err(|e| at(e, &escape_token(key)))
+}
+
+/// The error for a key given twice.
+#[cold]
+pub(crate) fn duplicate<E: de::Error>(key: &'static str) -> E {
+    at(E::custom("duplicate field; each key may appear once"), &key)
+}
+
+/// The error for a required field that is missing (reported at the object's pointer).
+#[cold]
+pub(crate) fn missing<E: de::Error>(key: &'static str, what: &'static str) -> E {
+    E::custom(format_args!("missing required field `{key}` ({what})"))
+}
+
+/// Checks a tag that repeats inside an object whose type is already known.
+#[cold]
+pub(crate) fn check_tag<'de, A: MapAccess<'de>>(
+    map: &mut A,
+    key: &'static str,
+    expected: &'static str,
+) -> Result<(), A::Error> {
+    let got = map.next_value_seed(KeySeed).map_err(|e| at(e, &key))?;
+    if got.as_str() == expected {
+        Ok(())
+    } else {
+        Err(at(
+            de::Error::custom(format_args!(
+                "expected the constant {expected:?}, found {:?}",
+                got.as_str()
+            )),
+            &key,
+        ))
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Maps whose first entries were already read (late tags)
+// ---------------------------------------------------------------------------
+
+/// A map whose leading entries were buffered while looking for the tag, followed by the
+/// rest of the original map.
+pub(crate) struct Chained<A> {
+    buffered: std::vec::IntoIter<(String, Value)>,
+    pending: Option<Value>,
+    rest: A,
+}
+
+impl<A> Chained<A> {
+    pub(crate) fn new(buffered: Vec<(String, Value)>, rest: A) -> Self {
+        Chained {
+            buffered: buffered.into_iter(),
+            pending: None,
+            rest,
+        }
+    }
+}
+
+impl<'de, A: MapAccess<'de>> MapAccess<'de> for Chained<A> {
+    type Error = A::Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, A::Error> {
+        if let Some((k, v)) = self.buffered.next() {
+            self.pending = Some(v);
+            return seed
+                .deserialize(de::value::StringDeserializer::<A::Error>::new(k))
+                .map(Some);
+        }
+        self.rest.next_key_seed(seed)
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, A::Error> {
+        match self.pending.take() {
+            Some(v) => seed.deserialize(v).map_err(de::Error::custom),
+            None => self.rest.next_value_seed(seed),
+        }
+    }
+}
+
+/// The tag value found after other keys (if any), and the entries before it.
+pub(crate) type LateTag = (Option<String>, Vec<(String, Value)>);
+
+/// Reads entries until the tag key, buffering the ones before it. Returns the tag value
+/// (or `None` when the object has no tag) and the buffered entries.
+pub(crate) fn find_late_tag<'de, A: MapAccess<'de>>(
+    map: &mut A,
+    first_key: String,
+    tag_key: &'static str,
+) -> Result<LateTag, A::Error> {
+    let mut buffered = Vec::new();
+    let first_value: Value = map
+        .next_value()
+        .map_err(|e| at(e, &escape_token(&first_key)))?;
+    buffered.push((first_key, first_value));
+    while let Some(key) = map.next_key_seed(KeySeed)? {
+        if key.as_str() == tag_key {
+            let tag = map.next_value_seed(KeySeed).map_err(|e| at(e, &tag_key))?;
+            return Ok((Some(tag.as_str().to_owned()), buffered));
+        }
+        let owned = key.as_str().to_owned();
+        let v: Value = map.next_value().map_err(|e| at(e, &escape_token(&owned)))?;
+        buffered.push((owned, v));
+    }
+    Ok((None, buffered))
+}
+
+/// The error for an unrecognised tag value of a closed union.
+#[cold]
+pub(crate) fn unknown_tag<E: de::Error>(
+    tag_key: &'static str,
+    found: &str,
+    union: &'static str,
+    expected: &'static [&'static str],
+) -> E {
+    at(
+        E::custom(format_args!(
+            "unknown {union} {found:?}; expected one of {}",
+            ExpectedList(expected)
+        )),
+        &tag_key,
+    )
+}
+
+/// The error for a union member without its tag.
+#[cold]
+pub(crate) fn missing_tag<E: de::Error>(
+    tag_key: &'static str,
+    union: &'static str,
+    expected: &'static [&'static str],
+) -> E {
+    E::custom(format_args!(
+        "missing required field `{tag_key}` (the {union} tag, one of {})",
+        ExpectedList(expected)
+    ))
+}
+
+struct ExpectedList(&'static [&'static str]);
+
+impl fmt::Display for ExpectedList {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, v) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{v:?}")?;
+        }
+        Ok(())
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The struct macro
+// ---------------------------------------------------------------------------
+
+/// Declares a wire object: the struct, its constructor and `with_*` setters, and exact
+/// `Serialize` / forgiving `Deserialize` impls.
+///
+/// ```text
+/// wire_struct! {
+///     /// docs
+///     pub struct Name ["tagKey" = "TAG"] {
+///         required { /// doc
+///                    field: Type = "wireName" ("what it is"), }
+///         optional { /// doc
+///                    field / with_field: Type = "wireName" [Absent], }
+///     }
+/// }
+/// ```
+macro_rules! wire_struct {
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident $([$tagkey:literal = $tagval:literal])? {
+            required {
+                $(
+                    $(#[$rmeta:meta])*
+                    $rfield:ident : $rty:ty = $rwire:literal ($rwhat:literal)
+                ),* $(,)?
+            }
+            optional {
+                $(
+                    $(#[$ometa:meta])*
+                    $ofield:ident / $owith:ident : $oty:ty = $owire:literal [$onull:ident]
+                ),* $(,)?
+            }
+            $(open { $open:ident })?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, PartialEq)]
+        #[non_exhaustive]
+        #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+        #[cfg_attr(feature = "schemars", schemars(transform = $name::__wire_schema))]
+        pub struct $name {
+            $(
+                $(#[$rmeta])*
+                #[cfg_attr(feature = "schemars", schemars(rename = $rwire,
+                    transform = $crate::codec::schema::required))]
+                pub $rfield: $rty,
+            )*
+            $(
+                $(#[$ometa])*
+                #[cfg_attr(feature = "schemars", schemars(rename = $owire,
+                    transform = $crate::codec::schema::optional::<$crate::codec::schema::$onull>))]
+                pub $ofield: Option<$oty>,
+            )*
+        }
+
+        impl $name {
+            /// Creates the value from its required fields; every optional field is absent.
+            #[allow(clippy::new_without_default, clippy::too_many_arguments)]
+            #[must_use]
+            pub fn new($($rfield: impl Into<$rty>),*) -> Self {
+                Self {
+                    $($rfield: $rfield.into(),)*
+                    $($ofield: None,)*
+                }
+            }
+
+            $(
+                #[doc = concat!("Sets `", $owire, "`.")]
+                #[must_use]
+                pub fn $owith(mut self, value: impl Into<$oty>) -> Self {
+                    self.$ofield = Some(value.into());
+                    self
+                }
+            )*
+
+            /// The wire tag of this type, if it is a member of a tagged union.
+            #[allow(dead_code)]
+            pub(crate) const WIRE_TAG: Option<(&'static str, &'static str)> =
+                $crate::codec::wire::wire_struct!(@tag $($tagkey, $tagval)?);
+
+            /// States the tag and whether the object is closed in the derived schema.
+            #[cfg(feature = "schemars")]
+            fn __wire_schema(s: &mut ::schemars::Schema) {
+                $crate::codec::schema::object(
+                    s,
+                    Self::WIRE_TAG,
+                    $crate::codec::wire::wire_struct!(@tag_doc $($tagkey, $tagval)?),
+                    $crate::codec::wire::wire_struct!(@open $($open)?),
+                );
+            }
+
+            /// Reads the remaining fields of this object from `map`. `tag_read` says whether
+            /// the tag has already been consumed by a union dispatcher.
+            #[doc(hidden)]
+            #[allow(unused_mut, unused_variables)]
+            pub fn __from_map<'de, A: ::serde::de::MapAccess<'de>>(
+                mut map: A,
+                tag_read: bool,
+            ) -> Result<Self, A::Error> {
+                let track = $crate::codec::read::collecting();
+                let mut tag_seen = tag_read;
+                $( let mut $rfield: Option<$rty> = None; )*
+                $( let mut $ofield: Option<Option<$oty>> = None; )*
+                while let Some(key) = map.next_key_seed($crate::codec::wire::KeySeed)? {
+                    match key.as_str() {
+                        $(
+                            $rwire => {
+                                if $rfield.is_some() {
+                                    return Err($crate::codec::wire::duplicate($rwire));
+                                }
+                                $rfield = Some($crate::codec::wire::required::<A, $rty>(&mut map, $rwire, track)?);
+                            }
+                        )*
+                        $(
+                            $owire => {
+                                if $ofield.is_some() {
+                                    return Err($crate::codec::wire::duplicate($owire));
+                                }
+                                $ofield = Some($crate::codec::wire::optional::<A, $oty>(
+                                    &mut map, $owire, $crate::codec::wire::OnNull::$onull, track)?);
+                            }
+                        )*
+                        $(
+                            $tagkey => {
+                                if tag_seen {
+                                    return Err($crate::codec::wire::duplicate($tagkey));
+                                }
+                                tag_seen = true;
+                                $crate::codec::wire::check_tag(&mut map, $tagkey, $tagval)?;
+                            }
+                        )?
+                        other => {
+                            $crate::codec::wire::unknown(
+                                &mut map,
+                                other,
+                                $crate::codec::wire::wire_struct!(@unknown_kind $($open)?),
+                            )?;
+                        }
+                    }
+                }
+                $(
+                    if !tag_seen {
+                        return Err($crate::codec::wire::missing($tagkey, concat!("the constant ", stringify!($tagval))));
+                    }
+                )?
+                Ok(Self {
+                    $(
+                        $rfield: match $rfield {
+                            Some(v) => v,
+                            None => return Err($crate::codec::wire::missing($rwire, $rwhat)),
+                        },
+                    )*
+                    $( $ofield: $ofield.flatten(), )*
+                })
+            }
+        }
+
+        impl ::serde::Serialize for $name {
+            fn serialize<S: ::serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                use ::serde::ser::SerializeMap;
+                let mut m = s.serialize_map(None)?;
+                $( m.serialize_entry($tagkey, $tagval)?; )?
+                $( m.serialize_entry($rwire, &$crate::codec::wire::W(&self.$rfield))?; )*
+                $(
+                    if let Some(v) = &self.$ofield
+                        && !$crate::codec::wire::Wire::omitted_when_optional(v)
+                    {
+                        m.serialize_entry($owire, &$crate::codec::wire::W(v))?;
+                    }
+                )*
+                m.end()
+            }
+        }
+
+        impl<'de> ::serde::Deserialize<'de> for $name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl<'de> ::serde::de::Visitor<'de> for V {
+                    type Value = $name;
+                    fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        f.write_str(concat!("a JSON object (", stringify!($name), ")"))
+                    }
+                    fn visit_map<A: ::serde::de::MapAccess<'de>>(self, map: A) -> Result<$name, A::Error> {
+                        $name::__from_map(map, false)
+                    }
+                }
+                d.deserialize_map(V)
+            }
+        }
+
+        $crate::codec::wire::wire_as_self!($name);
+    };
+    (@tag $k:literal, $v:literal) => { Some(($k, $v)) };
+    (@tag) => { None };
+    (@tag_doc $k:literal, $v:literal) => {
+        concat!("Always `", $v, "`: the `", $k, "` tag that identifies this object.")
+    };
+    (@tag_doc) => { "" };
+    (@open open) => { true };
+    (@open) => { false };
+    (@unknown_kind open) => { $crate::codec::read::WarningKind::IgnoredMember };
+    (@unknown_kind) => { $crate::codec::read::WarningKind::UnknownField };
+}
+pub(crate) use wire_struct;
+
+// ---------------------------------------------------------------------------
+// The tagged-union macro
+// ---------------------------------------------------------------------------
+
+/// Declares a union tagged by `tag_key` whose members are [`wire_struct!`] types carrying
+/// the same tag. `Serialize` delegates to the member (which writes its tag first). A
+/// variant marked `[boxed]` holds its member in a `Box` (to keep the enum small).
+macro_rules! tagged_union {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident [$tagkey:literal, $what:literal] {
+            $(
+                $(#[$vmeta:meta])*
+                $variant:ident($inner:ty) = $tag:literal $([$boxed:ident])?
+            ),* $(,)?
+        }
+        $(legacy $legacy:path;)?
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, PartialEq)]
+        #[non_exhaustive]
+        #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+        #[cfg_attr(feature = "schemars", schemars(untagged, transform = $crate::codec::schema::one_of))]
+        pub enum $name {
+            $(
+                $(#[$vmeta])*
+                $variant($crate::codec::wire::tagged_union!(@ty $inner $(, $boxed)?)),
+            )*
+        }
+
+        impl $name {
+            /// Every tag value of this union, in declaration order.
+            pub const TAGS: &'static [&'static str] = &[$($tag),*];
+
+            /// The tag value this member is written with.
+            #[must_use]
+            pub fn tag(&self) -> &'static str {
+                match self {
+                    $( Self::$variant(_) => $tag, )*
+                }
+            }
+
+            #[allow(unreachable_code, unused_variables)]
+            fn __dispatch<'de, A: ::serde::de::MapAccess<'de>>(
+                tag: &str,
+                map: A,
+            ) -> Result<Self, A::Error> {
+                match tag {
+                    $( $tag => <$inner>::__from_map(map, true).map(|v| Self::$variant(v.into())), )*
+                    other => {
+                        $( if let Some(r) = $legacy(other, map) { return r; } )?
+                        Err($crate::codec::wire::unknown_tag($tagkey, other, $what, Self::TAGS))
+                    }
+                }
+            }
+        }
+
+        $(
+            impl From<$inner> for $name {
+                fn from(v: $inner) -> Self {
+                    Self::$variant(v.into())
+                }
+            }
+        )*
+
+        impl ::serde::Serialize for $name {
+            fn serialize<S: ::serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                match self {
+                    $( Self::$variant(v) => ::serde::Serialize::serialize(v, s), )*
+                }
+            }
+        }
+
+        impl<'de> ::serde::Deserialize<'de> for $name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl<'de> ::serde::de::Visitor<'de> for V {
+                    type Value = $name;
+                    fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        f.write_str(concat!("a JSON object (", stringify!($name), ")"))
+                    }
+                    fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> Result<$name, A::Error> {
+                        let Some(first) = map.next_key_seed($crate::codec::wire::KeySeed)? else {
+                            return Err($crate::codec::wire::missing_tag($tagkey, $what, $name::TAGS));
+                        };
+                        if first.as_str() == $tagkey {
+                            let tag = map
+                                .next_value_seed($crate::codec::wire::KeySeed)
+                                .map_err(|e| $crate::codec::wire::at(e, &$tagkey))?;
+                            return $name::__dispatch(tag.as_str(), map);
+                        }
+                        let first = first.as_str().to_owned();
+                        let (tag, buffered) = $crate::codec::wire::find_late_tag(&mut map, first, $tagkey)?;
+                        match tag {
+                            Some(tag) => $name::__dispatch(&tag, $crate::codec::wire::Chained::new(buffered, map)),
+                            None => Err($crate::codec::wire::missing_tag($tagkey, $what, $name::TAGS)),
+                        }
+                    }
+                }
+                d.deserialize_map(V)
+            }
+        }
+
+        $crate::codec::wire::wire_as_self!($name);
+    };
+    (@ty $inner:ty) => { $inner };
+    (@ty $inner:ty, boxed) => { Box<$inner> };
+}
+pub(crate) use tagged_union;
+
+/// Declares a closed string enumeration.
+macro_rules! wire_enum {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident [$what:literal] {
+            $(
+                $(#[$vmeta:meta])*
+                $variant:ident = $wire:literal
+            ),* $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[non_exhaustive]
+        #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
+        #[cfg_attr(feature = "schemars", schemars(transform = $name::__wire_schema))]
+        pub enum $name {
+            $(
+                $(#[$vmeta])*
+                #[cfg_attr(feature = "schemars", schemars(rename = $wire))]
+                $variant,
+            )*
+        }
+
+        impl $name {
+            /// Every value, in the protocol's declaration order.
+            pub const ALL: &'static [$name] = &[$(Self::$variant),*];
+            /// Every wire string, in the protocol's declaration order.
+            pub const WIRE_NAMES: &'static [&'static str] = &[$($wire),*];
+
+            /// States the enumeration in the derived schema.
+            #[cfg(feature = "schemars")]
+            fn __wire_schema(s: &mut ::schemars::Schema) {
+                $crate::codec::schema::string_enum(s, Self::WIRE_NAMES);
+            }
+
+            /// The wire string.
+            #[must_use]
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $( Self::$variant => $wire, )*
+                }
+            }
+
+            /// Parses a wire string (exact, case-sensitive).
+            #[must_use]
+            pub fn from_wire(s: &str) -> Option<Self> {
+                match s {
+                    $( $wire => Some(Self::$variant), )*
+                    _ => None,
+                }
+            }
+        }
+
+        impl ::std::fmt::Display for $name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl ::std::str::FromStr for $name {
+            type Err = $crate::Error;
+            fn from_str(s: &str) -> Result<Self, $crate::Error> {
+                Self::from_wire(s).ok_or_else(|| $crate::Error::Invalid {
+                    pointer: String::new(),
+                    message: format!("unknown {} {:?}; expected one of {:?}", $what, s, Self::WIRE_NAMES),
+                    line: 0,
+                    column: 0,
+                })
+            }
+        }
+
+        impl ::serde::Serialize for $name {
+            fn serialize<S: ::serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> ::serde::Deserialize<'de> for $name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let key = ::serde::de::DeserializeSeed::deserialize($crate::codec::wire::KeySeed, d)?;
+                $name::from_wire(key.as_str()).ok_or_else(|| {
+                    <D::Error as ::serde::de::Error>::custom(format_args!(
+                        "unknown {} {:?}; expected one of {:?}", $what, key.as_str(), $name::WIRE_NAMES
+                    ))
+                })
+            }
+        }
+
+        $crate::codec::wire::wire_as_self!($name);
+    };
+}
+pub(crate) use wire_enum;
+
+impl<T: Wire> Wire for Box<T> {
+    type Proxy = T::Proxy;
+    #[inline]
+    fn from_proxy(p: T::Proxy) -> Self {
+        Box::new(T::from_proxy(p))
+    }
+    fn write<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        (**self).write(s)
+    }
+    #[inline]
+    fn omitted_when_optional(&self) -> bool {
+        (**self).omitted_when_optional()
+    }
+}

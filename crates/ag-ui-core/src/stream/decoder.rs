@@ -1,0 +1,125 @@
+//! Decoding a stream of events as the 1.0 receiver does (spec §2.3): unknown event types
+//! dropped with a warning, 0.x `THINKING_*` events translated, everything else decoded by
+//! [`crate::decode`].
+
+use serde_json::{Map, Value};
+
+use crate::codec::error::{Error, Result};
+use crate::codec::read::{self, Decoded, ReadMode, Warning, WarningKind};
+use crate::model::event::{Event, LEGACY_EVENT_TYPES};
+
+/// A stateful event decoder for one stream.
+///
+/// It holds what translating 0.x reasoning events needs (the ids of the open span and
+/// message, which 0.x events did not carry) and mints ids with the given generator
+/// (UUID v4 by default).
+pub struct EventDecoder {
+    mode: ReadMode,
+    reasoning_id: Option<String>,
+    message_id: Option<String>,
+    mint: Box<dyn FnMut() -> String + Send>,
+}
+
+impl std::fmt::Debug for EventDecoder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EventDecoder")
+            .field("mode", &self.mode)
+            .field("reasoning_id", &self.reasoning_id)
+            .field("message_id", &self.message_id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for EventDecoder {
+    fn default() -> Self {
+        Self::new(ReadMode::Forgiving)
+    }
+}
+
+impl EventDecoder {
+    /// A decoder reading in `mode`.
+    #[must_use]
+    pub fn new(mode: ReadMode) -> Self {
+        EventDecoder {
+            mode,
+            reasoning_id: None,
+            message_id: None,
+            mint: Box::new(|| uuid::Uuid::new_v4().to_string()),
+        }
+    }
+
+    /// Replaces the id generator used when translating 0.x reasoning events.
+    #[must_use]
+    pub fn with_id_generator(mut self, mint: impl FnMut() -> String + Send + 'static) -> Self {
+        self.mint = Box::new(mint);
+        self
+    }
+
+    /// Decodes one event's JSON text. `Ok(None)` value means the event was dropped (an
+    /// unknown type; the warning says which).
+    ///
+    /// # Errors
+    /// As [`crate::decode`], except that an unknown event type is a warning, not an error.
+    pub fn decode(&mut self, json: &str) -> Result<Decoded<Option<Event>>> {
+        match read::decode::<Event>(json, self.mode) {
+            Ok(d) => Ok(Decoded {
+                value: Some(d.value),
+                warnings: d.warnings,
+            }),
+            Err(
+                Error::UnknownEventType { event_type } | Error::LegacyEventType { event_type, .. },
+            ) => self.unknown(json, &event_type),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn unknown(&mut self, json: &str, event_type: &str) -> Result<Decoded<Option<Event>>> {
+        let Some(successor) = LEGACY_EVENT_TYPES
+            .iter()
+            .find(|(n, _)| *n == event_type)
+            .map(|p| p.1)
+        else {
+            return Ok(Decoded {
+                value: None,
+                warnings: vec![Warning::new(WarningKind::UnknownEventType, "/type")],
+            });
+        };
+        if self.mode == ReadMode::Exact {
+            return Err(Error::NotExact {
+                kind: WarningKind::LegacyEvent,
+                pointer: "/type".into(),
+            });
+        }
+        let mut map: Map<String, Value> = read::from_str(json)?;
+        let mut warnings = vec![Warning::new(WarningKind::LegacyEvent, "/type")];
+        map.insert("type".into(), Value::String(successor.as_str().into()));
+        let id = match event_type {
+            "THINKING_START" => {
+                if map.remove("title").is_some() {
+                    warnings.push(Warning::new(WarningKind::LegacyEvent, "/title"));
+                }
+                let id = (self.mint)();
+                self.reasoning_id = Some(id.clone());
+                id
+            }
+            "THINKING_END" => self.reasoning_id.take().unwrap_or_else(&mut self.mint),
+            "THINKING_TEXT_MESSAGE_START" => {
+                map.insert("role".into(), Value::String("reasoning".into()));
+                let id = (self.mint)();
+                self.message_id = Some(id.clone());
+                id
+            }
+            "THINKING_TEXT_MESSAGE_CONTENT" => {
+                self.message_id.clone().unwrap_or_else(&mut self.mint)
+            }
+            _ => self.message_id.take().unwrap_or_else(&mut self.mint),
+        };
+        map.insert("messageId".into(), Value::String(id));
+        let decoded = read::decode_value::<Event>(&Value::Object(map), self.mode)?;
+        warnings.extend(decoded.warnings);
+        Ok(Decoded {
+            value: Some(decoded.value),
+            warnings,
+        })
+    }
+}

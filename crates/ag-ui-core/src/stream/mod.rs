@@ -1,0 +1,9 @@
+//! Event streams, as a client receives them: SSE framing ([`sse`]), the stream decoder
+//! (unknown events dropped, 0.x events translated), chunk expansion ([`chunk`]), the
+//! lifecycle verifier ([`verify`]) and the pipeline that runs them in order.
+
+pub mod chunk;
+pub(crate) mod decoder;
+pub(crate) mod pipeline;
+pub mod sse;
+pub mod verify;

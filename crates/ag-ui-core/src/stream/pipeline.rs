@@ -1,0 +1,239 @@
+//! The client's receiving pipeline: decode (spec §2.3) → expand chunks (§9.3) → verify (§9.1).
+
+use serde_json::Value;
+
+use crate::codec::error::Error;
+use crate::codec::read::{Decoded, ReadMode};
+use crate::model::event::Event;
+use crate::stream::decoder::EventDecoder;
+use crate::stream::verify::{Rule, StreamChecker, Violation};
+
+/// Why an event of a stream was refused.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum PipelineError {
+    /// The event's text is not an AG-UI 1.0 event (malformed JSON, a malformed known field)
+    /// and breaks no stream rule in particular.
+    #[error("event {index} rejected by the reader: {error}")]
+    Decode {
+        /// 0-based index of the event in the stream.
+        index: usize,
+        /// What the reader reported.
+        #[source]
+        error: Error,
+    },
+    /// The event breaks a stream rule.
+    #[error(transparent)]
+    Violation(#[from] Violation),
+}
+
+impl PipelineError {
+    /// 0-based index of the refused event in the stream.
+    #[must_use]
+    pub fn index(&self) -> usize {
+        match self {
+            PipelineError::Decode { index, .. } => *index,
+            PipelineError::Violation(v) => v.index,
+        }
+    }
+
+    /// The rule broken, when the error is a rule violation.
+    #[must_use]
+    pub fn rule(&self) -> Option<Rule> {
+        match self {
+            PipelineError::Decode { .. } => None,
+            PipelineError::Violation(v) => Some(v.rule),
+        }
+    }
+}
+
+/// What an AG-UI 1.0 client does with each event of a stream, in the reference order:
+/// decode the text ([`EventDecoder`]: unknown event types dropped with a warning, 0.x
+/// reasoning events translated), expand chunks ([`crate::ChunkExpander`]), verify the
+/// result ([`crate::Verifier`]). What comes out is what a client applies to its state.
+///
+/// Indices in errors count the events given to the pipeline, dropped ones included.
+///
+/// Rules that a typed [`Event`] cannot break are reported here, from the reader's
+/// rejection of the event text: `O6` (`subagentRunId: null`, spec §6 rule 12), the string
+/// `subagentRunId` and `name` of `A1`, the string `subagentRunId` and `message` of `A2`,
+/// and the outcome type of `A3`. Any other rejected text is a [`PipelineError::Decode`].
+///
+/// ```
+/// use ag_ui_core::{EventPipeline, Rule};
+///
+/// let mut pipeline = EventPipeline::new();
+/// pipeline.push_text(r#"{"type":"RUN_STARTED","threadId":"t1","runId":"r1"}"#)?;
+/// let out = pipeline.push_text(r#"{"type":"TEXT_MESSAGE_CHUNK","messageId":"m1","delta":"Hi"}"#)?;
+/// assert_eq!(out.value.len(), 2); // TEXT_MESSAGE_START, TEXT_MESSAGE_CONTENT
+///
+/// let dropped = pipeline.push_text(r#"{"type":"FUTURE_EVENT"}"#)?;
+/// assert!(dropped.value.is_empty());
+/// assert_eq!(dropped.warnings.len(), 1);
+///
+/// let err = pipeline
+///     .push_text(r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"!","subagentRunId":null}"#)
+///     .unwrap_err();
+/// assert_eq!((err.rule(), err.index()), (Some(Rule::O6), 3));
+/// # Ok::<(), ag_ui_core::PipelineError>(())
+/// ```
+#[derive(Debug)]
+pub struct EventPipeline {
+    decoder: EventDecoder,
+    checker: StreamChecker,
+}
+
+impl Default for EventPipeline {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl EventPipeline {
+    /// A pipeline with a forgiving decoder (the 1.0 receiver).
+    #[must_use]
+    pub fn new() -> Self {
+        Self::with_decoder(EventDecoder::new(ReadMode::Forgiving))
+    }
+
+    /// A pipeline decoding with `decoder` (for exact mode, or a custom id generator for
+    /// translated 0.x events).
+    #[must_use]
+    pub fn with_decoder(decoder: EventDecoder) -> Self {
+        EventPipeline {
+            decoder,
+            checker: StreamChecker::default(),
+        }
+    }
+
+    /// How many events have been given (the index the next one gets).
+    #[must_use]
+    pub fn events_seen(&self) -> usize {
+        self.checker.index()
+    }
+
+    /// Takes the next event's JSON text (one SSE `data` payload). Returns the events to
+    /// apply, in order — none for a dropped event, several when the event closes a pending
+    /// chunk stream or is a chunk — and what the reader forgave.
+    ///
+    /// # Errors
+    /// [`PipelineError::Violation`] for a broken rule, [`PipelineError::Decode`] for text
+    /// that is not an AG-UI 1.0 event. Stop reading the stream at the first error, as the
+    /// reference client does.
+    pub fn push_text(&mut self, json: &str) -> Result<Decoded<Vec<Event>>, PipelineError> {
+        let decoded = match self.decoder.decode(json) {
+            Ok(d) => d,
+            Err(error) => {
+                let index = self.checker.skip();
+                return Err(match rule_of_rejection(json, &error, index) {
+                    Some(v) => PipelineError::Violation(v),
+                    None => PipelineError::Decode { index, error },
+                });
+            }
+        };
+        let events = match decoded.value {
+            None => {
+                self.checker.skip();
+                Vec::new()
+            }
+            Some(event) => self.push_event(event)?,
+        };
+        Ok(Decoded {
+            value: events,
+            warnings: decoded.warnings,
+        })
+    }
+
+    /// Takes the next event, already decoded. Returns the events to apply, in order.
+    ///
+    /// # Errors
+    /// [`PipelineError::Violation`] for a broken rule.
+    pub fn push_event(&mut self, event: Event) -> Result<Vec<Event>, PipelineError> {
+        let mut out = Vec::new();
+        if self.checker.check(&event, &mut out)? {
+            out.push(event);
+        }
+        Ok(out)
+    }
+
+    /// Ends the stream: returns the `*_END` events closing chunk streams still pending,
+    /// after verifying them.
+    ///
+    /// # Errors
+    /// [`PipelineError::Violation`] if closing them breaks a rule.
+    pub fn finish(&mut self) -> Result<Vec<Event>, PipelineError> {
+        let mut out = Vec::new();
+        self.checker.finish(&mut out)?;
+        Ok(out)
+    }
+}
+
+/// The stream rule behind the reader's rejection of `json`, if there is one.
+fn rule_of_rejection(json: &str, error: &Error, index: usize) -> Option<Violation> {
+    let doc: Value = serde_json::from_str(json).ok()?;
+    if let Some(pointer) = error.pointer()
+        && pointer.rsplit('/').next() == Some("subagentRunId")
+        && doc.pointer(pointer).is_some_and(Value::is_null)
+    {
+        let parent = &pointer[..pointer.len() - "/subagentRunId".len()];
+        let ids = doc
+            .pointer(parent)
+            .and_then(|o| {
+                ["id", "messageId", "toolCallId"]
+                    .iter()
+                    .find_map(|k| o.get(k).and_then(Value::as_str))
+            })
+            .map(|id| vec![id.to_owned()])
+            .unwrap_or_default();
+        return Some(Violation::new(
+            Rule::O6,
+            index,
+            ids,
+            format!(
+                "{} carries subagentRunId: null at {pointer}: the field is optional and is left out for the parent agent; null is rejected everywhere (spec §6 rule 12)",
+                event_type(&doc)
+            ),
+        ));
+    }
+    let string = |key: &str| doc.get(key).and_then(Value::as_str);
+    let id = string("subagentRunId")
+        .map(|s| vec![s.to_owned()])
+        .unwrap_or_default();
+    let (rule, what) = match event_type(&doc) {
+        "SUBAGENT_STARTED" if string("subagentRunId").is_none() => {
+            (Rule::A1, "a string subagentRunId")
+        }
+        "SUBAGENT_STARTED" if string("name").is_none() => (Rule::A1, "a string name"),
+        "SUBAGENT_FINISHED" | "SUBAGENT_ERROR" if string("subagentRunId").is_none() => {
+            (Rule::A2, "a string subagentRunId")
+        }
+        "SUBAGENT_ERROR" if string("message").is_none() => (Rule::A2, "a string message"),
+        "SUBAGENT_FINISHED"
+            if doc.get("outcome").is_some_and(|o| {
+                !matches!(
+                    o.get("type").and_then(Value::as_str),
+                    Some("success" | "suspended")
+                )
+            }) =>
+        {
+            (
+                Rule::A3,
+                "an outcome of type \"success\" or \"suspended\" (or no outcome)",
+            )
+        }
+        _ => return None,
+    };
+    Some(Violation::new(
+        rule,
+        index,
+        id,
+        format!(
+            "{} needs {what} (the reader says: {error})",
+            event_type(&doc)
+        ),
+    ))
+}
+
+fn event_type(doc: &Value) -> &str {
+    doc.get("type").and_then(Value::as_str).unwrap_or("event")
+}

@@ -1,0 +1,246 @@
+//! Server-Sent Events framing (spec §8.3): one event per message, `data: <compact JSON>`
+//! followed by a blank line.
+
+use std::io::Write;
+
+use serde::Serialize;
+
+use crate::codec::error::{Error, Result};
+
+/// Media type of an AG-UI SSE stream.
+pub const SSE_MEDIA_TYPE: &str = "text/event-stream";
+
+/// Media type of the AG-UI protobuf stream (not implemented by this crate; named so that
+/// servers can negotiate it away).
+pub const PROTO_MEDIA_TYPE: &str = "application/vnd.ag-ui.event+proto";
+
+/// Default cap on one SSE message (10 MiB, as the official client).
+pub const DEFAULT_MAX_FRAME_BYTES: usize = 10 * 1024 * 1024;
+
+pub use crate::codec::write::{to_string, to_vec};
+
+/// Encodes one SSE message: `data: ` + compact JSON + `\n\n`.
+///
+/// # Errors
+/// As [`to_string`].
+pub fn to_sse_frame<T: Serialize + ?Sized>(value: &T) -> Result<String> {
+    let mut out = Vec::with_capacity(128);
+    write_sse_frame(&mut out, value)?;
+    // The JSON writer only produces UTF-8.
+    String::from_utf8(out).map_err(|e| Error::Encode {
+        message: e.to_string(),
+    })
+}
+
+/// Writes one SSE message to `w`. The value is encoded first, so a value that cannot be
+/// encoded writes nothing.
+///
+/// # Errors
+/// As [`to_string`], and [`Error::Io`] when writing fails.
+pub fn write_sse_frame<W: Write, T: Serialize + ?Sized>(mut w: W, value: &T) -> Result<()> {
+    let mut frame = Vec::with_capacity(256);
+    frame.extend_from_slice(b"data: ");
+    crate::codec::write::write(&mut frame, value).map_err(|e| Error::encode(&e))?;
+    frame.extend_from_slice(b"\n\n");
+    w.write_all(&frame)?;
+    Ok(())
+}
+
+/// An incremental SSE reader: bytes in (in chunks of any size), message data out.
+///
+/// Follows the SSE rules the official client uses: messages end at a blank line; only
+/// `data:` lines count (one optional space after the colon is removed), several are joined
+/// with `\n`; comments and other fields (`event`, `id`, `retry`) are ignored; lines may end
+/// in LF, CRLF or CR; a UTF-8 character split across chunks is reassembled; a final message
+/// without its blank line is delivered by [`SseReader::finish`]. Invalid UTF-8 and a
+/// message larger than the cap are errors that name the byte offset.
+#[derive(Debug)]
+pub struct SseReader {
+    buf: Vec<u8>,
+    scanned: usize,
+    data: String,
+    has_data: bool,
+    consumed: u64,
+    max_frame: usize,
+    ready: std::collections::VecDeque<String>,
+    failed: bool,
+    /// The last line ended in a CR at the end of a chunk: an LF opening the next chunk is
+    /// the rest of that CRLF, not a blank line.
+    skip_lf: bool,
+}
+
+impl Default for SseReader {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl SseReader {
+    /// A reader with the default 10 MiB message cap.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::with_max_frame_bytes(DEFAULT_MAX_FRAME_BYTES)
+    }
+
+    /// A reader whose messages may not exceed `max` bytes.
+    #[must_use]
+    pub fn with_max_frame_bytes(max: usize) -> Self {
+        SseReader {
+            buf: Vec::new(),
+            scanned: 0,
+            data: String::new(),
+            has_data: false,
+            consumed: 0,
+            max_frame: max,
+            ready: std::collections::VecDeque::new(),
+            failed: false,
+            skip_lf: false,
+        }
+    }
+
+    /// Feeds bytes; complete messages become available through [`SseReader::next_message`].
+    ///
+    /// # Errors
+    /// [`Error::Sse`] for invalid UTF-8 in a line or a message over the cap. After an error
+    /// the reader refuses further input.
+    pub fn feed(&mut self, bytes: &[u8]) -> Result<()> {
+        if self.failed {
+            return Err(self.sse_error("the reader already failed"));
+        }
+        self.buf.extend_from_slice(bytes);
+        let r = self.process(false);
+        if r.is_err() {
+            self.failed = true;
+        }
+        r
+    }
+
+    /// The next complete message's data, if any.
+    pub fn next_message(&mut self) -> Option<String> {
+        self.ready.pop_front()
+    }
+
+    /// Ends the stream: a final message without its terminating blank line is delivered.
+    ///
+    /// # Errors
+    /// As [`SseReader::feed`].
+    pub fn finish(&mut self) -> Result<Option<String>> {
+        if self.failed {
+            return Err(self.sse_error("the reader already failed"));
+        }
+        self.process(true)?;
+        if !self.buf.is_empty() {
+            let line = std::mem::take(&mut self.buf);
+            self.scanned = 0;
+            self.line(&line)?;
+        }
+        self.dispatch();
+        Ok(self.ready.pop_front())
+    }
+
+    fn sse_error(&self, message: impl Into<String>) -> Error {
+        Error::Sse {
+            offset: self.consumed,
+            message: message.into(),
+        }
+    }
+
+    fn process(&mut self, at_end: bool) -> Result<()> {
+        // Lines are cut from the buffer by offset and the consumed prefix is removed once at
+        // the end, so a chunk holding many short lines costs linear time, not quadratic.
+        let buf = std::mem::take(&mut self.buf);
+        let mut start = 0;
+        if self.skip_lf && !buf.is_empty() {
+            if buf[0] == b'\n' {
+                start = 1;
+                self.consumed += 1;
+            }
+            self.skip_lf = false;
+        }
+        let mut scanned = self.scanned.max(start);
+        let mut result = Ok(());
+        loop {
+            let Some(rel) = buf[scanned..]
+                .iter()
+                .position(|b| *b == b'\n' || *b == b'\r')
+            else {
+                scanned = buf.len();
+                break;
+            };
+            let end = scanned + rel;
+            let terminator = if buf[end] == b'\r' {
+                match buf.get(end + 1) {
+                    Some(b'\n') => 2,
+                    Some(_) => 1,
+                    // A CR at the end of the input ends the line now (CR-only streams get
+                    // their messages without waiting for the next chunk); an LF opening the
+                    // next chunk is then the second half of a CRLF.
+                    None => {
+                        self.skip_lf = !at_end;
+                        1
+                    }
+                }
+            } else {
+                1
+            };
+            if let Err(e) = self.line(&buf[start..end]) {
+                result = Err(e);
+                break;
+            }
+            self.consumed += (end + terminator - start) as u64;
+            start = end + terminator;
+            scanned = start;
+        }
+        self.buf = buf;
+        self.buf.drain(..start);
+        self.scanned = scanned - start;
+        result?;
+        let pending = self.buf.len() + self.data.len();
+        if pending > self.max_frame {
+            return Err(self.sse_error(format!(
+                "SSE message exceeds the {} byte cap without ending",
+                self.max_frame
+            )));
+        }
+        Ok(())
+    }
+
+    fn line(&mut self, line: &[u8]) -> Result<()> {
+        if line.is_empty() {
+            self.dispatch();
+            return Ok(());
+        }
+        if line[0] == b':' {
+            return Ok(());
+        }
+        let (field, value) = match line.iter().position(|b| *b == b':') {
+            Some(i) => {
+                let v = &line[i + 1..];
+                (&line[..i], v.strip_prefix(b" ").unwrap_or(v))
+            }
+            None => (line, &line[line.len()..]),
+        };
+        if field != b"data" {
+            return Ok(());
+        }
+        let text = std::str::from_utf8(value).map_err(|e| {
+            self.sse_error(format!(
+                "invalid UTF-8 in a data line (at byte {} of the line)",
+                e.valid_up_to() + (line.len() - value.len())
+            ))
+        })?;
+        if self.has_data {
+            self.data.push('\n');
+        }
+        self.data.push_str(text);
+        self.has_data = true;
+        Ok(())
+    }
+
+    fn dispatch(&mut self) {
+        if self.has_data {
+            self.ready.push_back(std::mem::take(&mut self.data));
+            self.has_data = false;
+        }
+    }
+}
