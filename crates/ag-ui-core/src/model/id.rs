@@ -3,7 +3,8 @@
 //! AG-UI ids are opaque strings: any string is valid, the empty string included, and
 //! nothing requires a UUID. Each kind of id gets its own type so that a message id cannot
 //! be passed where a tool-call id is expected; all of them are written as plain JSON
-//! strings. [`MessageId::random`] and friends mint UUID v4 ids for producers that want them.
+//! strings. With the `uuid` feature (on by default), `MessageId::random` and friends mint UUID
+//! v4 ids for producers that want them.
 
 macro_rules! id_type {
     ($(#[$meta:meta])* $name:ident) => {
@@ -21,6 +22,8 @@ macro_rules! id_type {
             }
 
             /// Mints a random (UUID v4) id.
+            #[cfg(feature = "uuid")]
+            #[cfg_attr(docsrs, doc(cfg(feature = "uuid")))]
             #[must_use]
             pub fn random() -> Self {
                 Self(::uuid::Uuid::new_v4().to_string())

@@ -6,6 +6,7 @@
 mod bench_corpus;
 mod error_table;
 mod errors;
+mod features;
 mod fixtures;
 mod fuzz;
 mod hostile;
