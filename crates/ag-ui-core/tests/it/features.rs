@@ -51,5 +51,8 @@ fn without_uuid_translated_legacy_events_get_counter_ids_unique_across_decoders(
     assert_eq!(unique.len(), 4, "{all:?}");
     // One prefix for the process, then the counter.
     let prefix = |s: &str| s.rsplit_once('-').unwrap().0.to_owned();
-    assert!(all.iter().all(|id| prefix(id) == prefix(&a_span)), "{all:?}");
+    assert!(
+        all.iter().all(|id| prefix(id) == prefix(&a_span)),
+        "{all:?}"
+    );
 }

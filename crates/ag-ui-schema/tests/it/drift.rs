@@ -94,7 +94,10 @@ fn command_writes_into_the_given_directory_and_checks_a_file_or_directory() {
     let f = file.to_str().unwrap();
 
     let (ok, _, stderr) = run(&["--check", d], &dir);
-    assert!(!ok && stderr.contains("cannot read"), "missing file: {stderr}");
+    assert!(
+        !ok && stderr.contains("cannot read"),
+        "missing file: {stderr}"
+    );
 
     let (ok, stdout, stderr) = run(&["--out", d], &dir);
     assert!(ok && stdout.is_empty(), "{stderr}");
