@@ -17,7 +17,7 @@ mod usage;
 
 pub use conversation::Conversation;
 pub use emitter::{ModelChunk, RunEmitter};
-pub use error::Error;
+pub use error::{CoreError, Error};
 pub use ids::{IdGenerator, IdKind, SequentialIds, UuidIds};
 pub use input::{RunInputBuilder, run_input};
 pub use interrupt::{
