@@ -1690,11 +1690,9 @@ impl RunEmitter {
                 self.lanes
                     .push(Lane::owned_by(Some(e.subagent_run_id.clone())));
             }
-            Event::SubagentFinished(_) | Event::SubagentError(_) => {
-                // The parent lane (index 0) is never removed.
-                if li > 0 {
-                    self.lanes.remove(li);
-                }
+            // The parent lane (index 0) is never removed.
+            Event::SubagentFinished(_) | Event::SubagentError(_) if li > 0 => {
+                self.lanes.remove(li);
             }
             Event::RunFinished(_) => self.ended = Some(EventType::RunFinished),
             Event::RunError(_) => self.ended = Some(EventType::RunError),
