@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::panic, reason = "tests fail by panicking")]
 
 mod bench_corpus;
+mod consumer;
 mod error_table;
 mod errors;
 mod fixtures;
@@ -14,3 +15,4 @@ mod props;
 mod sse;
 mod strategies;
 mod streams;
+mod thread;
