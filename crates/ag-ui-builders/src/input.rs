@@ -2,7 +2,7 @@
 
 use ag_ui_core::{
     Context, Interrupt, Message, PROTOCOL_VERSION, ResumeEntry, RunAgentInput, RunId, ThreadId,
-    Tool,
+    ThreadState, Tool,
 };
 use serde::Serialize;
 use serde_json::Value;
@@ -26,6 +26,19 @@ pub fn run_input(
         .messages(messages)
         .tools(tools)
         .build()
+}
+
+/// The thread as `input` hands it to the agent: its messages and its state (`{}` when it
+/// sends none). Apply the run's events to it (with `ag_ui_core::StreamConsumer::with_thread`)
+/// and it holds the whole thread after the run, ready for
+/// [`RunInputBuilder::thread`].
+#[must_use]
+pub fn thread_state(input: &RunAgentInput) -> ThreadState {
+    let thread = ThreadState::new().with_messages(input.messages.clone());
+    match &input.state {
+        Some(state) => thread.with_state(state.clone()),
+        None => thread,
+    }
 }
 
 /// Builds a [`RunAgentInput`]: `protocolVersion` is `"1.0"` unless changed, `tools` and
@@ -103,6 +116,51 @@ impl RunInputBuilder {
         input.resume = None;
         input.parent_run_id = None;
         Self { input }
+    }
+
+    /// Takes the messages and the state from `thread` (what the previous runs' events made
+    /// of the thread), replacing those set so far.
+    ///
+    /// ```
+    /// use ag_ui_builders::{RunEmitter, RunInputBuilder, thread_state, user_message};
+    /// use ag_ui_core::StreamConsumer;
+    ///
+    /// let first = RunInputBuilder::new("thread-1", "run-1")
+    ///     .message(user_message("msg-1", "Hi"))
+    ///     .build();
+    /// // The agent answers (here in-process; normally over HTTP as SSE).
+    /// let mut run = RunEmitter::start_for(&first);
+    /// run.text("Hello!")?;
+    /// run.state(&serde_json::json!({"greeted": true}))?;
+    /// run.finish()?;
+    /// let mut sse = Vec::new();
+    /// for event in run.into_events() {
+    ///     ag_ui_core::write_sse_frame(&mut sse, &event)?;
+    /// }
+    /// // The client folds the stream into the thread and builds the next run from it.
+    /// let mut consumer = StreamConsumer::with_thread(thread_state(&first));
+    /// consumer.feed(&sse)?;
+    /// consumer.finish()?;
+    /// let second = RunInputBuilder::next_run(&first, "run-2")
+    ///     .thread(consumer.thread())
+    ///     .message(user_message("msg-3", "How are you?"))
+    ///     .build();
+    /// assert_eq!(second.messages.len(), 3); // user, assistant, user
+    /// assert_eq!(second.state, Some(serde_json::json!({"greeted": true})));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn thread(mut self, thread: &ThreadState) -> Self {
+        self.input.messages = thread.messages().to_vec();
+        self.input.state = Some(thread.state().clone()).filter(|s| !s.is_null());
+        self
+    }
+
+    /// As [`thread`](Self::thread), moving the messages and the state out of `thread`.
+    pub fn thread_owned(mut self, thread: ThreadState) -> Self {
+        let (messages, state) = thread.into_parts();
+        self.input.messages = messages;
+        self.input.state = Some(state).filter(|s| !s.is_null());
+        self
     }
 
     /// Appends a message.

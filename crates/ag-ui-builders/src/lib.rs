@@ -47,7 +47,7 @@ pub mod __private {
 pub use emitter::{ModelChunk, RunEmitter};
 pub use error::{CoreError, Error};
 pub use ids::{IdGenerator, IdKind, SequentialIds, UuidIds};
-pub use input::{RunInputBuilder, run_input};
+pub use input::{RunInputBuilder, run_input, thread_state};
 pub use interrupt::{
     cancel, cancel_all, cancelled, confirmation, input_required, interrupt, interrupted, resolve,
     resolve_all, resume, subagent_success, subagent_suspended, success, success_pending,

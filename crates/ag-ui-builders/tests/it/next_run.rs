@@ -2,7 +2,7 @@
 
 use ag_ui_builders::event::run_finished_interrupt;
 use ag_ui_builders::*;
-use ag_ui_core::{ResumeStatus, RunFinishedOutcome};
+use ag_ui_core::{Message, ResumeStatus, RunFinishedOutcome, StreamConsumer};
 use serde_json::json;
 
 use crate::support::exact;
@@ -91,4 +91,87 @@ fn every_interrupt_is_answered_in_one_call() {
         resolve_all(paused.interrupts(), |_| json!(null))[0],
         resume("int-1", ResumeStatus::Resolved, None)
     );
+}
+
+/// The agent's side of run 1: text, a tool call awaiting approval, state; as SSE bytes.
+fn streamed_first_run(input: &ag_ui_core::RunAgentInput) -> Vec<u8> {
+    let mut run = RunEmitter::start_for(input).with_ids(SequentialIds::with_prefix("r1"));
+    run.text("Drafting the email.").unwrap();
+    let call = run
+        .tool_call("send_email", json!({"to": "bob@example.com"}))
+        .unwrap();
+    run.state(&json!({"drafts": 2, "outbox": ["bob"]})).unwrap();
+    let id = run.new_interrupt_id().unwrap();
+    run.interrupt([tool_approval(id, call, "Send it?")])
+        .unwrap();
+    let mut sse = Vec::new();
+    for event in run.into_events() {
+        ag_ui_core::write_sse_frame(&mut sse, &event).unwrap();
+    }
+    sse
+}
+
+#[test]
+fn the_next_run_is_built_from_the_streamed_thread() {
+    let first = first_input();
+    let sse = streamed_first_run(&first);
+    let mut consumer = StreamConsumer::with_thread(thread_state(&first));
+    // Chunked as a network would.
+    for piece in sse.chunks(7) {
+        consumer.feed(piece).unwrap();
+    }
+    consumer.finish().unwrap();
+    assert!(consumer.take_warnings().is_empty());
+    let thread = consumer.thread();
+
+    let next = RunInputBuilder::next_run(&first, "run-2")
+        .thread(thread)
+        .resolve_all(thread.pending_interrupts(), |_| json!({"approved": true}))
+        .build();
+    let written = exact("RunAgentInput", &next).unwrap();
+    // The history: the two input messages, then the assistant turn with its tool call.
+    let messages = written["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 3);
+    assert_eq!(messages[0]["id"], "sys-1");
+    assert_eq!(messages[1]["id"], "msg-1");
+    assert_eq!(
+        messages[2],
+        json!({
+            "id": "r1-msg-1", "role": "assistant", "content": "Drafting the email.",
+            "toolCalls": [{"id": "r1-call-1", "type": "function", "function": {
+                "name": "send_email", "arguments": "{\"to\":\"bob@example.com\"}"}}]
+        })
+    );
+    // The state the agent streamed, and everything else the first input carried.
+    assert_eq!(written["state"], json!({"drafts": 2, "outbox": ["bob"]}));
+    assert_eq!(written["tools"][0]["name"], "send_email");
+    assert_eq!(written["context"][0]["value"], "nb-NO");
+    assert_eq!(written["forwardedProps"], json!({"model": "fast"}));
+    assert_eq!(
+        written["resume"],
+        json!([{"interruptId": "r1-int-1", "status": "resolved", "payload": {"approved": true}}])
+    );
+    assert!(written.get("parentRunId").is_none());
+
+    // Moving the thread in gives the same input.
+    let moved = RunInputBuilder::next_run(&first, "run-2")
+        .thread_owned(consumer.into_thread())
+        .resume_all(next.resume.clone().unwrap())
+        .build();
+    assert_eq!(moved, next);
+}
+
+#[test]
+fn a_thread_starts_from_the_input() {
+    let first = first_input();
+    let thread = thread_state(&first);
+    assert_eq!(thread.messages(), first.messages.as_slice());
+    assert_eq!(thread.state(), &json!({"drafts": 1}));
+    let bare = RunInputBuilder::new("t", "r")
+        .message(user_message("u", "hi"))
+        .build();
+    let thread = thread_state(&bare);
+    assert_eq!(thread.state(), &json!({}));
+    let messages: Vec<Message> = thread.messages().to_vec();
+    assert_eq!(messages, bare.messages);
 }
