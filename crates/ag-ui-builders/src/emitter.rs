@@ -106,6 +106,7 @@ impl Lane {
 #[derive(Debug)]
 struct Call {
     id: ToolCallId,
+    owner: Option<SubagentRunId>,
     /// The argument text so far; `None` when the call was made by an earlier run.
     arguments: Option<String>,
 }
@@ -116,6 +117,7 @@ struct Call {
 struct Activity {
     id: MessageId,
     activity_type: String,
+    owner: Option<SubagentRunId>,
     content: Option<Map<String, Value>>,
 }
 
@@ -141,9 +143,11 @@ struct Activity {
 /// * Between [`subagent_start`](Self::subagent_start) and its end, everything emitted is
 ///   attributed to that invocation (`subagentRunId`); nested starts name their parent.
 /// * Calls that would break an order rule (a delta for a call that is not open, a step
-///   finished twice, …) return an error and emit nothing. Every event, including a
-///   hand-built one sent with [`push_event`](Self::push_event), is checked with the
-///   lifecycle rules of [`ag_ui_core::Verifier`].
+///   finished twice, …) return an error and emit nothing. Every event, the emitter's own
+///   and the hand-built ones sent with [`push_event`](Self::push_event), is checked with
+///   the lifecycle rules of [`ag_ui_core::Verifier`] before it is emitted, so the stream
+///   stays valid even when hand-built events or a `MESSAGES_SNAPSHOT` changed what the run
+///   holds ([`Error::Violation`]).
 ///
 /// Events accumulate in the emitter; take them with [`drain`](Self::drain) as you go (to
 /// write them to a stream) or all at once with [`into_events`](Self::into_events).
@@ -185,6 +189,9 @@ pub struct RunEmitter {
     state: Option<Value>,
     usage: UsageMeter,
     verifier: Verifier,
+    /// Why the `RUN_STARTED` given to [`RunEmitter::start_with`] was refused, if it was:
+    /// every call then fails with it.
+    refused: Option<Error>,
 }
 
 impl fmt::Debug for RunEmitter {
@@ -260,8 +267,11 @@ impl RunEmitter {
             state: None,
             usage: UsageMeter::new(),
             verifier: Verifier::new(),
+            refused: None,
         };
-        run.emit(started);
+        if let Err(refused) = run.emit(started) {
+            run.refused = Some(refused);
+        }
         run
     }
 
@@ -439,12 +449,12 @@ impl RunEmitter {
             Some(id) => id,
             None => {
                 let id = self.mint_message_id()?;
-                self.open_text(id.clone());
+                self.open_text(id.clone())?;
                 id
             }
         };
         let owner = self.owner();
-        self.emit(event::text_message_content(id.clone(), delta).owned_by(owner.as_ref()));
+        self.emit(event::text_message_content(id.clone(), delta).owned_by(owner.as_ref()))?;
         Ok(id)
     }
 
@@ -489,9 +499,9 @@ impl RunEmitter {
                     id: id.into_string(),
                 });
             }
-            self.open_text(id.clone());
+            self.open_text(id.clone())?;
         }
-        self.emit(event::text_message_content(id, delta).owned_by(owner.as_ref()));
+        self.emit(event::text_message_content(id, delta).owned_by(owner.as_ref()))?;
         Ok(())
     }
 
@@ -503,7 +513,7 @@ impl RunEmitter {
     pub fn close_text(&mut self) -> Result<(), Error> {
         self.live()?;
         let top = self.top();
-        self.close_text_in(top);
+        self.close_text_in(top)?;
         Ok(())
     }
 
@@ -522,7 +532,7 @@ impl RunEmitter {
                 id: id.into_string(),
             });
         }
-        self.end_text_in(top, &id);
+        self.end_text_in(top, &id)?;
         Ok(())
     }
 
@@ -534,7 +544,7 @@ impl RunEmitter {
     pub fn end_turn(&mut self) -> Result<(), Error> {
         self.live()?;
         let top = self.top();
-        self.close_turn_in(top);
+        self.close_turn_in(top)?;
         Ok(())
     }
 
@@ -552,12 +562,12 @@ impl RunEmitter {
             Some(id) => id,
             None => {
                 let id = self.mint_message_id()?;
-                self.close_text_in(top);
+                self.close_text_in(top)?;
                 if self.lane().reasoning_spans.is_empty() {
-                    self.emit(event::reasoning_start(id.clone()).owned_by(owner.as_ref()));
+                    self.emit(event::reasoning_start(id.clone()).owned_by(owner.as_ref()))?;
                     self.lane_mut().reasoning_spans.push(id.clone());
                 }
-                self.emit(event::reasoning_message_start(id.clone()).owned_by(owner.as_ref()));
+                self.emit(event::reasoning_message_start(id.clone()).owned_by(owner.as_ref()))?;
                 let lane = self.lane_mut();
                 lane.reasoning_messages.push(id.clone());
                 lane.last_reasoning = Some(id.clone());
@@ -565,7 +575,7 @@ impl RunEmitter {
                 id
             }
         };
-        self.emit(event::reasoning_message_content(id.clone(), delta).owned_by(owner.as_ref()));
+        self.emit(event::reasoning_message_content(id.clone(), delta).owned_by(owner.as_ref()))?;
         Ok(id)
     }
 
@@ -576,7 +586,7 @@ impl RunEmitter {
     pub fn close_reasoning(&mut self) -> Result<(), Error> {
         self.live()?;
         let top = self.top();
-        self.close_reasoning_in(top);
+        self.close_reasoning_in(top)?;
         Ok(())
     }
 
@@ -599,7 +609,8 @@ impl RunEmitter {
     }
 
     /// Attaches an encrypted artefact to any message or tool call
-    /// (`REASONING_ENCRYPTED_VALUE`).
+    /// (`REASONING_ENCRYPTED_VALUE`), attributed to the entity's owner when the run knows
+    /// the entity, else to the current owner.
     ///
     /// # Errors
     /// [`Error::RunEnded`].
@@ -610,10 +621,22 @@ impl RunEmitter {
         value: impl Into<String>,
     ) -> Result<(), Error> {
         self.live()?;
-        let owner = self.owner();
+        let entity_id = entity_id.into();
+        let known = match subtype {
+            ReasoningEncryptedValueSubtype::ToolCall => self
+                .calls
+                .iter()
+                .find(|c| c.id.as_str() == entity_id)
+                .map(|c| c.owner.clone()),
+            ReasoningEncryptedValueSubtype::Message => {
+                self.messages.get(entity_id.as_str()).cloned()
+            }
+            _ => None,
+        };
+        let owner = known.unwrap_or_else(|| self.owner());
         self.emit(
             event::reasoning_encrypted_value(subtype, entity_id, value).owned_by(owner.as_ref()),
-        );
+        )?;
         Ok(())
     }
 
@@ -667,8 +690,8 @@ impl RunEmitter {
             None => self.mint_message_id()?,
         };
         let top = self.top();
-        self.close_reasoning_in(top);
-        self.close_text_in(top);
+        self.close_reasoning_in(top)?;
+        self.close_text_in(top)?;
         self.lane_mut().turn = Some(parent.clone());
         self.messages
             .entry(parent.clone())
@@ -677,10 +700,11 @@ impl RunEmitter {
             event::tool_call_start(id.clone(), name)
                 .with_parent_message_id(parent)
                 .owned_by(owner.as_ref()),
-        );
+        )?;
         self.lane_mut().calls.push(id.clone());
         self.calls.push(Call {
             id: id.clone(),
+            owner,
             arguments: Some(String::new()),
         });
         self.unanswered.push(id);
@@ -701,7 +725,7 @@ impl RunEmitter {
         let owner = self.call_owner(&id)?;
         let delta = delta.into();
         self.record_arguments(&id, &delta);
-        self.emit(event::tool_call_args(id, delta).owned_by(owner.as_ref()));
+        self.emit(event::tool_call_args(id, delta).owned_by(owner.as_ref()))?;
         Ok(())
     }
 
@@ -713,7 +737,7 @@ impl RunEmitter {
         self.live()?;
         let id = id.into();
         let owner = self.call_owner(&id)?;
-        self.end_call(&id, owner.as_ref());
+        self.end_call(&id, owner.as_ref())?;
         Ok(())
     }
 
@@ -749,18 +773,19 @@ impl RunEmitter {
         let call = tool_call_id.into();
         let id = self.mint_message_id()?;
         if let Ok(owner) = self.call_owner(&call) {
-            self.end_call(&call, owner.as_ref());
+            self.end_call(&call, owner.as_ref())?;
         }
         let top = self.top();
-        self.close_turn_in(top);
+        self.close_turn_in(top)?;
         let owner = self.owner();
         self.messages.insert(id.clone(), owner.clone());
         self.emit(
             event::tool_call_result(id.clone(), call.clone(), content).owned_by(owner.as_ref()),
-        );
+        )?;
         if !self.calls.iter().any(|c| c.id == call) {
             self.calls.push(Call {
                 id: call.clone(),
+                owner,
                 arguments: None,
             });
         }
@@ -778,7 +803,7 @@ impl RunEmitter {
         self.live()?;
         let value = to_value(state)?;
         let owner = self.owner();
-        self.emit(event::state_snapshot(value.clone()).owned_by(owner.as_ref()));
+        self.emit(event::state_snapshot(value.clone()).owned_by(owner.as_ref()))?;
         self.state = Some(value);
         Ok(())
     }
@@ -795,7 +820,7 @@ impl RunEmitter {
         self.live()?;
         let ev = event::state_delta(patch)?;
         let owner = self.owner();
-        self.emit(ev.owned_by(owner.as_ref()));
+        self.emit(ev.owned_by(owner.as_ref()))?;
         self.state = None;
         Ok(())
     }
@@ -814,7 +839,7 @@ impl RunEmitter {
                 let patch = diff(old, &value);
                 if !patch.is_empty() {
                     let owner = self.owner();
-                    self.emit(ag_ui_core::StateDeltaEvent::new(patch).owned_by(owner.as_ref()));
+                    self.emit(ag_ui_core::StateDeltaEvent::new(patch).owned_by(owner.as_ref()))?;
                 }
                 self.state = Some(value);
                 Ok(())
@@ -831,7 +856,7 @@ impl RunEmitter {
         messages: impl IntoIterator<Item = Message>,
     ) -> Result<(), Error> {
         self.live()?;
-        self.emit(event::messages_snapshot(messages));
+        self.emit(event::messages_snapshot(messages))?;
         Ok(())
     }
 
@@ -851,7 +876,7 @@ impl RunEmitter {
             });
         }
         let owner = self.owner();
-        self.emit(event::step_started(name.clone()).owned_by(owner.as_ref()));
+        self.emit(event::step_started(name.clone()).owned_by(owner.as_ref()))?;
         self.lane_mut().steps.push(name);
         Ok(())
     }
@@ -871,7 +896,7 @@ impl RunEmitter {
         };
         self.lane_mut().steps.remove(pos);
         let owner = self.owner();
-        self.emit(event::step_finished(name).owned_by(owner.as_ref()));
+        self.emit(event::step_finished(name).owned_by(owner.as_ref()))?;
         Ok(())
     }
 
@@ -915,9 +940,11 @@ impl RunEmitter {
                 content.clone(),
             )
             .owned_by(owner.as_ref()),
-        );
-        self.messages.entry(id.clone()).or_insert(owner);
-        self.track_activity(id, activity_type, Some(content));
+        )?;
+        self.messages
+            .entry(id.clone())
+            .or_insert_with(|| owner.clone());
+        self.track_activity(id, activity_type, owner, Some(content));
         Ok(())
     }
 
@@ -936,34 +963,44 @@ impl RunEmitter {
         self.live()?;
         let id = id.into();
         let content = into_object(to_value(content)?, "/content")?;
-        let owner = self.owner();
-        let Some(a) = self.activities.iter_mut().find(|a| a.id == id) else {
+        let Some(a) = self.activities.iter().find(|a| a.id == id) else {
             return Err(Error::NotOpen {
                 kind: "activity",
                 id: id.into_string(),
             });
         };
-        let Some(old) = a.content.replace(content.clone()) else {
+        // Attributed to the activity's owner, whoever updates it.
+        let (activity_type, owner) = (a.activity_type.clone(), a.owner.clone());
+        match &a.content {
             // The content is unknown after a raw patch: send it whole.
-            let activity_type = a.activity_type.clone();
-            self.emit(
-                ag_ui_core::ActivitySnapshotEvent::new(id, activity_type, content)
-                    .owned_by(owner.as_ref()),
-            );
-            return Ok(());
-        };
-        let patch = diff(&Value::Object(old), &Value::Object(content));
-        let activity_type = a.activity_type.clone();
-        if !patch.is_empty() {
-            self.emit(
-                ag_ui_core::ActivityDeltaEvent::new(id, activity_type, patch)
-                    .owned_by(owner.as_ref()),
-            );
+            None => self.emit(
+                ag_ui_core::ActivitySnapshotEvent::new(
+                    id.clone(),
+                    activity_type.clone(),
+                    content.clone(),
+                )
+                .owned_by(owner.as_ref()),
+            )?,
+            Some(old) => {
+                let patch = diff(&Value::Object(old.clone()), &Value::Object(content.clone()));
+                if !patch.is_empty() {
+                    self.emit(
+                        ag_ui_core::ActivityDeltaEvent::new(
+                            id.clone(),
+                            activity_type.clone(),
+                            patch,
+                        )
+                        .owned_by(owner.as_ref()),
+                    )?;
+                }
+            }
         }
+        self.track_activity(id, activity_type, owner, Some(content));
         Ok(())
     }
 
-    /// Sends a JSON Patch against activity message `id`'s content (`ACTIVITY_DELTA`).
+    /// Sends a JSON Patch against activity message `id`'s content (`ACTIVITY_DELTA`,
+    /// attributed to the activity's owner).
     ///
     /// # Errors
     /// [`Error::NotOpen`] when this emitter created no activity `id`;
@@ -977,19 +1014,19 @@ impl RunEmitter {
         let id = id.into();
         let patch: Vec<_> = patch.into_iter().collect();
         check(&patch).map_err(|e| e.under("/patch"))?;
-        let owner = self.owner();
-        let Some(a) = self.activities.iter_mut().find(|a| a.id == id) else {
+        let Some(a) = self.activities.iter().find(|a| a.id == id) else {
             return Err(Error::NotOpen {
                 kind: "activity",
                 id: id.into_string(),
             });
         };
-        // The emitter does not apply patches: the next update sends a snapshot.
-        a.content = None;
-        let activity_type = a.activity_type.clone();
+        let (activity_type, owner) = (a.activity_type.clone(), a.owner.clone());
         self.emit(
-            ag_ui_core::ActivityDeltaEvent::new(id, activity_type, patch).owned_by(owner.as_ref()),
-        );
+            ag_ui_core::ActivityDeltaEvent::new(id.clone(), activity_type.clone(), patch)
+                .owned_by(owner.as_ref()),
+        )?;
+        // The emitter does not apply patches: the next update sends a snapshot.
+        self.track_activity(id, activity_type, owner, None);
         Ok(())
     }
 
@@ -1006,7 +1043,7 @@ impl RunEmitter {
     ) -> Result<(), Error> {
         self.live()?;
         let owner = self.owner();
-        self.emit(event::custom(name, value).owned_by(owner.as_ref()));
+        self.emit(event::custom(name, value).owned_by(owner.as_ref()))?;
         Ok(())
     }
 
@@ -1019,7 +1056,7 @@ impl RunEmitter {
         let owner = self.owner();
         let mut ev = event::raw(raw).owned_by(owner.as_ref());
         ev.source = source.map(str::to_owned);
-        self.emit(ev);
+        self.emit(ev)?;
         Ok(())
     }
 
@@ -1063,7 +1100,7 @@ impl RunEmitter {
             None => started.parent_subagent_run_id = self.owner(),
         }
         let id = started.subagent_run_id.clone();
-        self.emit(started);
+        self.emit(started)?;
         self.subagents_used.push(id.clone());
         self.lanes.push(Lane::owned_by(Some(id)));
         Ok(())
@@ -1096,8 +1133,9 @@ impl RunEmitter {
     /// As [`subagent_finish`](Self::subagent_finish).
     pub fn subagent_fail(&mut self, message: impl Into<String>) -> Result<(), Error> {
         self.live()?;
-        let id = self.pop_subagent()?;
-        self.emit(event::subagent_error(id, message));
+        let id = self.close_subagent()?;
+        self.emit(event::subagent_error(id, message))?;
+        self.drop_subagent_lane();
         Ok(())
     }
 
@@ -1179,7 +1217,7 @@ impl RunEmitter {
             // Check the end itself before closing what the invocation left open.
             let mut probe = self.verifier.clone();
             probe.push(&event).map_err(Error::Violation)?;
-            self.close_lane_in(li);
+            self.close_lane_in(li)?;
         }
         self.verifier.push(&event).map_err(Error::Violation)?;
         self.track(li, owner, &event);
@@ -1276,14 +1314,14 @@ impl RunEmitter {
         }
         self.check_handed_out(&outcome)?;
         let top = self.top();
-        self.close_lane_in(top);
+        self.close_lane_in(top)?;
         let mut ev =
             event::run_finished(self.thread_id.clone(), self.run_id.clone()).with_outcome(outcome);
         ev.result = result;
         if !self.usage.is_empty() {
             ev.usage = Some(self.usage.entries().to_vec());
         }
-        self.emit(ev);
+        self.emit(ev)?;
         self.ended = Some(EventType::RunFinished);
         Ok(())
     }
@@ -1318,29 +1356,32 @@ impl RunEmitter {
         if !self.usage.is_empty() {
             ev.usage = Some(self.usage.entries().to_vec());
         }
-        self.emit(ev);
+        self.emit(ev)?;
         self.ended = Some(EventType::RunError);
         Ok(())
     }
 
     fn live(&self) -> Result<(), Error> {
+        if let Some(refused) = &self.refused {
+            return Err(refused.clone());
+        }
         match self.ended {
             Some(t) => Err(Error::RunEnded(t)),
             None => Ok(()),
         }
     }
 
-    /// Emits one of the emitter's own events. The emitter's bookkeeping keeps its own
-    /// events within the lifecycle rules; the verifier sees them so that hand-built events
-    /// are checked against everything emitted.
-    fn emit(&mut self, event: impl Into<Event>) {
+    /// Emits one of the emitter's own events, checked by the verifier like a hand-built one
+    /// (what the caller did, hand-built events and snapshots included, could make one
+    /// break a rule: it is then refused, so the stream stays valid).
+    fn emit(&mut self, event: impl Into<Event>) -> Result<(), Error> {
         let mut event = event.into();
         if let Some(clock) = self.clock {
             event.set_timestamp(Some(clock()));
         }
-        let checked = self.verifier.push(&event);
-        debug_assert!(checked.is_ok(), "the emitter broke a rule: {checked:?}");
+        self.verifier.push(&event).map_err(Error::Violation)?;
         self.out.push(event);
+        Ok(())
     }
 
     /// Refuses an outcome that hands out (as pending, or for approval) a call of this run
@@ -1423,16 +1464,17 @@ impl RunEmitter {
 
     /// Opens text message `id` for the current owner (closing its open reasoning) and
     /// makes it the one text is appended to.
-    fn open_text(&mut self, id: MessageId) {
+    fn open_text(&mut self, id: MessageId) -> Result<(), Error> {
         let top = self.top();
-        self.close_reasoning_in(top);
+        self.close_reasoning_in(top)?;
         let owner = self.owner();
-        self.emit(event::text_message_start(id.clone()).owned_by(owner.as_ref()));
+        self.emit(event::text_message_start(id.clone()).owned_by(owner.as_ref()))?;
         self.messages.insert(id.clone(), owner);
         let lane = self.lane_mut();
         lane.texts.push(id.clone());
         lane.text = Some(id.clone());
         lane.turn = Some(id);
+        Ok(())
     }
 
     /// The owner of open call `id`.
@@ -1458,72 +1500,86 @@ impl RunEmitter {
         }
     }
 
-    fn end_call(&mut self, id: &ToolCallId, owner: Option<&SubagentRunId>) {
+    fn end_call(&mut self, id: &ToolCallId, owner: Option<&SubagentRunId>) -> Result<(), Error> {
+        self.emit(event::tool_call_end(id.clone()).owned_by(owner))?;
         for lane in &mut self.lanes {
             lane.calls.retain(|c| c != id);
         }
-        self.emit(event::tool_call_end(id.clone()).owned_by(owner));
+        Ok(())
     }
 
     /// Closes text message `id` of lane `li`.
-    fn end_text_in(&mut self, li: usize, id: &MessageId) {
+    fn end_text_in(&mut self, li: usize, id: &MessageId) -> Result<(), Error> {
+        let owner = self.lanes[li].owner.clone();
+        self.emit(event::text_message_end(id.clone()).owned_by(owner.as_ref()))?;
         let lane = &mut self.lanes[li];
         lane.texts.retain(|t| t != id);
         if lane.text.as_ref() == Some(id) {
             lane.text = None;
         }
-        let owner = lane.owner.clone();
-        self.emit(event::text_message_end(id.clone()).owned_by(owner.as_ref()));
+        Ok(())
     }
 
     /// Closes the text message of lane `li` that text is appended to.
-    fn close_text_in(&mut self, li: usize) {
-        if let Some(id) = self.lanes[li].text.clone() {
-            self.end_text_in(li, &id);
+    fn close_text_in(&mut self, li: usize) -> Result<(), Error> {
+        match self.lanes[li].text.clone() {
+            Some(id) => self.end_text_in(li, &id),
+            None => Ok(()),
         }
     }
 
     /// Closes every open text message of lane `li`.
-    fn close_texts_in(&mut self, li: usize) {
-        for id in self.lanes[li].texts.clone() {
-            self.end_text_in(li, &id);
+    fn close_texts_in(&mut self, li: usize) -> Result<(), Error> {
+        while let Some(id) = self.lanes[li].texts.first().cloned() {
+            self.end_text_in(li, &id)?;
         }
+        Ok(())
     }
 
-    fn close_reasoning_in(&mut self, li: usize) {
+    fn close_reasoning_in(&mut self, li: usize) -> Result<(), Error> {
         let owner = self.lanes[li].owner.clone();
-        for id in std::mem::take(&mut self.lanes[li].reasoning_messages) {
-            self.emit(event::reasoning_message_end(id).owned_by(owner.as_ref()));
+        while let Some(id) = self.lanes[li].reasoning_messages.first().cloned() {
+            self.emit(event::reasoning_message_end(id).owned_by(owner.as_ref()))?;
+            self.lanes[li].reasoning_messages.remove(0);
         }
-        for id in std::mem::take(&mut self.lanes[li].reasoning_spans) {
-            self.emit(event::reasoning_end(id).owned_by(owner.as_ref()));
+        while let Some(id) = self.lanes[li].reasoning_spans.first().cloned() {
+            self.emit(event::reasoning_end(id).owned_by(owner.as_ref()))?;
+            self.lanes[li].reasoning_spans.remove(0);
         }
+        Ok(())
     }
 
-    fn close_calls_in(&mut self, li: usize) {
+    fn close_calls_in(&mut self, li: usize) -> Result<(), Error> {
         let owner = self.lanes[li].owner.clone();
-        for id in std::mem::take(&mut self.lanes[li].calls) {
-            self.emit(event::tool_call_end(id).owned_by(owner.as_ref()));
+        while let Some(id) = self.lanes[li].calls.first().cloned() {
+            self.emit(event::tool_call_end(id).owned_by(owner.as_ref()))?;
+            self.lanes[li].calls.remove(0);
         }
+        Ok(())
     }
 
-    fn close_turn_in(&mut self, li: usize) {
-        self.close_reasoning_in(li);
-        self.close_texts_in(li);
-        self.close_calls_in(li);
+    fn close_turn_in(&mut self, li: usize) -> Result<(), Error> {
+        self.close_reasoning_in(li)?;
+        self.close_texts_in(li)?;
+        self.close_calls_in(li)?;
         self.lanes[li].turn = None;
+        Ok(())
     }
 
     /// Closes everything lane `li` has open, steps last (innermost first).
-    fn close_lane_in(&mut self, li: usize) {
-        self.close_turn_in(li);
+    fn close_lane_in(&mut self, li: usize) -> Result<(), Error> {
+        self.close_turn_in(li)?;
         let owner = self.lanes[li].owner.clone();
-        while let Some(step) = self.lanes[li].steps.pop() {
-            self.emit(event::step_finished(step).owned_by(owner.as_ref()));
+        while let Some(step) = self.lanes[li].steps.last().cloned() {
+            self.emit(event::step_finished(step).owned_by(owner.as_ref()))?;
+            self.lanes[li].steps.pop();
         }
+        Ok(())
     }
 
-    fn pop_subagent(&mut self) -> Result<SubagentRunId, Error> {
+    /// Closes what the active invocation has open and returns its id (its lane is removed
+    /// by [`Self::drop_subagent_lane`] once its end is emitted).
+    fn close_subagent(&mut self) -> Result<SubagentRunId, Error> {
         let Some(id) = self.owner() else {
             return Err(Error::NotOpen {
                 kind: "subagent invocation",
@@ -1531,9 +1587,14 @@ impl RunEmitter {
             });
         };
         let top = self.top();
-        self.close_lane_in(top);
-        self.lanes.pop();
+        self.close_lane_in(top)?;
         Ok(id)
+    }
+
+    fn drop_subagent_lane(&mut self) {
+        if self.lanes.len() > 1 {
+            self.lanes.pop();
+        }
     }
 
     fn end_subagent(
@@ -1542,11 +1603,12 @@ impl RunEmitter {
         result: Option<Value>,
     ) -> Result<(), Error> {
         self.live()?;
-        let id = self.pop_subagent()?;
+        let id = self.close_subagent()?;
         let mut ev = event::subagent_finished(id);
         ev.outcome = outcome;
         ev.result = result.filter(|r| !r.is_null());
-        self.emit(ev);
+        self.emit(ev)?;
+        self.drop_subagent_lane();
         Ok(())
     }
 
@@ -1554,16 +1616,19 @@ impl RunEmitter {
         &mut self,
         id: MessageId,
         activity_type: String,
+        owner: Option<SubagentRunId>,
         content: Option<Map<String, Value>>,
     ) {
         match self.activities.iter_mut().find(|a| a.id == id) {
             Some(a) => {
                 a.activity_type = activity_type;
+                a.owner = owner;
                 a.content = content;
             }
             None => self.activities.push(Activity {
                 id,
                 activity_type,
+                owner,
                 content,
             }),
         }
@@ -1596,6 +1661,7 @@ impl RunEmitter {
                 lane.calls.push(e.tool_call_id.clone());
                 self.calls.push(Call {
                     id: e.tool_call_id.clone(),
+                    owner,
                     arguments: Some(String::new()),
                 });
                 self.unanswered.push(e.tool_call_id.clone());
@@ -1611,12 +1677,18 @@ impl RunEmitter {
                 if !self.calls.iter().any(|c| c.id == e.tool_call_id) {
                     self.calls.push(Call {
                         id: e.tool_call_id.clone(),
+                        owner,
                         arguments: None,
                     });
                 }
                 self.unanswered.retain(|c| *c != e.tool_call_id);
             }
-            Event::ReasoningStart(e) => self.lanes[li].reasoning_spans.push(e.message_id.clone()),
+            Event::ReasoningStart(e) => {
+                self.messages
+                    .entry(e.message_id.clone())
+                    .or_insert_with(|| owner.clone());
+                self.lanes[li].reasoning_spans.push(e.message_id.clone());
+            }
             Event::ReasoningEnd(e) => {
                 for lane in &mut self.lanes {
                     lane.reasoning_spans.retain(|r| *r != e.message_id);
@@ -1643,19 +1715,24 @@ impl RunEmitter {
             Event::StateSnapshot(e) => self.state = Some(e.snapshot.clone()),
             Event::StateDelta(_) => self.state = None,
             Event::ActivitySnapshot(e) => {
-                self.messages.entry(e.message_id.clone()).or_insert(owner);
+                self.messages
+                    .entry(e.message_id.clone())
+                    .or_insert_with(|| owner.clone());
                 let known = self.activities.iter().any(|a| a.id == e.message_id);
                 if !known || e.replace != Some(false) {
                     self.track_activity(
                         e.message_id.clone(),
                         e.activity_type.clone(),
+                        owner,
                         Some(e.content.clone()),
                     );
                 }
             }
             Event::ActivityDelta(e) => {
+                let keeper = self.activities.iter().find(|a| a.id == e.message_id);
+                let owner = keeper.map_or(owner, |a| a.owner.clone());
                 let (id, activity_type) = (e.message_id.clone(), e.activity_type.clone());
-                self.track_activity(id, activity_type, None);
+                self.track_activity(id, activity_type, owner, None);
             }
             Event::SubagentStarted(e) => {
                 self.subagents_used.push(e.subagent_run_id.clone());

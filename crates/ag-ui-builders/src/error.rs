@@ -118,8 +118,9 @@ pub enum Error {
         /// Its argument text so far.
         arguments: String,
     },
-    /// A hand-built event breaks a lifecycle rule (spec §9.1) given what the run has
-    /// emitted.
+    /// An event would break a lifecycle rule (spec §9.1) given what the run has emitted:
+    /// a hand-built event, or one of the emitter's own after hand-built events or a
+    /// `MESSAGES_SNAPSHOT` changed what the run holds. Nothing was emitted for it.
     #[error("{0}")]
     Violation(Violation),
     /// A `*_CHUNK` event was handed to the emitter: consumers expand chunks, so an emitter

@@ -479,6 +479,14 @@ impl Lcg {
     }
 }
 
+/// Ends every active subagent invocation.
+fn end_subagents(run: &mut RunEmitter) -> Result<(), Error> {
+    while run.current_subagent().is_some() {
+        run.subagent_finish(None)?;
+    }
+    Ok(())
+}
+
 /// Whatever order the calls come in — errors ignored — the emitted sequence is valid.
 #[test]
 fn random_call_orders_always_give_valid_sequences() {
@@ -493,7 +501,19 @@ fn random_call_orders_always_give_valid_sequences() {
                 calls[rng.next(calls.len() as u64) as usize].clone()
             };
             let step = ["a", "b"][rng.next(2) as usize];
-            let _ = match rng.next(19) {
+            let n = rng.next(3);
+            let _ = match rng.next(25) {
+                19 => run.text_with_id(format!("h-{n}"), "t"),
+                20 => run.push_event(ag_ui_builders::event::text_message_start(format!("h-{n}"))),
+                21 => run.push_event(ag_ui_builders::event::text_message_end(format!("h-{n}"))),
+                22 => run.push_event(ag_ui_builders::event::tool_call_start(
+                    format!("q-{n}"),
+                    "f",
+                )),
+                23 => run.messages_snapshot(vec![
+                    ag_ui_builders::assistant_message(format!("h-{n}"), "x").into(),
+                ]),
+                24 => run.close_text_message(format!("h-{n}")),
                 0 | 1 => run.text("t").map(drop),
                 2 => run.reasoning("r").map(drop),
                 3 => run
@@ -519,27 +539,19 @@ fn random_call_orders_always_give_valid_sequences() {
                 _ => run.close_text(),
             };
         }
-        match rng.next(4) {
-            0 => run.fail("stop").unwrap(),
-            1 => run
-                .cancel()
-                .or_else(|_| {
-                    while run.current_subagent().is_some() {
-                        run.subagent_finish(None).unwrap();
-                    }
-                    run.cancel()
-                })
-                .unwrap(),
-            _ => {
-                while run.current_subagent().is_some() {
-                    run.subagent_finish(None).unwrap();
-                }
-                // Calls with arguments like `{}{}` are not handed out: the run fails.
-                match run.finish() {
-                    Err(Error::IncompleteArguments { .. }) => run.fail("cut off").unwrap(),
-                    other => other.unwrap(),
-                }
+        let ended = match rng.next(4) {
+            0 => run.fail("stop"),
+            1 => end_subagents(&mut run).and_then(|()| run.cancel()),
+            _ => end_subagents(&mut run).and_then(|()| run.finish()),
+        };
+        match ended {
+            Ok(()) => {}
+            // Calls with arguments like `{}{}` are not handed out, and what a snapshot
+            // re-attributed cannot be closed by its old owner: the run fails instead.
+            Err(Error::IncompleteArguments { .. } | Error::Violation(_)) => {
+                run.fail("cannot finish").unwrap();
             }
+            Err(e) => panic!("{e}"),
         }
         assert_valid_sequence(&run.into_events());
     }
@@ -863,4 +875,44 @@ fn the_end_of_a_model_turn_is_not_the_end_of_the_run() {
             .count(),
         2
     );
+}
+
+#[test]
+fn what_would_break_a_rule_is_refused_not_emitted() {
+    let mut run = emitter();
+    let plan = run.activity("PLAN", &json!({"n": 0})).unwrap();
+    let call = run.tool_call("search", json!({})).unwrap();
+    run.subagent_start("helper").unwrap();
+    // The agent's activity and call keep their owner when a subagent touches them.
+    run.activity_update(plan, &json!({"n": 1})).unwrap();
+    run.encrypted_value(ReasoningEncryptedValueSubtype::ToolCall, call, "enc")
+        .unwrap();
+    run.text_with_id("m", "mine").unwrap();
+    // A snapshot gives "m" to the agent itself: the subagent can no longer write or close
+    // it, and the emitter says so instead of emitting an invalid stream.
+    run.messages_snapshot(vec![
+        ag_ui_builders::assistant_message("m", "theirs").into(),
+    ])
+    .unwrap();
+    let before = run.events().len();
+    assert!(matches!(
+        run.text_with_id("m", "more"),
+        Err(Error::Violation(v)) if v.rule == ag_ui_core::Rule::O4
+    ));
+    assert!(matches!(
+        run.subagent_finish(None),
+        Err(Error::Violation(_))
+    ));
+    assert_eq!(run.events().len(), before);
+    run.fail("the helper lost its message").unwrap();
+    let events = run.into_events();
+    assert_valid_sequence(&events);
+    let owner_of = |t: EventType| {
+        events
+            .iter()
+            .find(|e| e.event_type() == t)
+            .map(|e| e.subagent_run_id().cloned())
+    };
+    assert_eq!(owner_of(EventType::ActivityDelta), Some(None));
+    assert_eq!(owner_of(EventType::ReasoningEncryptedValue), Some(None));
 }
