@@ -460,8 +460,8 @@ impl RunEmitter {
 
     /// Appends `delta` to text message `id` (a provider's message id), opening it (and
     /// closing open reasoning) when it is not open. The message becomes the one
-    /// [`text`](Self::text) appends to; other open messages stay open, so that messages can
-    /// interleave (spec §9.1 T2) until closed with
+    /// [`text`](Self::text) appends to and the one tool calls attach to; other open messages
+    /// stay open, so that messages can interleave (spec §9.1 T2) until closed with
     /// [`close_text_message`](Self::close_text_message) or the end of the turn.
     ///
     /// ```
@@ -489,7 +489,9 @@ impl RunEmitter {
         let id = id.into();
         let owner = self.owner();
         if self.lane().texts.contains(&id) {
-            self.lane_mut().text = Some(id.clone());
+            let lane = self.lane_mut();
+            lane.text = Some(id.clone());
+            lane.turn = Some(id.clone());
         } else {
             let taken = self.lanes.iter().any(|l| l.texts.contains(&id))
                 || self.messages.get(&id).is_some_and(|o| *o != owner);

@@ -699,6 +699,11 @@ fn text_messages_with_provider_ids_interleave() {
         Err(Error::NotOpen { .. })
     ));
     run.text_with_id("msg_b", "le monde").unwrap();
+    // A tool call attaches to the message last written to, which it closes.
+    run.text_with_id("msg_c", "Checking").unwrap();
+    run.text_with_id("msg_b", "!").unwrap();
+    run.tool_call_start_with_id("call_b", "check").unwrap();
+    assert_eq!(run.open_text_messages(), [MessageId::from("msg_c")]);
     // A minted id never takes a provider's.
     run.text_with_id("msg-1", "x").unwrap();
     run.end_turn().unwrap();
@@ -724,6 +729,11 @@ fn text_messages_with_provider_ids_interleave() {
         })
         .collect();
     let pairs: Vec<(&str, &str)> = text.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    let parent = events.iter().find_map(|e| match e {
+        Event::ToolCallStart(c) => c.parent_message_id.clone(),
+        _ => None,
+    });
+    assert_eq!(parent, Some(MessageId::from("msg_b")));
     assert_eq!(
         pairs,
         [
@@ -732,6 +742,8 @@ fn text_messages_with_provider_ids_interleave() {
             ("msg_a", "world"),
             ("msg_a", ", again"),
             ("msg_b", "le monde"),
+            ("msg_c", "Checking"),
+            ("msg_b", "!"),
             ("msg-1", "x"),
             ("msg-2", "new"),
         ]
