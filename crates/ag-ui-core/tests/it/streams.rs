@@ -138,8 +138,8 @@ fn check_thread(case: &Case) -> Result<(), String> {
     let mut thread = ThreadState::new();
     if let Some(initial) = doc.get("initial") {
         if let Some(m) = initial.get("messages") {
-            let messages: Vec<Message> = serde_json::from_value(m.clone())
-                .map_err(|e| format!("initial.messages: {e}"))?;
+            let messages: Vec<Message> =
+                serde_json::from_value(m.clone()).map_err(|e| format!("initial.messages: {e}"))?;
             thread = thread.with_messages(messages);
         }
         if let Some(s) = initial.get("state") {
@@ -206,7 +206,10 @@ fn streams_fold_into_their_expected_thread() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert!(checked >= 10, "only {checked} cases with an expected thread");
+    assert!(
+        checked >= 10,
+        "only {checked} cases with an expected thread"
+    );
 }
 
 #[test]
