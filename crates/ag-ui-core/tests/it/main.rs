@@ -10,6 +10,7 @@ mod errors;
 mod fixtures;
 mod fuzz;
 mod hostile;
+mod patch;
 mod producer;
 mod props;
 mod public_paths;
