@@ -4,7 +4,9 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::{Index, ThreadState, merge_metadata, missing_message, role_mismatch};
+use super::{
+    Index, ThreadState, merge_metadata, merge_metadata_ref, missing_message, role_mismatch,
+};
 use crate::codec::read::{Warning, WarningKind};
 use crate::model::content::{Content, ContentPart};
 use crate::model::event::{
@@ -77,44 +79,36 @@ impl ThreadState {
         self.push_message(m);
     }
 
-    pub(super) fn text_content(&mut self, e: TextMessageContentEvent, w: &mut Vec<Warning>) {
+    pub(super) fn text_content(&mut self, e: &TextMessageContentEvent, w: &mut Vec<Warning>) {
         let Some(p) = self.index.position(e.message_id.as_str()) else {
             w.push(missing_message("/messageId", e.message_id.as_str()));
             return;
         };
-        let m = &mut self.messages[p];
-        let role = m.role();
-        let delta = e.delta;
-        let ok = match m {
+        let metadata = e.metadata.as_deref();
+        let delta = e.delta.as_str();
+        match &mut self.messages[p] {
             Message::Developer(m) => {
-                m.content.push_str(&delta);
-                merge_metadata(&mut m.metadata, e.metadata);
-                true
+                m.content.push_str(delta);
+                merge_metadata_ref(&mut m.metadata, metadata);
             }
             Message::System(m) => {
-                m.content.push_str(&delta);
-                merge_metadata(&mut m.metadata, e.metadata);
-                true
+                m.content.push_str(delta);
+                merge_metadata_ref(&mut m.metadata, metadata);
             }
             Message::Assistant(m) => {
-                m.content.get_or_insert_default().push_str(&delta);
-                merge_metadata(&mut m.metadata, e.metadata);
-                true
+                m.content.get_or_insert_default().push_str(delta);
+                merge_metadata_ref(&mut m.metadata, metadata);
             }
             Message::User(m) => {
                 append_to_content(&mut m.content, delta);
-                merge_metadata(&mut m.metadata, e.metadata);
-                true
+                merge_metadata_ref(&mut m.metadata, metadata);
             }
-            _ => false,
-        };
-        if !ok {
-            w.push(role_mismatch(
+            other => w.push(role_mismatch(
                 "/messageId",
                 e.message_id.as_str(),
-                role,
+                other.role(),
                 "not a text role; TEXT_MESSAGE_CONTENT skipped",
-            ));
+            )),
         }
     }
 
@@ -157,7 +151,7 @@ impl ThreadState {
 
     pub(super) fn reasoning_content(
         &mut self,
-        e: ReasoningMessageContentEvent,
+        e: &ReasoningMessageContentEvent,
         w: &mut Vec<Warning>,
     ) {
         let Some(p) = self.index.position(e.message_id.as_str()) else {
@@ -167,7 +161,7 @@ impl ThreadState {
         match &mut self.messages[p] {
             Message::Reasoning(m) => {
                 m.content.push_str(&e.delta);
-                merge_metadata(&mut m.metadata, e.metadata);
+                merge_metadata_ref(&mut m.metadata, e.metadata.as_deref());
             }
             other => w.push(role_mismatch(
                 "/messageId",
@@ -379,11 +373,11 @@ fn text_fields(m: &mut Message) -> Option<(Option<&mut Option<String>>, &mut Opt
 
 /// Appends streamed text to user content: to the string, or to the last part when it is
 /// text (a new text part otherwise), so that multimodal parts are never flattened.
-fn append_to_content(content: &mut Content, delta: String) {
+fn append_to_content(content: &mut Content, delta: &str) {
     match content {
-        Content::Text(s) => s.push_str(&delta),
+        Content::Text(s) => s.push_str(delta),
         Content::Parts(parts) => match parts.last_mut() {
-            Some(ContentPart::Text(t)) => t.text.push_str(&delta),
+            Some(ContentPart::Text(t)) => t.text.push_str(delta),
             _ => parts.push(ContentPart::text(delta)),
         },
     }

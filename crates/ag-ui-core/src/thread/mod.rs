@@ -123,7 +123,16 @@ impl ThreadState {
     /// Copies what the event brings into the thread; [`ThreadState::apply_owned`] moves it
     /// instead.
     pub fn apply(&mut self, event: &Event) -> Vec<Warning> {
-        self.apply_owned(event.clone())
+        let mut warnings = Vec::new();
+        // The streamed deltas, most of a stream, are applied from the borrowed event.
+        match event {
+            Event::TextMessageContent(e) => self.text_content(e, &mut warnings),
+            Event::ToolCallArgs(e) => self.tool_call_args(e, &mut warnings),
+            Event::ReasoningMessageContent(e) => self.reasoning_content(e, &mut warnings),
+            other => return self.apply_owned(other.clone()),
+        }
+        stamp(&mut warnings, event);
+        warnings
     }
 
     /// [`ThreadState::apply`] taking the event by value: its text, content, snapshot and
@@ -141,10 +150,10 @@ impl ThreadState {
     fn dispatch(&mut self, event: Event, w: &mut Vec<Warning>) {
         match event {
             Event::TextMessageStart(e) => self.text_start(e, w),
-            Event::TextMessageContent(e) => self.text_content(e, w),
+            Event::TextMessageContent(e) => self.text_content(&e, w),
             Event::TextMessageEnd(e) => self.text_end(e, w),
             Event::ToolCallStart(e) => self.tool_call_start(*e, w),
-            Event::ToolCallArgs(e) => self.tool_call_args(e, w),
+            Event::ToolCallArgs(e) => self.tool_call_args(&e, w),
             Event::ToolCallEnd(e) => self.tool_call_end(e, w),
             Event::ToolCallResult(e) => self.tool_call_result(*e, w),
             Event::StateSnapshot(e) => self.state = e.snapshot,
@@ -160,7 +169,7 @@ impl ThreadState {
             Event::ActivitySnapshot(e) => self.activity_snapshot(*e, w),
             Event::ActivityDelta(e) => self.activity_delta(*e, w),
             Event::ReasoningMessageStart(e) => self.reasoning_start(e, w),
-            Event::ReasoningMessageContent(e) => self.reasoning_content(e, w),
+            Event::ReasoningMessageContent(e) => self.reasoning_content(&e, w),
             Event::ReasoningMessageEnd(e) => self.reasoning_end(e, w),
             Event::ReasoningEncryptedValue(e) => self.encrypted_value(e, w),
             Event::RunStarted(_) => {
@@ -272,6 +281,21 @@ fn merge_metadata(target: &mut Option<Metadata>, incoming: Option<Box<Metadata>>
     match target {
         Some(t) => t.0.extend(incoming.0),
         None => *target = Some(*incoming),
+    }
+}
+
+/// [`merge_metadata`] from a borrowed event.
+fn merge_metadata_ref(target: &mut Option<Metadata>, incoming: Option<&Metadata>) {
+    let Some(incoming) = incoming else { return };
+    if incoming.is_empty() {
+        return;
+    }
+    target.get_or_insert_default().merge_from(incoming);
+}
+
+fn stamp(warnings: &mut [Warning], event: &Event) {
+    for w in warnings {
+        w.event_type = Some(event.event_type());
     }
 }
 

@@ -1,6 +1,6 @@
 //! Tool calls (attached to their assistant message) and tool results.
 
-use super::{ThreadState, merge_metadata, role_mismatch};
+use super::{ThreadState, merge_metadata, merge_metadata_ref, role_mismatch};
 use crate::codec::read::{Warning, WarningKind};
 use crate::model::event::{
     ToolCallArgsEvent, ToolCallEndEvent, ToolCallResultEvent, ToolCallStartEvent,
@@ -81,11 +81,11 @@ impl ThreadState {
         }
     }
 
-    pub(super) fn tool_call_args(&mut self, e: ToolCallArgsEvent, w: &mut Vec<Warning>) {
+    pub(super) fn tool_call_args(&mut self, e: &ToolCallArgsEvent, w: &mut Vec<Warning>) {
         match self.tool_call_mut(e.tool_call_id.as_str()) {
             Some(call) => {
                 call.function.arguments.push_str(&e.delta);
-                merge_metadata(&mut call.metadata, e.metadata);
+                merge_metadata_ref(&mut call.metadata, e.metadata.as_deref());
             }
             None => w.push(missing_call(e.tool_call_id.as_str())),
         }

@@ -272,3 +272,173 @@ fn with_messages_indexes_the_history_and_into_parts_returns_it() {
     );
     assert_eq!(state, json!({"x":1}));
 }
+
+#[test]
+fn empty_event_metadata_creates_no_metadata() {
+    let mut t = ThreadState::new();
+    apply_all(
+        &mut t,
+        vec![
+            json!({"type":"TEXT_MESSAGE_START","messageId":"m","metadata":{}}),
+            json!({"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"x","metadata":{}}),
+            json!({"type":"TOOL_CALL_START","toolCallId":"c","toolCallName":"f","parentMessageId":"m","metadata":{}}),
+        ],
+    );
+    assert_eq!(
+        messages(&t),
+        json!([{"id":"m","role":"assistant","content":"x","toolCalls":[{"id":"c","type":"function","function":{"name":"f","arguments":""}}]}])
+    );
+}
+
+#[test]
+fn streamed_text_for_a_multimodal_user_message_keeps_its_parts() {
+    let history: Vec<Message> = serde_json::from_value(json!([
+        {"id":"u","role":"user","content":[{"type":"image","source":{"type":"url","value":"https://x/y.png"}}]}
+    ]))
+    .unwrap();
+    let mut t = ThreadState::new().with_messages(history);
+    let w = apply_all(
+        &mut t,
+        vec![
+            json!({"type":"TEXT_MESSAGE_START","messageId":"u","role":"user"}),
+            json!({"type":"TEXT_MESSAGE_CONTENT","messageId":"u","delta":"What is "}),
+            json!({"type":"TEXT_MESSAGE_CONTENT","messageId":"u","delta":"this?"}),
+        ],
+    );
+    assert!(w.is_empty());
+    assert_eq!(
+        messages(&t)[0]["content"],
+        json!([{"type":"image","source":{"type":"url","value":"https://x/y.png"}},{"type":"text","text":"What is this?"}])
+    );
+}
+
+#[test]
+fn apply_and_apply_owned_agree_on_a_full_stream() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/streams/valid/spec-full-run.json");
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let (mut a, mut b) = (ThreadState::new(), ThreadState::new());
+    for e in doc["events"].as_array().unwrap() {
+        let event = ev(e.clone());
+        assert_eq!(a.apply(&event), b.apply_owned(event));
+    }
+    assert_eq!(messages(&a), messages(&b));
+    assert_eq!(a.state(), b.state());
+    assert_eq!(a.run_status(), b.run_status());
+}
+
+#[test]
+fn lookups_follow_a_messages_snapshot() {
+    let mut t = ThreadState::new();
+    apply_all(
+        &mut t,
+        vec![
+            json!({"type":"TEXT_MESSAGE_START","messageId":"old"}),
+            json!({"type":"MESSAGES_SNAPSHOT","messages":[
+                {"id":"a","role":"assistant","toolCalls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{"}}]},
+                {"id":"b","role":"assistant","content":"B"}
+            ]}),
+        ],
+    );
+    assert!(t.message("old").is_none());
+    assert_eq!(t.tool_call_arguments("c"), Some("{"));
+    let w = apply_all(
+        &mut t,
+        vec![
+            json!({"type":"TOOL_CALL_ARGS","toolCallId":"c","delta":"}"}),
+            json!({"type":"TEXT_MESSAGE_CONTENT","messageId":"b","delta":"!"}),
+        ],
+    );
+    assert!(w.is_empty());
+    assert_eq!(t.tool_call_arguments("c"), Some("{}"));
+    assert_eq!(messages(&t)[1]["content"], "B!");
+}
+
+#[test]
+fn what_cannot_apply_is_skipped_with_a_warning() {
+    let mut t = ThreadState::new();
+    let w = apply_all(
+        &mut t,
+        vec![
+            json!({"type":"ACTIVITY_SNAPSHOT","messageId":"act","activityType":"PLAN","content":{"a":1}}),
+            // An activity never stores an encrypted value.
+            json!({"type":"REASONING_ENCRYPTED_VALUE","subtype":"message","entityId":"act","encryptedValue":"x"}),
+            // The content must stay a JSON object.
+            json!({"type":"ACTIVITY_DELTA","messageId":"act","activityType":"PLAN","patch":[{"op":"replace","path":"","value":[1]}]}),
+            // Replacing it whole with an object is fine.
+            json!({"type":"ACTIVITY_DELTA","messageId":"act","activityType":"PLAN","patch":[{"op":"replace","path":"","value":{"b":2}}]}),
+            json!({"type":"TEXT_MESSAGE_CONTENT","messageId":"act","delta":"x"}),
+            json!({"type":"REASONING_MESSAGE_START","messageId":"act","role":"reasoning"}),
+            json!({"type":"TOOL_CALL_ARGS","toolCallId":"nope","delta":"x"}),
+            json!({"type":"TOOL_CALL_END","toolCallId":"nope"}),
+            json!({"type":"REASONING_MESSAGE_CONTENT","messageId":"nope","delta":"x"}),
+            json!({"type":"TEXT_MESSAGE_END","messageId":"nope"}),
+            // The call id names the activity: no assistant message can take it.
+            json!({"type":"TOOL_CALL_START","toolCallId":"act","toolCallName":"f"}),
+        ],
+    );
+    assert_eq!(
+        w,
+        [
+            "role-mismatch",
+            "patch-failed",
+            "role-mismatch",
+            "role-mismatch",
+            "missing-tool-call",
+            "missing-tool-call",
+            "missing-message",
+            "missing-message",
+            "role-mismatch"
+        ]
+    );
+    assert_eq!(
+        messages(&t),
+        json!([{"id":"act","role":"activity","activityType":"PLAN","content":{"b":2}}])
+    );
+}
+
+/// Where the official client departs from spec §9.4 (client-reference §1.7), the spec is
+/// followed; docs/design.md lists each decision.
+#[test]
+fn spec_rules_where_the_official_client_departs() {
+    let mut t = ThreadState::new();
+    let w = apply_all(
+        &mut t,
+        vec![
+            // RUN_STARTED.input.messages are not appended (§9.4 has no such rule).
+            json!({"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"threadId":"t","runId":"r","messages":[{"id":"u0","role":"user","content":"hi"}]}}),
+            json!({"type":"ACTIVITY_SNAPSHOT","messageId":"act","activityType":"PLAN","content":{"n":1},"metadata":{"a":1}}),
+            // replace:false leaves an existing activity as it is, metadata included.
+            json!({"type":"ACTIVITY_SNAPSHOT","messageId":"act","activityType":"OTHER","content":{"n":2},"replace":false,"metadata":{"b":1}}),
+            // A failed delta changes nothing, metadata included.
+            json!({"type":"ACTIVITY_DELTA","messageId":"act","activityType":"PLAN","patch":[{"op":"remove","path":"/missing"}],"metadata":{"c":1}}),
+            // A delta keeps the activity type of the last snapshot.
+            json!({"type":"ACTIVITY_DELTA","messageId":"act","activityType":"RENAMED","patch":[{"op":"replace","path":"/n","value":3}]}),
+            json!({"type":"TEXT_MESSAGE_START","messageId":"a1"}),
+            json!({"type":"TEXT_MESSAGE_END","messageId":"a1"}),
+            // An activity snapshot does not replace an assistant message with the same id.
+            json!({"type":"ACTIVITY_SNAPSHOT","messageId":"a1","activityType":"PLAN","content":{}}),
+            // A delta for a missing activity warns.
+            json!({"type":"ACTIVITY_DELTA","messageId":"ghost","activityType":"PLAN","patch":[]}),
+            // A state patch refused by RFC 6902 is refused here (fast-json-patch accepts it).
+            json!({"type":"STATE_DELTA","delta":[{"op":"remove","path":""}]}),
+        ],
+    );
+    assert_eq!(
+        w,
+        [
+            "patch-failed",
+            "role-mismatch",
+            "missing-message",
+            "patch-failed"
+        ]
+    );
+    assert_eq!(
+        messages(&t),
+        json!([
+            {"id":"act","role":"activity","activityType":"PLAN","content":{"n":3},"metadata":{"a":1}},
+            {"id":"a1","role":"assistant","content":""}
+        ])
+    );
+    assert_eq!(t.state(), &json!({}));
+}
