@@ -67,7 +67,6 @@ impl Cancellation {
     }
 
     /// A future that completes once the signal is tripped.
-    #[must_use]
     pub fn cancelled(&self) -> Cancelled {
         Cancelled {
             signal: self.clone(),

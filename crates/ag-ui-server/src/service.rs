@@ -249,17 +249,19 @@ pub struct SseBody {
 
 enum Kind {
     Full(Option<Bytes>),
-    Stream {
-        frames: SseFrames,
-        keep_alive: Option<(Duration, Pin<Box<tokio::time::Sleep>>)>,
-    },
+    Stream(Box<Streaming>),
+}
+
+struct Streaming {
+    frames: SseFrames,
+    keep_alive: Option<(Duration, Pin<Box<tokio::time::Sleep>>)>,
 }
 
 impl std::fmt::Debug for SseBody {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.kind {
             Kind::Full(b) => f.debug_tuple("SseBody::Full").field(b).finish(),
-            Kind::Stream { frames, .. } => f.debug_tuple("SseBody::Stream").field(frames).finish(),
+            Kind::Stream(s) => f.debug_tuple("SseBody::Stream").field(&s.frames).finish(),
         }
     }
 }
@@ -279,7 +281,7 @@ impl SseBody {
     pub fn stream(frames: SseFrames, keep_alive: Option<Duration>) -> Self {
         let keep_alive = keep_alive.map(|d| (d, Box::pin(tokio::time::sleep(d))));
         SseBody {
-            kind: Kind::Stream { frames, keep_alive },
+            kind: Kind::Stream(Box::new(Streaming { frames, keep_alive })),
         }
     }
 }
@@ -294,7 +296,8 @@ impl http_body::Body for SseBody {
     ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
         match &mut self.kind {
             Kind::Full(bytes) => Poll::Ready(bytes.take().map(|b| Ok(Frame::data(b)))),
-            Kind::Stream { frames, keep_alive } => {
+            Kind::Stream(streaming) => {
+                let Streaming { frames, keep_alive } = &mut **streaming;
                 match Pin::new(frames).poll_next(cx) {
                     Poll::Ready(Some(frame)) => {
                         if let Some((interval, sleep)) = keep_alive {
@@ -325,7 +328,7 @@ impl http_body::Body for SseBody {
     fn is_end_stream(&self) -> bool {
         match &self.kind {
             Kind::Full(b) => b.is_none(),
-            Kind::Stream { .. } => false,
+            Kind::Stream(_) => false,
         }
     }
 
@@ -333,7 +336,7 @@ impl http_body::Body for SseBody {
         match &self.kind {
             Kind::Full(Some(b)) => http_body::SizeHint::with_exact(b.len() as u64),
             Kind::Full(None) => http_body::SizeHint::with_exact(0),
-            Kind::Stream { .. } => http_body::SizeHint::default(),
+            Kind::Stream(_) => http_body::SizeHint::default(),
         }
     }
 }
