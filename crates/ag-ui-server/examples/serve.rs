@@ -37,6 +37,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     writeln!(out, "{}", listener.local_addr()?)?;
     out.flush()?;
     drop(out);
-    axum::serve(listener, ag_ui_server::axum::service_router(service)).await?;
+    ag_ui_server::axum::serve(listener, ag_ui_server::axum::service_router(service)).await?;
     Ok(())
 }

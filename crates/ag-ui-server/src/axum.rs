@@ -19,3 +19,20 @@ pub fn router<A: Agent>(agent: A) -> Router {
 pub fn service_router<A: Agent>(service: AgentService<A>) -> Router {
     Router::new().route_service("/", service)
 }
+
+/// Serves `router` on `listener` with `TCP_NODELAY` on every connection, so that each
+/// event's frame leaves as soon as it is written instead of waiting for the client's
+/// acknowledgement of the previous one (Nagle's algorithm). Runs until the listener fails.
+///
+/// The same as `axum::serve(listener.tap_io(|tcp| tcp.set_nodelay(true)), router)`.
+///
+/// # Errors
+/// As [`axum::serve`](::axum::serve::serve).
+pub async fn serve(listener: tokio::net::TcpListener, router: Router) -> std::io::Result<()> {
+    use ::axum::serve::ListenerExt;
+    let listener = listener.tap_io(|tcp| {
+        // Without it the stream still works, only later.
+        let _ = tcp.set_nodelay(true);
+    });
+    ::axum::serve(listener, router).await
+}

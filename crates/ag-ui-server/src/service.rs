@@ -27,6 +27,9 @@ pub const DEFAULT_KEEP_ALIVE: Duration = Duration::from_secs(15);
 /// The keep-alive comment: an SSE comment line and the blank line that ends it.
 pub const KEEP_ALIVE_COMMENT: &[u8] = b": keep-alive\n\n";
 
+/// Frames that are ready together are sent as one chunk up to this size.
+const COALESCE_BYTES: usize = 32 * 1024;
+
 /// `x-accel-buffering`: tells nginx-style proxies not to buffer the stream.
 const X_ACCEL_BUFFERING: HeaderName = HeaderName::from_static("x-accel-buffering");
 
@@ -254,6 +257,8 @@ enum Kind {
 
 struct Streaming {
     frames: SseFrames,
+    /// The first frame has been sent (it goes alone, so that it is not delayed).
+    started: bool,
     keep_alive: Option<(Duration, Pin<Box<tokio::time::Sleep>>)>,
 }
 
@@ -281,7 +286,11 @@ impl SseBody {
     pub fn stream(frames: SseFrames, keep_alive: Option<Duration>) -> Self {
         let keep_alive = keep_alive.map(|d| (d, Box::pin(tokio::time::sleep(d))));
         SseBody {
-            kind: Kind::Stream(Box::new(Streaming { frames, keep_alive })),
+            kind: Kind::Stream(Box::new(Streaming {
+                frames,
+                started: false,
+                keep_alive,
+            })),
         }
     }
 }
@@ -297,18 +306,42 @@ impl http_body::Body for SseBody {
         match &mut self.kind {
             Kind::Full(bytes) => Poll::Ready(bytes.take().map(|b| Ok(Frame::data(b)))),
             Kind::Stream(streaming) => {
-                let Streaming { frames, keep_alive } = &mut **streaming;
-                match Pin::new(frames).poll_next(cx) {
-                    Poll::Ready(Some(frame)) => {
-                        if let Some((interval, sleep)) = keep_alive {
-                            sleep
-                                .as_mut()
-                                .reset(tokio::time::Instant::now() + *interval);
+                let Streaming {
+                    frames,
+                    started,
+                    keep_alive,
+                } = &mut **streaming;
+                // Frames already produced go out together; a frame is never held back
+                // waiting for the next one.
+                let mut out: Option<Vec<u8>> = None;
+                let mut ended = false;
+                loop {
+                    match Pin::new(&mut *frames).poll_next(cx) {
+                        Poll::Ready(Some(frame)) => match &mut out {
+                            None => out = Some(frame),
+                            Some(buf) => buf.extend_from_slice(&frame),
+                        },
+                        Poll::Ready(None) => {
+                            ended = true;
+                            break;
                         }
-                        return Poll::Ready(Some(Ok(Frame::data(Bytes::from(frame)))));
+                        Poll::Pending => break,
                     }
-                    Poll::Ready(None) => return Poll::Ready(None),
-                    Poll::Pending => {}
+                    if !*started || out.as_ref().is_some_and(|b| b.len() >= COALESCE_BYTES) {
+                        break;
+                    }
+                }
+                if let Some(buf) = out {
+                    *started = true;
+                    if let Some((interval, sleep)) = keep_alive {
+                        sleep
+                            .as_mut()
+                            .reset(tokio::time::Instant::now() + *interval);
+                    }
+                    return Poll::Ready(Some(Ok(Frame::data(Bytes::from(buf)))));
+                }
+                if ended {
+                    return Poll::Ready(None);
                 }
                 if let Some((interval, sleep)) = keep_alive
                     && sleep.as_mut().poll(cx).is_ready()

@@ -34,7 +34,7 @@ pub async fn serve<A: Agent>(service: AgentService<A>) -> Server {
     let addr = listener.local_addr().unwrap();
     let router = ag_ui_server::axum::service_router(service);
     let task = tokio::spawn(async move {
-        axum::serve(listener, router).await.unwrap();
+        ag_ui_server::axum::serve(listener, router).await.unwrap();
     });
     Server { addr, task }
 }
