@@ -6,121 +6,15 @@
 //! ([`Warning`], with a JSON Pointer), or — in [`ReadMode::Exact`] — refuses it, accepting
 //! precisely what the 1.0 JSON Schema accepts.
 //!
-//! Clean input (the common case) is decoded once, with no bookkeeping beyond two
-//! thread-local flags; only a document that needed forgiving is decoded a second time to
-//! collect the pointers of what was forgiven.
-
-use std::cell::{Cell, RefCell};
-use std::fmt;
+//! Clean input (the common case) is decoded once; only a document that needed forgiving is
+//! decoded a second time to collect the pointers of what was forgiven.
 
 use serde::de::DeserializeOwned;
 
+use crate::codec::diagnostics::{self, Fault, Pass};
+pub use crate::codec::diagnostics::{Warning, WarningKind};
 use crate::codec::error::Error;
-use crate::codec::wire::escape_token;
-
-/// What the forgiving reader accepted that the 1.0 schema does not (or that a caller may
-/// want to log).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum WarningKind {
-    /// A key the object does not declare; it was skipped (strip-and-warn, spec §2.3).
-    UnknownField,
-    /// An optional field given as `null`; read as absent (spec §2.2).
-    NullAsAbsent,
-    /// `RunAgentInput.state: null`, read as absent. Valid in exact mode too: every 1.0
-    /// SDK normalises it (spec §4 RunAgentInput).
-    NullState,
-    /// An extra member of a JSON Patch operation; ignored as RFC 6902 §4 requires. Valid in
-    /// exact mode: patch operations are open objects.
-    IgnoredMember,
-    /// A 0.x `THINKING_*` event, translated to its `REASONING_*` successor (spec §3.1).
-    LegacyEvent,
-    /// A 0.x `binary` content part, translated to a media part (spec §4).
-    LegacyBinaryPart,
-    /// An event whose `type` is not one of the 31 of 1.0; a stream consumer drops it
-    /// (spec §2.3). Only [`crate::EventDecoder`] produces this warning.
-    UnknownEventType,
-}
-
-impl WarningKind {
-    /// The kebab-case name used in fixtures and logs (`unknown-field`, `null-as-absent`, …).
-    #[must_use]
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::UnknownField => "unknown-field",
-            Self::NullAsAbsent => "null-as-absent",
-            Self::NullState => "null-state",
-            Self::IgnoredMember => "ignored-member",
-            Self::LegacyEvent => "legacy-event",
-            Self::LegacyBinaryPart => "legacy-binary-part",
-            Self::UnknownEventType => "unknown-event-type",
-        }
-    }
-
-    /// Whether the 1.0 schema accepts a document carrying this (so exact mode does too).
-    #[must_use]
-    pub const fn valid_in_exact_mode(self) -> bool {
-        matches!(self, Self::NullState | Self::IgnoredMember)
-    }
-
-    fn describe(self) -> &'static str {
-        match self {
-            Self::UnknownField => "unknown field (the 1.0 schema closes this object)",
-            Self::NullAsAbsent => "null in an optional field (omit the field instead)",
-            Self::NullState => "null state (read as absent)",
-            Self::IgnoredMember => "extra member of a JSON Patch operation (ignored)",
-            Self::LegacyEvent => "0.x THINKING_* event (retired in 1.0; use REASONING_*)",
-            Self::LegacyBinaryPart => "0.x binary content part (retired in 1.0; use a media part)",
-            Self::UnknownEventType => "event type unknown to AG-UI 1.0",
-        }
-    }
-}
-
-impl fmt::Display for WarningKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// One thing the forgiving reader accepted, and where.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub struct Warning {
-    /// What was forgiven.
-    pub kind: WarningKind,
-    /// JSON Pointer (RFC 6901) of the member concerned, relative to the decoded document.
-    pub pointer: String,
-}
-
-impl Warning {
-    /// Creates a warning.
-    #[must_use]
-    pub fn new(kind: WarningKind, pointer: impl Into<String>) -> Self {
-        Warning {
-            kind,
-            pointer: pointer.into(),
-        }
-    }
-}
-
-impl fmt::Display for Warning {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} at {}", self.kind.describe(), Location(&self.pointer))
-    }
-}
-
-/// Formats a JSON Pointer for messages (the empty pointer is the document root).
-pub(crate) struct Location<'a>(pub(crate) &'a str);
-
-impl fmt::Display for Location<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.0.is_empty() {
-            f.write_str("the document root")
-        } else {
-            write!(f, "`{}`", self.0)
-        }
-    }
-}
+use crate::codec::pointer::escape_token;
 
 /// How strictly [`decode`] reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -143,107 +37,6 @@ pub struct Decoded<T> {
     pub value: T,
     /// What the forgiving reader accepted, in document order (empty on clean input).
     pub warnings: Vec<Warning>,
-}
-
-// ---------------------------------------------------------------------------
-// Thread-local bookkeeping
-// ---------------------------------------------------------------------------
-
-const OFF: u8 = 0;
-const DETECT: u8 = 1;
-const COLLECT: u8 = 2;
-
-thread_local! {
-    static MODE: Cell<u8> = const { Cell::new(OFF) };
-    static DIRTY: Cell<bool> = const { Cell::new(false) };
-    static SINK: RefCell<Vec<Warning>> = const { RefCell::new(Vec::new()) };
-    static UNKNOWN_EVENT: RefCell<Option<String>> = const { RefCell::new(None) };
-}
-
-/// Whether warnings are being collected with pointers (visitors then fix up paths).
-#[inline]
-pub(crate) fn collecting() -> bool {
-    MODE.with(Cell::get) == COLLECT
-}
-
-/// Reports something forgiven at member `key` of the object being read.
-#[cold]
-pub(crate) fn report(kind: WarningKind, key: &str) {
-    match MODE.with(Cell::get) {
-        DETECT => DIRTY.with(|d| d.set(true)),
-        COLLECT => SINK.with(|s| {
-            s.borrow_mut().push(Warning {
-                kind,
-                pointer: format!("/{}", escape_token(key)),
-            });
-        }),
-        _ => {}
-    }
-}
-
-/// Reports something forgiven about the value being read as a whole.
-#[cold]
-pub(crate) fn report_here(kind: WarningKind) {
-    match MODE.with(Cell::get) {
-        DETECT => DIRTY.with(|d| d.set(true)),
-        COLLECT => SINK.with(|s| {
-            s.borrow_mut().push(Warning {
-                kind,
-                pointer: String::new(),
-            })
-        }),
-        _ => {}
-    }
-}
-
-/// Remembers the `type` of an unknown event so that [`decode`] can return
-/// [`Error::UnknownEventType`].
-#[cold]
-pub(crate) fn note_unknown_event(event_type: &str) {
-    if MODE.with(Cell::get) != OFF {
-        UNKNOWN_EVENT.with(|u| *u.borrow_mut() = Some(event_type.to_owned()));
-    }
-}
-
-/// The number of warnings collected so far.
-#[inline]
-pub(crate) fn mark() -> usize {
-    SINK.with(|s| s.borrow().len())
-}
-
-/// Prefixes `segment` to the pointer of every warning collected since `mark`.
-#[inline]
-pub(crate) fn prefix_since(mark: usize, segment: &dyn fmt::Display) {
-    SINK.with(|s| {
-        let mut sink = s.borrow_mut();
-        if sink.len() > mark {
-            let prefix = format!("/{segment}");
-            for w in &mut sink[mark..] {
-                w.pointer.insert_str(0, &prefix);
-            }
-        }
-    });
-}
-
-/// Restores the previous mode when a decode ends (even by unwinding).
-struct ModeGuard(u8);
-
-impl ModeGuard {
-    fn enter(mode: u8) -> Self {
-        let prev = MODE.with(|m| m.replace(mode));
-        DIRTY.with(|d| d.set(false));
-        UNKNOWN_EVENT.with(|u| u.borrow_mut().take());
-        if mode == COLLECT {
-            SINK.with(|s| s.borrow_mut().clear());
-        }
-        ModeGuard(prev)
-    }
-}
-
-impl Drop for ModeGuard {
-    fn drop(&mut self) {
-        MODE.with(|m| m.set(self.0));
-    }
 }
 
 // ---------------------------------------------------------------------------
@@ -292,16 +85,14 @@ pub fn decode_slice<T: DeserializeOwned>(json: &[u8], mode: ReadMode) -> Result<
 /// stack either.
 ///
 /// # Errors
-/// As [`decode`]; the only [`Error::Syntax`] is for a value nested too deep.
+/// As [`decode`], and [`Error::TooDeep`] for a value nested too deep.
 pub fn decode_value<T: DeserializeOwned>(
     value: &serde_json::Value,
     mode: ReadMode,
 ) -> Result<Decoded<T>, Error> {
     if let Some(pointer) = too_deep(value) {
-        return Err(Error::Syntax {
+        return Err(Error::TooDeep {
             pointer,
-            message: "recursion limit exceeded (arrays and objects nest at most 127 levels deep)"
-                .to_owned(),
             line: 0,
             column: 0,
         });
@@ -351,14 +142,58 @@ fn too_deep(value: &serde_json::Value) -> Option<String> {
     None
 }
 
+/// A refusal, with what the reader knew of it beyond the error (for the stream pipeline,
+/// which names the stream rule a refusal breaks).
+#[derive(Debug)]
+pub(crate) struct Rejection {
+    /// The error.
+    pub(crate) error: Error,
+    /// The reader's record of where and why (empty for errors raised outside the visitors).
+    pub(crate) fault: Box<Fault>,
+}
+
+impl From<Error> for Rejection {
+    fn from(error: Error) -> Self {
+        Rejection {
+            error,
+            fault: Box::default(),
+        }
+    }
+}
+
+impl Rejection {
+    fn from_json(e: &serde_json::Error) -> Self {
+        let fault = diagnostics::take_fault();
+        Rejection {
+            error: Error::from_json(e, &fault),
+            fault: Box::new(fault),
+        }
+    }
+}
+
+/// [`decode`], keeping the reader's record of a refusal.
+pub(crate) fn decode_detailed<T: DeserializeOwned>(
+    json: &str,
+    mode: ReadMode,
+) -> Result<Decoded<T>, Rejection> {
+    run_detailed(mode, || serde_json::from_str::<T>(json))
+}
+
 fn run<T>(
     mode: ReadMode,
     parse: impl Fn() -> Result<T, serde_json::Error>,
 ) -> Result<Decoded<T>, Error> {
+    run_detailed(mode, parse).map_err(|r| r.error)
+}
+
+fn run_detailed<T>(
+    mode: ReadMode,
+    parse: impl Fn() -> Result<T, serde_json::Error>,
+) -> Result<Decoded<T>, Rejection> {
     let dirty = {
-        let _g = ModeGuard::enter(DETECT);
+        let _g = diagnostics::enter(Pass::Detect);
         match parse() {
-            Ok(value) if !DIRTY.with(Cell::get) => {
+            Ok(value) if !diagnostics::dirty() => {
                 return Ok(Decoded {
                     value,
                     warnings: Vec::new(),
@@ -366,7 +201,7 @@ fn run<T>(
             }
             Ok(_) => true,
             Err(e) => {
-                if let Some(event_type) = UNKNOWN_EVENT.with(|u| u.borrow_mut().take()) {
+                if let Some(event_type) = diagnostics::take_unknown_event() {
                     if let Some((_, successor)) = crate::model::event::LEGACY_EVENT_TYPES
                         .iter()
                         .find(|(n, _)| *n == event_type)
@@ -374,25 +209,27 @@ fn run<T>(
                         return Err(Error::LegacyEventType {
                             event_type,
                             successor: *successor,
-                        });
+                        }
+                        .into());
                     }
-                    return Err(Error::UnknownEventType { event_type });
+                    return Err(Error::UnknownEventType { event_type }.into());
                 }
-                return Err(Error::from_json(e));
+                return Err(Rejection::from_json(&e));
             }
         }
     };
     debug_assert!(dirty);
-    let _g = ModeGuard::enter(COLLECT);
-    let value = parse().map_err(Error::from_json)?;
-    let warnings = SINK.with(|s| std::mem::take(&mut *s.borrow_mut()));
+    let _g = diagnostics::enter(Pass::Collect);
+    let value = parse().map_err(|e| Rejection::from_json(&e))?;
+    let warnings = diagnostics::take_warnings();
     if mode == ReadMode::Exact
         && let Some(w) = warnings.iter().find(|w| !w.kind.valid_in_exact_mode())
     {
         return Err(Error::NotExact {
             kind: w.kind,
             pointer: w.pointer.clone(),
-        });
+        }
+        .into());
     }
     Ok(Decoded { value, warnings })
 }
