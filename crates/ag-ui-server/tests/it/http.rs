@@ -235,3 +235,13 @@ async fn no_keep_alive_when_turned_off() {
     events.all().await;
     assert!(!String::from_utf8_lossy(&events.raw).contains("keep-alive"));
 }
+
+#[test]
+fn defaults_are_the_documented_ones() {
+    assert_eq!(ag_ui_server::DEFAULT_KEEP_ALIVE, Duration::from_secs(15));
+    assert_eq!(ag_ui_server::DEFAULT_BODY_LIMIT, 8 * 1024 * 1024);
+    let debug = format!("{:?}", AgentService::new(DemoAgent::new()));
+    assert!(debug.contains("keep_alive: Some(15s)"), "{debug}");
+    assert!(debug.contains("body_limit: 8388608"), "{debug}");
+    assert!(debug.contains("verify: true"), "{debug}");
+}
