@@ -228,8 +228,8 @@ impl RunGuard {
         }
     }
 
-    /// Checks `event`, queueing it (and what a chunk expands to is only checked). Returns
-    /// false when the run was aborted instead.
+    /// Checks `event` and queues it, or aborts the run when verification refuses it (what a
+    /// chunk expands to is checked; the chunk itself is what is sent).
     fn accept(&mut self, event: Event) {
         if let Some((expander, verifier)) = &mut self.checker {
             let result = if event.event_type().is_chunk() || expander.has_pending() {
