@@ -26,7 +26,7 @@ macro_rules! id_type {
             #[cfg_attr(docsrs, doc(cfg(feature = "uuid")))]
             #[must_use]
             pub fn random() -> Self {
-                Self(::uuid::Uuid::new_v4().to_string())
+                Self($crate::model::id::random_uuid())
             }
 
             /// The id as a string slice.
@@ -136,4 +136,11 @@ id_type! {
     /// Opaque id of one subagent invocation (`subagentRunId`): attribution on events,
     /// messages and interrupts, identity on the `SUBAGENT_*` events.
     SubagentRunId
+}
+
+/// A random UUID v4 as text: the one place the crate mints a random id (the `random()`
+/// constructors and the 0.x translation's default generator).
+#[cfg(feature = "uuid")]
+pub(crate) fn random_uuid() -> String {
+    uuid::Uuid::new_v4().to_string()
 }

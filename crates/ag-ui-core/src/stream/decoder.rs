@@ -140,7 +140,7 @@ impl EventDecoder {
 /// The id of a translated 0.x event when the caller gave no generator: a UUID v4.
 #[cfg(feature = "uuid")]
 fn default_id() -> String {
-    uuid::Uuid::new_v4().to_string()
+    crate::model::id::random_uuid()
 }
 
 /// The id of a translated 0.x event when the caller gave no generator and UUIDs are not
