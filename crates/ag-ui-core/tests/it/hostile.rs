@@ -66,23 +66,16 @@ fn nesting_100k_deep_is_a_clean_error_on_every_path() {
         ] {
             assert!(EventDecoder::default().decode(&doc).is_err());
         }
-        // An unknown member is skipped without recursion when the tag comes first; when the
-        // tag comes last it must be buffered, and the buffer has the same limit.
-        let skipped = decode::<Event>(
-            &format!(r#"{{"type":"RAW","event":1,"x":{deep}}}"#),
-            ReadMode::Forgiving,
-        )
-        .unwrap();
-        assert_eq!(
-            skipped.warnings,
-            [Warning::new(WarningKind::UnknownField, "/x")]
-        );
-        let buffered = decode::<Event>(
-            &format!(r#"{{"x":{deep},"event":1,"type":"RAW"}}"#),
-            ReadMode::Forgiving,
-        )
-        .unwrap_err();
-        assert_eq!(buffered.pointer(), Some("/x"));
+        // An unknown member has the same limit, wherever the tag is: the depth limit is a
+        // property of the document, not of the order of its keys.
+        for doc in [
+            format!(r#"{{"type":"RAW","event":1,"x":{deep}}}"#),
+            format!(r#"{{"x":{deep},"event":1,"type":"RAW"}}"#),
+        ] {
+            let e = decode::<Event>(&doc, ReadMode::Forgiving).unwrap_err();
+            assert!(matches!(e, Error::Syntax { .. }), "{e:?}");
+            assert_eq!(e.pointer(), Some("/x"));
+        }
         // SSE carries it as text; the reader does not parse JSON.
         let mut r = SseReader::new();
         r.feed(format!("data: {deep}\n\n").as_bytes()).unwrap();
@@ -448,7 +441,7 @@ fn sse_frames_without_end_over_the_cap_and_with_cr_only() {
     let e = r.feed(b"data: 0123456789\ndata: 0123456789\n").unwrap_err();
     assert_eq!(
         e.to_string(),
-        "SSE stream error at byte 44: SSE message exceeds the 16 byte cap without ending"
+        "SSE stream error at byte 10: SSE message exceeds the 16 byte cap without ending"
     );
     assert_eq!(r.next_message().as_deref(), Some("ok"));
     // A line without end that keeps growing hits the cap too.
@@ -480,4 +473,365 @@ fn many_short_lines_in_one_chunk_take_linear_time() {
         "took {:?}",
         t.elapsed()
     );
+}
+
+/// A value of `depth` nested arrays around `null`, built without recursion.
+fn deep_value(depth: usize) -> Value {
+    let mut v = Value::Null;
+    for _ in 0..depth {
+        v = Value::Array(vec![v]);
+    }
+    v
+}
+
+/// Takes a deep value apart without recursion (its own drop would overflow the stack).
+fn dismantle(mut v: Value) {
+    loop {
+        v = match v {
+            Value::Array(mut items) => match items.pop() {
+                Some(inner) => inner,
+                None => return,
+            },
+            Value::Object(mut m) => match m.keys().next().cloned() {
+                Some(k) => m.remove(&k).unwrap_or(Value::Null),
+                None => return,
+            },
+            _ => return,
+        };
+    }
+}
+
+#[test]
+fn the_writer_refuses_what_the_reader_could_not_read_back() {
+    on_default_stack(|| {
+        // 30 000 levels would overflow a recursive writer; 10 000 would be written and then
+        // refused by the reader. Both are refused by the writer, naming the limit.
+        for depth in [30_000, 10_000, 128] {
+            let event = Event::from(StateSnapshotEvent::new(deep_value(depth)));
+            for e in [
+                to_sse_frame(&event).unwrap_err(),
+                to_string(&event).unwrap_err(),
+                write_sse_frame(Vec::new(), &event).unwrap_err(),
+            ] {
+                assert!(matches!(e, Error::Encode { .. }), "{e:?}");
+                assert_eq!(
+                    e.to_string(),
+                    "cannot encode AG-UI JSON: arrays and objects nested deeper than 127 levels (the limit every AG-UI reader of this crate applies)"
+                );
+            }
+            let Event::StateSnapshot(s) = event else {
+                unreachable!()
+            };
+            dismantle(s.snapshot);
+        }
+        // At the limit, whatever is written reads back; one level more is refused by both.
+        // The event's own object is the first level, as for the reader.
+        for inner in [125, 126, 127] {
+            let event = Event::from(StateSnapshotEvent::new(deep_value(inner)));
+            let written = to_string(&event);
+            let doc = format!(r#"{{"type":"STATE_SNAPSHOT","snapshot":{}}}"#, nested(inner).replace("[]", "[null]"));
+            assert_eq!(written.is_ok(), inner <= 126, "{inner}");
+            assert_eq!(from_str::<Event>(&doc).is_ok(), inner <= 126, "{inner}");
+            if let Ok(text) = written {
+                assert_eq!(from_str::<Event>(&text).unwrap(), event);
+            }
+        }
+        // Deeper in the document, the same count: a tool's parameters sit three levels down.
+        for inner in [124, 125] {
+            let input = RunAgentInput::new("t", "r", Vec::<Message>::new()).with_tools(vec![
+                Tool::new("n", "d").with_parameters(deep_value(inner)),
+            ]);
+            let written = to_string(&input);
+            assert_eq!(written.is_ok(), inner <= 124, "{inner}");
+            if let Ok(text) = written {
+                assert_eq!(from_str::<RunAgentInput>(&text).unwrap(), input);
+            }
+        }
+    });
+}
+
+/// What `EventDecoder` (forgiving) and `EventPipeline` make of `doc`: `Ok(true)` for an
+/// event delivered, `Ok(false)` for one dropped with a warning, or the error text.
+fn stream_outcome(doc: &str) -> Result<bool, String> {
+    let decoded = EventDecoder::default()
+        .decode(doc)
+        .map_err(|e| e.to_string())?;
+    let mut pipeline = EventPipeline::new();
+    pipeline
+        .push_text(r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#)
+        .unwrap();
+    let piped = pipeline.push_text(doc).map_err(|e| e.to_string())?;
+    assert_eq!(decoded.value.is_some(), !piped.value.is_empty(), "{doc}");
+    Ok(decoded.value.is_some())
+}
+
+#[test]
+fn malformed_json_after_an_unknown_type_fails_the_stream() {
+    on_default_stack(|| {
+        let deep = nested(1_000_000);
+        let cases: Vec<(String, &str, &str)> = vec![
+            (
+                r#"{"type":"X"} garbage"#.to_owned(),
+                "",
+                "malformed JSON at the document root (line 1, column 14): trailing characters",
+            ),
+            (
+                r#"{"type":"X","a":"#.to_owned(),
+                "/a",
+                "malformed JSON at `/a` (line 1, column 16): EOF while parsing a value",
+            ),
+            (
+                r#"{"a":1,"type":"X","b":[1,}"#.to_owned(),
+                "/b",
+                "malformed JSON at `/b` (line 1, column 26): expected value",
+            ),
+            (
+                format!(r#"{{"type":"X","a":{deep}}}"#),
+                "/a",
+                "recursion limit exceeded (arrays and objects nest at most 127 levels deep)",
+            ),
+            (
+                r#"{"type":"X","a":"\ud800"}"#.to_owned(),
+                "/a",
+                "unexpected end of hex escape",
+            ),
+        ];
+        for (doc, pointer, message) in &cases {
+            let e = from_str::<Event>(doc).unwrap_err();
+            assert!(matches!(e, Error::Syntax { .. }), "{e:?}");
+            assert_eq!(e.pointer(), Some(*pointer), "{e}");
+            assert!(e.to_string().contains(message), "{e}");
+            let streamed = stream_outcome(doc).unwrap_err();
+            assert!(streamed.contains(message), "{streamed}");
+        }
+        // Invalid UTF-8 after the tag, in bytes.
+        let e = from_slice::<Event>(b"{\"type\":\"X\",\"a\":\"\xff\"}").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "malformed JSON at `/a` (line 1, column 18): invalid unicode code point"
+        );
+    });
+}
+
+#[test]
+fn the_type_is_a_non_empty_string_given_once() {
+    for (doc, message) in [
+        (
+            r#"{"type":""}"#,
+            "invalid AG-UI document at `/type`: invalid value: an empty string, expected a non-empty event type (line 1, column 10)",
+        ),
+        (
+            r#"{"type":"X","type":"RUN_ERROR","message":"m"}"#,
+            "invalid AG-UI document at `/type`: duplicate field; each key may appear once (line 1, column 18)",
+        ),
+        (
+            r#"{"a":1,"type":"X","type":"X"}"#,
+            "invalid AG-UI document at `/type`: duplicate field; each key may appear once (line 1, column 24)",
+        ),
+        // The 0.x path too: a second `type` is refused, not translated.
+        (
+            r#"{"type":"THINKING_START","type":"RUN_ERROR","message":"m"}"#,
+            "invalid AG-UI document at `/type`: duplicate field; each key may appear once (line 1, column 31)",
+        ),
+    ] {
+        let e = from_str::<Event>(doc).unwrap_err();
+        assert!(matches!(e, Error::Invalid { .. }), "{e:?}");
+        assert_eq!(e.to_string(), message);
+        assert_eq!(
+            EventDecoder::default().decode(doc).unwrap_err().to_string(),
+            message
+        );
+        let mut pipeline = EventPipeline::new();
+        pipeline
+            .push_text(r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#)
+            .unwrap();
+        assert_eq!(
+            pipeline.push_text(doc).unwrap_err().to_string(),
+            format!("event 1 rejected by the reader: {message}")
+        );
+    }
+    // A well-formed unknown event is still dropped with a warning.
+    for doc in [
+        r#"{"type":"FUTURE_EVENT","a":{"b":[1,"\u00e9",null]}}"#,
+        r#"{"a":[{}],"type":"FUTURE_EVENT"}"#,
+    ] {
+        assert!(matches!(
+            from_str::<Event>(doc),
+            Err(Error::UnknownEventType { .. })
+        ));
+        assert_eq!(stream_outcome(doc), Ok(false), "{doc}");
+    }
+}
+
+#[test]
+fn unknown_members_are_well_formed_json_too() {
+    on_default_stack(|| {
+        // Invalid UTF-8, lone surrogates and excessive depth inside a member the type does
+        // not declare are syntax errors, as anywhere else (the member is parsed, not skipped
+        // blindly).
+        let deep = nested(100_000);
+        let cases: Vec<(Vec<u8>, &str, &str)> = vec![
+            (
+                b"{\"type\":\"RUN_ERROR\",\"message\":\"m\",\"x\":\"\xff\"}".to_vec(),
+                "/x",
+                "invalid unicode code point",
+            ),
+            (
+                br#"{"type":"RUN_ERROR","message":"m","x":["\ud800"]}"#.to_vec(),
+                "/x",
+                "unexpected end of hex escape",
+            ),
+            (
+                br#"{"type":"RUN_ERROR","message":"m","x":{"\udc00":1}}"#.to_vec(),
+                "/x",
+                "lone leading surrogate in hex escape",
+            ),
+            (
+                format!(r#"{{"type":"RUN_ERROR","message":"m","x":{deep}}}"#).into_bytes(),
+                "/x",
+                "recursion limit exceeded",
+            ),
+            (
+                format!(r#"{{"type":"STATE_DELTA","delta":[{{"op":"remove","path":"/a","x":{deep}}}]}}"#)
+                    .into_bytes(),
+                "/delta/0/x",
+                "recursion limit exceeded",
+            ),
+        ];
+        for (doc, pointer, message) in &cases {
+            for mode in [ReadMode::Forgiving, ReadMode::Exact] {
+                let e = decode_slice::<Event>(doc, mode).unwrap_err();
+                assert!(matches!(e, Error::Syntax { .. }), "{e:?}");
+                assert_eq!(e.pointer(), Some(*pointer), "{e}");
+                assert!(e.to_string().contains(message), "{e}");
+            }
+        }
+    });
+}
+
+/// Feeds `chunks` to a reader with message cap `cap` and finishes it: the messages
+/// delivered (also those delivered before an error) and the error, if any.
+fn read_sse(cap: usize, chunks: &[&[u8]]) -> (Vec<String>, Option<String>) {
+    let mut r = SseReader::with_max_frame_bytes(cap);
+    let mut out = Vec::new();
+    let mut error = None;
+    for c in chunks {
+        if let Err(e) = r.feed(c) {
+            error = Some(e.to_string());
+            break;
+        }
+        while let Some(m) = r.next_message() {
+            out.push(m);
+        }
+    }
+    if error.is_none() {
+        match r.finish() {
+            Ok(m) => out.extend(m),
+            Err(e) => error = Some(e.to_string()),
+        }
+    }
+    while let Some(m) = r.next_message() {
+        out.push(m);
+    }
+    (out, error)
+}
+
+/// [`read_sse`] for the whole stream, for every split in two, and byte by byte; asserts
+/// they agree and returns the result.
+fn read_sse_every_split(cap: usize, stream: &[u8]) -> (Vec<String>, Option<String>) {
+    let whole = read_sse(cap, &[stream]);
+    for at in 0..=stream.len() {
+        let (a, b) = stream.split_at(at);
+        assert_eq!(read_sse(cap, &[a, b]), whole, "split at {at}");
+    }
+    let bytes: Vec<&[u8]> = stream.chunks(1).collect();
+    assert_eq!(read_sse(cap, &bytes), whole, "byte by byte");
+    whole
+}
+
+#[test]
+fn a_leading_bom_is_stripped_whole_or_split() {
+    let cap = ag_ui_core::sse::DEFAULT_MAX_FRAME_BYTES;
+    let ok = |v: &[&str]| (v.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>(), None);
+    assert_eq!(
+        read_sse_every_split(cap, b"\xEF\xBB\xBFdata: {\"a\":1}\n\ndata: 2\n\n"),
+        ok(&["{\"a\":1}", "2"])
+    );
+    // One BOM only: a second one belongs to the first line, whose field is then not `data`.
+    assert_eq!(
+        read_sse_every_split(cap, b"\xEF\xBB\xBF\xEF\xBB\xBFdata: 1\n\ndata: 2\n\n"),
+        ok(&["2"])
+    );
+    // Only at the start of the stream.
+    assert_eq!(
+        read_sse_every_split(cap, b"data: 1\n\n\xEF\xBB\xBFdata: 2\n\n"),
+        ok(&["1"])
+    );
+    // A BOM's first bytes followed by something else are kept as they are.
+    assert_eq!(
+        read_sse_every_split(cap, b"\xEF\xBBdata: 1\n\ndata: 2\n\n"),
+        ok(&["2"])
+    );
+    assert_eq!(read_sse_every_split(cap, b"\xEF\xBB"), ok(&[]));
+    // Offsets count the BOM's bytes.
+    assert_eq!(
+        read_sse_every_split(cap, b"\xEF\xBB\xBFdata: \xff\n\n").1.as_deref(),
+        Some("SSE stream error at byte 3: invalid UTF-8 in a data line (at byte 6 of the line)")
+    );
+}
+
+#[test]
+fn the_sse_cap_means_the_same_for_every_split() {
+    // A message's size is its lines with their line ends, up to the blank line that ends
+    // it. At the cap it is accepted, one byte more is refused, whatever the chunks.
+    let cap = 16;
+    for (stream, expected) in [
+        (&b"data: 012345678\n\n"[..], (vec!["012345678".to_owned()], None)),
+        (&b"data: 01234567\r\n\r\n"[..], (vec!["01234567".to_owned()], None)),
+        (&b": 3\ndata: 0123\r\n"[..], (vec!["0123".to_owned()], None)),
+        (
+            &b"data: 0123456789\n\n"[..],
+            (
+                vec![],
+                Some("SSE stream error at byte 0: SSE message exceeds the 16 byte cap without ending".to_owned()),
+            ),
+        ),
+        (
+            &b"data: 012345678\r\n\r\n"[..],
+            (
+                vec![],
+                Some("SSE stream error at byte 0: SSE message exceeds the 16 byte cap without ending".to_owned()),
+            ),
+        ),
+        (
+            &b"data: a\n\n: comment\n: comment\ndata: b\n\n"[..],
+            (
+                vec!["a".to_owned()],
+                Some("SSE stream error at byte 9: SSE message exceeds the 16 byte cap without ending".to_owned()),
+            ),
+        ),
+        (
+            &b"data: a\r\rdata: 0123456789ab"[..],
+            (
+                vec!["a".to_owned()],
+                Some("SSE stream error at byte 9: SSE message exceeds the 16 byte cap without ending".to_owned()),
+            ),
+        ),
+    ] {
+        assert_eq!(
+            read_sse_every_split(cap, stream),
+            expected,
+            "{}",
+            String::from_utf8_lossy(stream)
+        );
+    }
+    // 20 MB in one message: refused fed whole and fed in 64 KiB chunks alike.
+    let stream = format!("data: {}\n\n", "x".repeat(20 << 20)).into_bytes();
+    let refused = Some(
+        "SSE stream error at byte 0: SSE message exceeds the 10485760 byte cap without ending"
+            .to_owned(),
+    );
+    assert_eq!(read_sse(ag_ui_core::sse::DEFAULT_MAX_FRAME_BYTES, &[&stream]), (vec![], refused.clone()));
+    let chunks: Vec<&[u8]> = stream.chunks(64 << 10).collect();
+    assert_eq!(read_sse(ag_ui_core::sse::DEFAULT_MAX_FRAME_BYTES, &chunks), (vec![], refused));
 }
