@@ -7,5 +7,6 @@ pub(crate) mod error;
 pub mod read;
 #[cfg(feature = "schemars")]
 pub(crate) mod schema;
+pub(crate) mod skip;
 pub(crate) mod wire;
 pub(crate) mod write;

@@ -274,7 +274,11 @@ pub fn from_slice<T: DeserializeOwned>(json: &[u8]) -> Result<T, Error> {
 /// As [`from_str`], plus [`Error::NotExact`] in [`ReadMode::Exact`] when the document is
 /// outside the 1.0 schema (an unknown field, an optional `null`, a legacy shape).
 pub fn decode<T: DeserializeOwned>(json: &str, mode: ReadMode) -> Result<Decoded<T>, Error> {
-    run(mode, || serde_json::from_str::<T>(json))
+    run(
+        mode,
+        || serde_json::from_str::<T>(json),
+        || well_formed(serde_json::Deserializer::from_str(json)),
+    )
 }
 
 /// [`decode`] over bytes (which must be UTF-8).
@@ -282,7 +286,21 @@ pub fn decode<T: DeserializeOwned>(json: &str, mode: ReadMode) -> Result<Decoded
 /// # Errors
 /// As [`decode`].
 pub fn decode_slice<T: DeserializeOwned>(json: &[u8], mode: ReadMode) -> Result<Decoded<T>, Error> {
-    run(mode, || serde_json::from_slice::<T>(json))
+    run(
+        mode,
+        || serde_json::from_slice::<T>(json),
+        || well_formed(serde_json::Deserializer::from_slice(json)),
+    )
+}
+
+/// Checks that a whole document is well-formed JSON (nothing kept), for a document whose
+/// typed reading stopped early at an unknown event type.
+#[cold]
+fn well_formed<'de, R: serde_json::de::Read<'de>>(
+    mut de: serde_json::Deserializer<R>,
+) -> Result<(), serde_json::Error> {
+    serde::Deserialize::deserialize(&mut de).map(|crate::codec::skip::Skip| ())?;
+    de.end()
 }
 
 /// Decodes `T` from an already-parsed JSON value in `mode`.
@@ -306,7 +324,7 @@ pub fn decode_value<T: DeserializeOwned>(
             column: 0,
         });
     }
-    run(mode, || T::deserialize(value))
+    run(mode, || T::deserialize(value), || Ok(()))
 }
 
 /// Levels of arrays and objects the text readers accept (serde_json's recursion limit of
@@ -351,9 +369,13 @@ fn too_deep(value: &serde_json::Value) -> Option<String> {
     None
 }
 
+/// Decodes with `parse`, first detecting whether anything needs forgiving, then (only if
+/// so) collecting the warnings. `well_formed` checks the whole document's syntax, for when
+/// `parse` stopped early at an unknown event type.
 fn run<T>(
     mode: ReadMode,
     parse: impl Fn() -> Result<T, serde_json::Error>,
+    well_formed: impl Fn() -> Result<(), serde_json::Error>,
 ) -> Result<Decoded<T>, Error> {
     let dirty = {
         let _g = ModeGuard::enter(DETECT);
@@ -367,6 +389,14 @@ fn run<T>(
             Ok(_) => true,
             Err(e) => {
                 if let Some(event_type) = UNKNOWN_EVENT.with(|u| u.borrow_mut().take()) {
+                    // The event's object was read in full; what follows it must be
+                    // well-formed too. An unknown type is its own error only for the
+                    // document's root event (inside an array it is a plain invalid value).
+                    well_formed().map_err(Error::from_json)?;
+                    let e = Error::from_json(e);
+                    if e.pointer() != Some("/type") {
+                        return Err(e);
+                    }
                     if let Some((_, successor)) = crate::model::event::LEGACY_EVENT_TYPES
                         .iter()
                         .find(|(n, _)| *n == event_type)

@@ -450,7 +450,7 @@ pub(crate) fn unknown<'de, A: MapAccess<'de>>(
     kind: WarningKind,
 ) -> Result<(), A::Error> {
     read::report(kind, key);
-    map.next_value::<de::IgnoredAny>()
+    map.next_value::<crate::codec::skip::Skip>()
         .map(|_| ())
         .map_err(|e| at(e, &escape_token(key)))
 }

@@ -618,7 +618,7 @@ fn the_type_is_a_non_empty_string_given_once() {
     for (doc, message) in [
         (
             r#"{"type":""}"#,
-            "invalid AG-UI document at `/type`: invalid value: an empty string, expected a non-empty event type (line 1, column 10)",
+            "invalid AG-UI document at `/type`: invalid value: string \"\", expected a non-empty event type (line 1, column 11)",
         ),
         (
             r#"{"type":"X","type":"RUN_ERROR","message":"m"}"#,
