@@ -24,6 +24,7 @@ pub use model::content::{
     AudioPart, BinaryInputContent, Content, ContentPart, DataSource, DocumentPart, FileSource,
     ImagePart, PartSource, TextPart, UrlSource, VideoPart,
 };
+pub use model::definitions::{DEFINITIONS, MIXINS};
 pub use model::event::*;
 pub use model::id::{InterruptId, MessageId, RunId, SubagentRunId, ThreadId, ToolCallId};
 pub use model::input::RunAgentInput;

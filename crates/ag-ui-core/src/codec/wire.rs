@@ -919,6 +919,7 @@ macro_rules! tagged_union {
     };
     (@ty $inner:ty) => { $inner };
     (@ty $inner:ty, boxed) => { Box<$inner> };
+    (@ty $inner:ty, inline) => { $inner };
 }
 pub(crate) use tagged_union;
 

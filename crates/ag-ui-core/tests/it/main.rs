@@ -11,6 +11,8 @@ mod fuzz;
 mod hostile;
 mod producer;
 mod props;
+mod public_paths;
 mod sse;
 mod strategies;
 mod streams;
+mod table;
