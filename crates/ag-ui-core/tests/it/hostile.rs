@@ -529,7 +529,10 @@ fn the_writer_refuses_what_the_reader_could_not_read_back() {
         for inner in [125, 126, 127] {
             let event = Event::from(StateSnapshotEvent::new(deep_value(inner)));
             let written = to_string(&event);
-            let doc = format!(r#"{{"type":"STATE_SNAPSHOT","snapshot":{}}}"#, nested(inner).replace("[]", "[null]"));
+            let doc = format!(
+                r#"{{"type":"STATE_SNAPSHOT","snapshot":{}}}"#,
+                nested(inner).replace("[]", "[null]")
+            );
             assert_eq!(written.is_ok(), inner <= 126, "{inner}");
             assert_eq!(from_str::<Event>(&doc).is_ok(), inner <= 126, "{inner}");
             if let Ok(text) = written {
@@ -538,9 +541,8 @@ fn the_writer_refuses_what_the_reader_could_not_read_back() {
         }
         // Deeper in the document, the same count: a tool's parameters sit three levels down.
         for inner in [124, 125] {
-            let input = RunAgentInput::new("t", "r", Vec::<Message>::new()).with_tools(vec![
-                Tool::new("n", "d").with_parameters(deep_value(inner)),
-            ]);
+            let input = RunAgentInput::new("t", "r", Vec::<Message>::new())
+                .with_tools(vec![Tool::new("n", "d").with_parameters(deep_value(inner))]);
             let written = to_string(&input);
             assert_eq!(written.is_ok(), inner <= 124, "{inner}");
             if let Ok(text) = written {
@@ -692,8 +694,10 @@ fn unknown_members_are_well_formed_json_too() {
                 "recursion limit exceeded",
             ),
             (
-                format!(r#"{{"type":"STATE_DELTA","delta":[{{"op":"remove","path":"/a","x":{deep}}}]}}"#)
-                    .into_bytes(),
+                format!(
+                    r#"{{"type":"STATE_DELTA","delta":[{{"op":"remove","path":"/a","x":{deep}}}]}}"#
+                )
+                .into_bytes(),
                 "/delta/0/x",
                 "recursion limit exceeded",
             ),
@@ -775,7 +779,9 @@ fn a_leading_bom_is_stripped_whole_or_split() {
     assert_eq!(read_sse_every_split(cap, b"\xEF\xBB"), ok(&[]));
     // Offsets count the BOM's bytes.
     assert_eq!(
-        read_sse_every_split(cap, b"\xEF\xBB\xBFdata: \xff\n\n").1.as_deref(),
+        read_sse_every_split(cap, b"\xEF\xBB\xBFdata: \xff\n\n")
+            .1
+            .as_deref(),
         Some("SSE stream error at byte 3: invalid UTF-8 in a data line (at byte 6 of the line)")
     );
 }
@@ -831,7 +837,13 @@ fn the_sse_cap_means_the_same_for_every_split() {
         "SSE stream error at byte 0: SSE message exceeds the 10485760 byte cap without ending"
             .to_owned(),
     );
-    assert_eq!(read_sse(ag_ui_core::sse::DEFAULT_MAX_FRAME_BYTES, &[&stream]), (vec![], refused.clone()));
+    assert_eq!(
+        read_sse(ag_ui_core::sse::DEFAULT_MAX_FRAME_BYTES, &[&stream]),
+        (vec![], refused.clone())
+    );
     let chunks: Vec<&[u8]> = stream.chunks(64 << 10).collect();
-    assert_eq!(read_sse(ag_ui_core::sse::DEFAULT_MAX_FRAME_BYTES, &chunks), (vec![], refused));
+    assert_eq!(
+        read_sse(ag_ui_core::sse::DEFAULT_MAX_FRAME_BYTES, &chunks),
+        (vec![], refused)
+    );
 }
