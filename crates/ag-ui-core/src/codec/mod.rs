@@ -7,6 +7,7 @@ pub(crate) mod error;
 pub mod read;
 #[cfg(feature = "schemars")]
 pub(crate) mod schema;
+pub(crate) mod shown;
 pub(crate) mod skip;
 pub(crate) mod wire;
 pub(crate) mod write;

@@ -847,3 +847,91 @@ fn the_sse_cap_means_the_same_for_every_split() {
         (vec![], refused)
     );
 }
+
+#[test]
+fn forty_thousand_open_chunk_lanes() {
+    // Each of 40 000 subagents holds an open tool call built from chunks. The expander
+    // finds lanes and ids through hash maps (its cost per event does not grow with the
+    // number of open lanes; `cargo bench --bench chunk` measures it), and what it reports
+    // stays bounded.
+    const N: usize = 40_000;
+    let mut x = ChunkExpander::new();
+    let lane = |i: usize| SubagentRunId::from(format!("s{i}"));
+    for i in 0..N {
+        let out = x
+            .push(
+                ToolCallChunkEvent::new()
+                    .with_tool_call_id(format!("c{i}"))
+                    .with_tool_call_name("f")
+                    .with_subagent_run_id(lane(i))
+                    .into(),
+            )
+            .unwrap();
+        assert_eq!(out.len(), 1);
+    }
+    // Events of other lanes pass by without touching them.
+    for _ in 0..1_000 {
+        assert_eq!(
+            x.push(CustomEvent::new("n", json!(1)).into())
+                .unwrap()
+                .len(),
+            1
+        );
+    }
+    // An id continues its stream in its lane, wherever that is.
+    let out = x
+        .push(
+            ToolCallChunkEvent::new()
+                .with_tool_call_id("c777")
+                .with_delta("{}")
+                .into(),
+        )
+        .unwrap();
+    assert_eq!(out[0].subagent_run_id(), Some(&lane(777)));
+    // Untagged and id-less: ambiguous, and the message names five lanes and a count.
+    let v = x
+        .push(ToolCallChunkEvent::new().with_delta("x").into())
+        .unwrap_err();
+    assert_eq!(v.rule, Rule::C3);
+    assert_eq!(v.ids, ["c0", "c1", "c2", "c3", "c4"]);
+    assert_eq!(
+        v.message,
+        "TOOL_CALL_CHUNK carries neither toolCallId nor subagentRunId, and 40000 lanes have an open tool call ('c0', 'c1', 'c2', 'c3', 'c4' and 39995 more): tag the chunk with the subagent it belongs to"
+    );
+    // Closing all lanes but one (from the front, the back and the middle) leaves that
+    // one as the only candidate.
+    let mut ends = 0;
+    for i in (0..N).filter(|i| *i != 20_000) {
+        ends += x
+            .push(SubagentFinishedEvent::new(lane(i)).into())
+            .unwrap()
+            .len()
+            - 1;
+    }
+    assert_eq!(ends, N - 1);
+    let out = x
+        .push(ToolCallChunkEvent::new().with_delta("y").into())
+        .unwrap();
+    assert_eq!(out[0].subagent_run_id(), Some(&lane(20_000)));
+    // The end of the stream closes what is left, in the order the lanes opened.
+    for i in 0..10 {
+        x.push(
+            TextMessageChunkEvent::new()
+                .with_message_id(format!("m{i}"))
+                .with_subagent_run_id(lane(N - i))
+                .into(),
+        )
+        .unwrap();
+    }
+    let closed: Vec<Option<String>> = x
+        .finish()
+        .iter()
+        .map(|e| e.subagent_run_id().map(|s| s.as_str().to_owned()))
+        .collect();
+    let expected: Vec<String> = std::iter::once(20_000)
+        .chain((0..10).map(|i| N - i))
+        .map(|i| format!("s{i}"))
+        .collect();
+    assert_eq!(closed, expected.into_iter().map(Some).collect::<Vec<_>>());
+    assert!(!x.has_pending());
+}
