@@ -39,7 +39,10 @@ pub enum Error {
     },
     /// An event whose `type` is not one of the 31 of AG-UI 1.0. Stream consumers drop such
     /// events with a warning (spec §2.3); it is its own variant so that they can.
-    #[error("unknown event type {event_type:?} (not one of the 31 event types of AG-UI 1.0)")]
+    #[error(
+        "unknown event type {:?} (not one of the 31 event types of AG-UI 1.0)",
+        crate::codec::shown::Shown(event_type)
+    )]
     UnknownEventType {
         /// The `type` value found.
         event_type: String,
@@ -167,7 +170,7 @@ impl Error {
             }
             other => other,
         };
-        let message = explain_syntax(message);
+        let message = crate::codec::shown::bounded(explain_syntax(message));
         match category {
             serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
                 Error::Syntax {

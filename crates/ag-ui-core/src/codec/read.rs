@@ -114,10 +114,17 @@ pub(crate) struct Location<'a>(pub(crate) &'a str);
 
 impl fmt::Display for Location<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.0.is_empty() {
-            f.write_str("the document root")
-        } else {
-            write!(f, "`{}`", self.0)
+        match crate::codec::shown::Shown(self.0) {
+            _ if self.0.is_empty() => f.write_str("the document root"),
+            // A pointer through long keys is shortened (the error keeps it whole).
+            shown if self.0.len() > crate::codec::shown::SHOWN_WHOLE => {
+                let text = shown.to_string();
+                match text.split_once("… (") {
+                    Some((head, len)) => write!(f, "`{head}…` ({len}"),
+                    None => write!(f, "`{text}`"),
+                }
+            }
+            _ => write!(f, "`{}`", self.0),
         }
     }
 }
@@ -141,9 +148,17 @@ pub enum ReadMode {
 pub struct Decoded<T> {
     /// The value.
     pub value: T,
-    /// What the forgiving reader accepted, in document order (empty on clean input).
+    /// What the forgiving reader accepted, in document order (empty on clean input): the
+    /// first [`MAX_WARNINGS`].
     pub warnings: Vec<Warning>,
+    /// How many more warnings there were, counted but not listed (a document with a
+    /// million unknown members gets a hundred warnings and this count, not a million).
+    pub omitted_warnings: usize,
 }
+
+/// The most warnings one decode lists; the rest are counted in
+/// [`Decoded::omitted_warnings`].
+pub const MAX_WARNINGS: usize = 100;
 
 // ---------------------------------------------------------------------------
 // Thread-local bookkeeping
@@ -158,6 +173,31 @@ thread_local! {
     static DIRTY: Cell<bool> = const { Cell::new(false) };
     static SINK: RefCell<Vec<Warning>> = const { RefCell::new(Vec::new()) };
     static UNKNOWN_EVENT: RefCell<Option<String>> = const { RefCell::new(None) };
+    /// Warnings counted but not kept (past [`MAX_WARNINGS`], or past the first offence in
+    /// exact mode).
+    static OMITTED: Cell<usize> = const { Cell::new(0) };
+    /// Exact mode: whether an offence was kept (nothing after it is).
+    static OFFENDED: Cell<bool> = const { Cell::new(false) };
+    static EXACT: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Keeps a warning, unless the list is full (or, in exact mode, already holds the offence
+/// that refuses the document): then it is only counted.
+fn keep(kind: WarningKind, pointer: impl FnOnce() -> String) {
+    SINK.with(|s| {
+        let mut sink = s.borrow_mut();
+        if sink.len() >= MAX_WARNINGS || OFFENDED.with(Cell::get) {
+            OMITTED.with(|o| o.set(o.get() + 1));
+            return;
+        }
+        sink.push(Warning {
+            kind,
+            pointer: pointer(),
+        });
+        if EXACT.with(Cell::get) && !kind.valid_in_exact_mode() {
+            OFFENDED.with(|o| o.set(true));
+        }
+    });
 }
 
 /// Whether warnings are being collected with pointers (visitors then fix up paths).
@@ -171,12 +211,7 @@ pub(crate) fn collecting() -> bool {
 pub(crate) fn report(kind: WarningKind, key: &str) {
     match MODE.with(Cell::get) {
         DETECT => DIRTY.with(|d| d.set(true)),
-        COLLECT => SINK.with(|s| {
-            s.borrow_mut().push(Warning {
-                kind,
-                pointer: format!("/{}", escape_token(key)),
-            });
-        }),
+        COLLECT => keep(kind, || format!("/{}", escape_token(key))),
         _ => {}
     }
 }
@@ -186,12 +221,7 @@ pub(crate) fn report(kind: WarningKind, key: &str) {
 pub(crate) fn report_here(kind: WarningKind) {
     match MODE.with(Cell::get) {
         DETECT => DIRTY.with(|d| d.set(true)),
-        COLLECT => SINK.with(|s| {
-            s.borrow_mut().push(Warning {
-                kind,
-                pointer: String::new(),
-            })
-        }),
+        COLLECT => keep(kind, String::new),
         _ => {}
     }
 }
@@ -235,6 +265,8 @@ impl ModeGuard {
         UNKNOWN_EVENT.with(|u| u.borrow_mut().take());
         if mode == COLLECT {
             SINK.with(|s| s.borrow_mut().clear());
+            OMITTED.with(|o| o.set(0));
+            OFFENDED.with(|o| o.set(false));
         }
         ModeGuard(prev)
     }
@@ -384,6 +416,7 @@ fn run<T>(
                 return Ok(Decoded {
                     value,
                     warnings: Vec::new(),
+                    omitted_warnings: 0,
                 });
             }
             Ok(_) => true,
@@ -414,8 +447,10 @@ fn run<T>(
     };
     debug_assert!(dirty);
     let _g = ModeGuard::enter(COLLECT);
+    EXACT.with(|e| e.set(mode == ReadMode::Exact));
     let value = parse().map_err(Error::from_json)?;
     let warnings = SINK.with(|s| std::mem::take(&mut *s.borrow_mut()));
+    let omitted_warnings = OMITTED.with(Cell::get);
     if mode == ReadMode::Exact
         && let Some(w) = warnings.iter().find(|w| !w.kind.valid_in_exact_mode())
     {
@@ -424,5 +459,9 @@ fn run<T>(
             pointer: w.pointer.clone(),
         });
     }
-    Ok(Decoded { value, warnings })
+    Ok(Decoded {
+        value,
+        warnings,
+        omitted_warnings,
+    })
 }

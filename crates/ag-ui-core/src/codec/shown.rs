@@ -50,3 +50,52 @@ impl fmt::Debug for Shown<'_> {
         }
     }
 }
+
+/// Messages longer than this many bytes keep their start and end around a count of what
+/// was left out.
+pub(crate) const MESSAGE_BYTES: usize = 1024;
+
+/// `message`, or when longer than [`MESSAGE_BYTES`], its first and last 480 bytes (at
+/// character boundaries) around `… (N bytes left out) …`. The end of a message says
+/// what was expected, so both ends are kept.
+pub(crate) fn bounded(message: String) -> String {
+    if message.len() <= MESSAGE_BYTES {
+        return message;
+    }
+    let mut head = 480;
+    while !message.is_char_boundary(head) {
+        head -= 1;
+    }
+    let mut tail = message.len() - 480;
+    while !message.is_char_boundary(tail) {
+        tail += 1;
+    }
+    format!(
+        "{} … ({} bytes left out) … {}",
+        &message[..head],
+        tail - head,
+        &message[tail..]
+    )
+}
+
+/// Lists `items` (each [`Shown`], in quotes, separated by commas): the first `max`, then
+/// ` and N more` when there are more than `max` of `total`.
+pub(crate) fn listed<'a>(
+    items: impl IntoIterator<Item = &'a str>,
+    total: usize,
+    max: usize,
+) -> String {
+    let mut out = String::new();
+    let mut n = 0;
+    for item in items.into_iter().take(max) {
+        if n > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(&format!("'{}'", Shown(item)));
+        n += 1;
+    }
+    if total > n {
+        out.push_str(&format!(" and {} more", total - n));
+    }
+    out
+}

@@ -481,7 +481,7 @@ pub(crate) fn check_tag<'de, A: MapAccess<'de>>(
         Err(at(
             de::Error::custom(format_args!(
                 "expected the constant {expected:?}, found {:?}",
-                got.as_str()
+                crate::codec::shown::Shown(got.as_str())
             )),
             &key,
         ))
@@ -571,7 +571,8 @@ pub(crate) fn unknown_tag<E: de::Error>(
 ) -> E {
     at(
         E::custom(format_args!(
-            "unknown {union} {found:?}; expected one of {}",
+            "unknown {union} {:?}; expected one of {}",
+            crate::codec::shown::Shown(found),
             ExpectedList(expected)
         )),
         &tag_key,
@@ -1006,7 +1007,8 @@ macro_rules! wire_enum {
                 let key = ::serde::de::DeserializeSeed::deserialize($crate::codec::wire::KeySeed, d)?;
                 $name::from_wire(key.as_str()).ok_or_else(|| {
                     <D::Error as ::serde::de::Error>::custom(format_args!(
-                        "unknown {} {:?}; expected one of {:?}", $what, key.as_str(), $name::WIRE_NAMES
+                        "unknown {} {:?}; expected one of {:?}", $what,
+                        $crate::codec::shown::Shown(key.as_str()), $name::WIRE_NAMES
                     ))
                 })
             }

@@ -12,6 +12,7 @@ use crate::model::event::{
 };
 use crate::model::id::{MessageId, SubagentRunId, ToolCallId};
 use crate::model::message::TextMessageRole;
+use crate::stream::verify::rule::LISTED_IDS;
 use crate::stream::verify::{Rule, Violation};
 
 /// The three kinds of chunk-built stream.
@@ -136,9 +137,6 @@ impl Lanes {
         self.get(owner).is_some_and(|(s, _)| *s == seq)
     }
 }
-
-/// How many ids a violation's message lists before it gives only their count.
-const LISTED_IDS: usize = 5;
 
 /// Expands chunk events into the events they stand for, as an AG-UI 1.0 client does before
 /// applying a stream (spec §9.3).

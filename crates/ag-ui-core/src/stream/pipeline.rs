@@ -141,6 +141,7 @@ impl EventPipeline {
         Ok(Decoded {
             value: events,
             warnings: decoded.warnings,
+            omitted_warnings: decoded.omitted_warnings,
         })
     }
 

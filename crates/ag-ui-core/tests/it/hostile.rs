@@ -935,3 +935,101 @@ fn forty_thousand_open_chunk_lanes() {
     assert_eq!(closed, expected.into_iter().map(Some).collect::<Vec<_>>());
     assert!(!x.has_pending());
 }
+
+#[test]
+fn outputs_stay_bounded() {
+    // L5 with 100 000 open tool calls: every id is in `ids`, the text names five.
+    let mut events: Vec<Event> = vec![RunStartedEvent::new("t", "r").into()];
+    for i in 0..100_000 {
+        events.push(ToolCallStartEvent::new(format!("c{i}"), "f").into());
+    }
+    events.push(RunFinishedEvent::new("t", "r").into());
+    let v = verify_events(&events).unwrap_err();
+    assert_eq!(v.rule, Rule::L5);
+    assert_eq!(v.ids.len(), 100_000);
+    assert_eq!(
+        v.message,
+        "RUN_FINISHED while still open: tool calls 'c0', 'c1', 'c10', 'c100', 'c1000' and 99995 more; close them first (or end the run with RUN_ERROR)"
+    );
+    assert_eq!(
+        v.to_string(),
+        format!(
+            "rule L5 broken at event 100001 ('c0', 'c1', 'c10', 'c100', 'c1000' and 99995 more): {}",
+            v.message
+        )
+    );
+
+    // A 1 MB name or id is shown by its start and its length, and kept whole as data.
+    let huge = "X".repeat(1 << 20);
+    let e = from_str::<Event>(&format!(r#"{{"type":"{huge}"}}"#)).unwrap_err();
+    let Error::UnknownEventType { event_type } = &e else {
+        panic!("{e:?}")
+    };
+    assert_eq!(event_type.len(), 1 << 20);
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "unknown event type \"{}…\" (1048576 bytes) (not one of the 31 event types of AG-UI 1.0)",
+            "X".repeat(64)
+        )
+    );
+    let e = from_str::<Event>(&format!(
+        r#"{{"type":"TEXT_MESSAGE_START","messageId":"m","role":"{huge}"}}"#
+    ))
+    .unwrap_err();
+    assert!(e.to_string().len() < 400, "{}", e.to_string().len());
+    assert!(e.to_string().contains("…\" (1048576 bytes)"), "{e}");
+    // A serde message quoting a huge value keeps its start and its end.
+    let e = from_str::<Event>(&format!(
+        r#"{{"type":"RUN_ERROR","message":"m","timestamp":"{huge}"}}"#
+    ))
+    .unwrap_err();
+    let text = e.to_string();
+    assert!(text.len() < 1200, "{}", text.len());
+    assert!(text.starts_with("invalid AG-UI document at `/timestamp`: invalid type: string \"XXX"));
+    assert!(text.contains("bytes left out"), "{text}");
+    assert!(
+        text.ends_with("expected an integer between -9007199254740991 and 9007199254740991 (line 1, column 1048624)"),
+        "{text}"
+    );
+    // A pointer through a huge key, and a violation about a huge id.
+    let e = decode::<Event>(
+        &format!(r#"{{"type":"RUN_ERROR","message":"m","{huge}":1}}"#),
+        ReadMode::Exact,
+    )
+    .unwrap_err();
+    assert_eq!(e.pointer().map(str::len), Some(1 + (1 << 20)));
+    assert!(e.to_string().len() < 300, "{}", e.to_string().len());
+    let v = verify_events(&[
+        Event::from(RunStartedEvent::new("t", "r")),
+        TextMessageContentEvent::new(huge.as_str(), "x").into(),
+    ])
+    .unwrap_err();
+    assert!(
+        v.message.len() <= 1100 && v.to_string().len() < 1400,
+        "{}",
+        v.message.len()
+    );
+
+    // A million unknown members: a hundred warnings and a count of the rest.
+    let mut doc = String::from(r#"{"type":"RUN_ERROR","message":"m""#);
+    for i in 0..1_000_000 {
+        doc.push_str(&format!(r#","f{i}":0"#));
+    }
+    doc.push('}');
+    let d = decode::<Event>(&doc, ReadMode::Forgiving).unwrap();
+    assert_eq!(d.warnings.len(), ag_ui_core::read::MAX_WARNINGS);
+    assert_eq!(
+        d.warnings[99],
+        Warning::new(WarningKind::UnknownField, "/f99")
+    );
+    assert_eq!(d.omitted_warnings, 1_000_000 - 100);
+    let d = EventDecoder::default().decode(&doc).unwrap();
+    assert_eq!((d.warnings.len(), d.omitted_warnings), (100, 999_900));
+    // Exact mode keeps only the first offence.
+    let e = decode::<Event>(&doc, ReadMode::Exact).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "not exact AG-UI 1.0 at `/f0`: unknown field (the 1.0 schema closes this object)"
+    );
+}

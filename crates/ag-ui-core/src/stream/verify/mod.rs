@@ -17,7 +17,7 @@
 //! | `O1`–`O6` | attribution: every entity has one owner (`subagentRunId`, absent = parent) |
 //! | `C1`–`C3` | chunk expansion: openers, repeated opener fields, ambiguous lanes |
 
-mod rule;
+pub(crate) mod rule;
 mod verifier;
 
 pub use rule::{Rule, Violation};
