@@ -149,6 +149,16 @@ fn explain_syntax(message: &str) -> String {
         "number out of range" => {
             "number out of range (beyond the largest finite 64-bit float)".to_owned()
         }
+        // A lone UTF-16 surrogate escape: JSON text is Unicode, so a string holds whole
+        // characters and a pair cannot be split across two strings (two deltas).
+        "unexpected end of hex escape" => "unexpected end of hex escape (a lone UTF-16 \
+             surrogate: \\ud800–\\udbff must be followed by a \\udc00–\\udfff escape; a string \
+             holds whole characters, so a pair cannot be split across two strings)"
+            .to_owned(),
+        "lone leading surrogate in hex escape" => "lone leading surrogate in hex escape (a lone \
+             UTF-16 surrogate: \\udc00–\\udfff must follow a \\ud800–\\udbff escape; a string \
+             holds whole characters, so a pair cannot be split across two strings)"
+            .to_owned(),
         other => other.to_owned(),
     }
 }

@@ -4,7 +4,9 @@
 //! [`Error`](crate::Error).
 
 pub(crate) mod error;
+pub(crate) mod locate;
 pub mod read;
+pub(crate) mod root;
 #[cfg(feature = "schemars")]
 pub(crate) mod schema;
 pub(crate) mod shown;

@@ -16,6 +16,7 @@ use std::fmt;
 use serde::de::DeserializeOwned;
 
 use crate::codec::error::Error;
+use crate::codec::root::Root;
 use crate::codec::wire::escape_token;
 
 /// What the forgiving reader accepted that the 1.0 schema does not (or that a caller may
@@ -179,6 +180,57 @@ thread_local! {
     /// Exact mode: whether an offence was kept (nothing after it is).
     static OFFENDED: Cell<bool> = const { Cell::new(false) };
     static EXACT: Cell<bool> = const { Cell::new(false) };
+    /// Late-tag maps still handing out the entries buffered before their tag: an error
+    /// meanwhile is about a member the parser is already past, so its position is wrong.
+    static LATE: Cell<u32> = const { Cell::new(0) };
+}
+
+const ROOT_SEQ_NONE: u8 = 0;
+const ROOT_SEQ_PENDING: u8 = 1;
+const ROOT_SEQ_CLAIMED: u8 = 2;
+const ROOT_SEQ_UNCLAIMED: u8 = 3;
+
+thread_local! {
+    /// Who puts the indices of a root array's elements into pointers: the array's own
+    /// reader when it is one of this crate's (it claims the array first), else the root
+    /// wrapper (for `Vec<Event>` and other serde sequences).
+    static ROOT_SEQ: Cell<u8> = const { Cell::new(ROOT_SEQ_NONE) };
+}
+
+/// The document root is an array, about to be read.
+pub(crate) fn root_seq_opened() {
+    ROOT_SEQ.with(|r| r.set(ROOT_SEQ_PENDING));
+}
+
+/// An array reader of this crate, which indexes its elements itself, starts reading.
+#[inline]
+pub(crate) fn claim_root_seq() {
+    ROOT_SEQ.with(|r| {
+        if r.get() == ROOT_SEQ_PENDING {
+            r.set(ROOT_SEQ_CLAIMED);
+        }
+    });
+}
+
+/// Whether the root wrapper must index the root array's elements (asked as each element
+/// is read: nobody claimed the array before its first element).
+pub(crate) fn root_seq_unclaimed() -> bool {
+    ROOT_SEQ.with(|r| {
+        if r.get() == ROOT_SEQ_PENDING {
+            r.set(ROOT_SEQ_UNCLAIMED);
+        }
+        r.get() == ROOT_SEQ_UNCLAIMED
+    })
+}
+
+/// A late-tag map starts handing out its buffered entries.
+pub(crate) fn late_enter() {
+    LATE.with(|l| l.set(l.get().saturating_add(1)));
+}
+
+/// A late-tag map has handed out its buffered entries.
+pub(crate) fn late_leave() {
+    LATE.with(|l| l.set(l.get().saturating_sub(1)));
 }
 
 /// Keeps a warning, unless the list is full (or, in exact mode, already holds the offence
@@ -262,6 +314,8 @@ impl ModeGuard {
     fn enter(mode: u8) -> Self {
         let prev = MODE.with(|m| m.replace(mode));
         DIRTY.with(|d| d.set(false));
+        LATE.with(|l| l.set(0));
+        ROOT_SEQ.with(|r| r.set(ROOT_SEQ_NONE));
         UNKNOWN_EVENT.with(|u| u.borrow_mut().take());
         if mode == COLLECT {
             SINK.with(|s| s.borrow_mut().clear());
@@ -308,7 +362,8 @@ pub fn from_slice<T: DeserializeOwned>(json: &[u8]) -> Result<T, Error> {
 pub fn decode<T: DeserializeOwned>(json: &str, mode: ReadMode) -> Result<Decoded<T>, Error> {
     run(
         mode,
-        || serde_json::from_str::<T>(json),
+        Some(json.as_bytes()),
+        || read_root(serde_json::Deserializer::from_str(json)),
         || well_formed(serde_json::Deserializer::from_str(json)),
     )
 }
@@ -320,9 +375,20 @@ pub fn decode<T: DeserializeOwned>(json: &str, mode: ReadMode) -> Result<Decoded
 pub fn decode_slice<T: DeserializeOwned>(json: &[u8], mode: ReadMode) -> Result<Decoded<T>, Error> {
     run(
         mode,
-        || serde_json::from_slice::<T>(json),
+        Some(json),
+        || read_root(serde_json::Deserializer::from_slice(json)),
         || well_formed(serde_json::Deserializer::from_slice(json)),
     )
+}
+
+/// Reads a whole document as `T` (through [`Root`], so that a root array's elements have
+/// their index in pointers), refusing anything after it.
+fn read_root<'de, T: serde::Deserialize<'de>, R: serde_json::de::Read<'de>>(
+    mut de: serde_json::Deserializer<R>,
+) -> Result<T, serde_json::Error> {
+    let value = T::deserialize(Root(&mut de))?;
+    de.end()?;
+    Ok(value)
 }
 
 /// Checks that a whole document is well-formed JSON (nothing kept), for a document whose
@@ -356,7 +422,7 @@ pub fn decode_value<T: DeserializeOwned>(
             column: 0,
         });
     }
-    run(mode, || T::deserialize(value), || Ok(()))
+    run(mode, None, || T::deserialize(Root(value)), || Ok(()))
 }
 
 /// Levels of arrays and objects the text readers accept (serde_json's recursion limit of
@@ -405,6 +471,36 @@ fn too_deep(value: &serde_json::Value) -> Option<String> {
 /// so) collecting the warnings. `well_formed` checks the whole document's syntax, for when
 /// `parse` stopped early at an unknown event type.
 fn run<T>(
+    mode: ReadMode,
+    text: Option<&[u8]>,
+    parse: impl Fn() -> Result<T, serde_json::Error>,
+    well_formed: impl Fn() -> Result<(), serde_json::Error>,
+) -> Result<Decoded<T>, Error> {
+    run_inner(mode, parse, well_formed).map_err(|e| relocate(e, text))
+}
+
+/// Gives an error about a member read before a late tag the position of that member (the
+/// parser's own position is past the tag by then).
+#[cold]
+fn relocate(mut e: Error, text: Option<&[u8]>) -> Error {
+    if LATE.with(Cell::get) > 0
+        && let (
+            Some(text),
+            Error::Invalid {
+                pointer,
+                line,
+                column,
+                ..
+            },
+        ) = (text, &mut e)
+        && let Some((l, c)) = crate::codec::locate::locate(text, pointer)
+    {
+        (*line, *column) = (l, c);
+    }
+    e
+}
+
+fn run_inner<T>(
     mode: ReadMode,
     parse: impl Fn() -> Result<T, serde_json::Error>,
     well_formed: impl Fn() -> Result<(), serde_json::Error>,

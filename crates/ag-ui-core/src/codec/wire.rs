@@ -249,6 +249,7 @@ impl<'de, T: Wire> Deserialize<'de> for SeqProxy<T> {
                 f.write_str("an array")
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                read::claim_root_seq();
                 let track = read::collecting();
                 let cap = seq.size_hint().unwrap_or(0).min(4096);
                 let mut out = Vec::with_capacity(cap);
@@ -498,14 +499,18 @@ pub(crate) struct Chained<A> {
     buffered: std::vec::IntoIter<(String, Value)>,
     pending: Option<Value>,
     rest: A,
+    /// Whether the buffered entries are all handed out (see [`read::late_enter`]).
+    drained: bool,
 }
 
 impl<A> Chained<A> {
     pub(crate) fn new(buffered: Vec<(String, Value)>, rest: A) -> Self {
+        read::late_enter();
         Chained {
             buffered: buffered.into_iter(),
             pending: None,
             rest,
+            drained: false,
         }
     }
 }
@@ -522,6 +527,10 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Chained<A> {
             return seed
                 .deserialize(de::value::StringDeserializer::<A::Error>::new(k))
                 .map(Some);
+        }
+        if !self.drained {
+            self.drained = true;
+            read::late_leave();
         }
         self.rest.next_key_seed(seed)
     }

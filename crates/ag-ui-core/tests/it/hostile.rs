@@ -1033,3 +1033,107 @@ fn outputs_stay_bounded() {
         "not exact AG-UI 1.0 at `/f0`: unknown field (the 1.0 schema closes this object)"
     );
 }
+
+#[test]
+fn a_surrogate_pair_split_across_two_deltas_is_refused() {
+    // JSON text is Unicode (spec §8.3: UTF-8) and a string holds whole characters: a
+    // UTF-16 pair split across two deltas is two lone surrogates, each refused with a
+    // message that says so. (A JavaScript peer would join them; no Rust string can hold
+    // half a character, and replacing it would lose data silently.)
+    for (delta, what) in [
+        (
+            r"\ud83d",
+            "unexpected end of hex escape (a lone UTF-16 surrogate",
+        ),
+        (
+            r"\ude00",
+            "lone leading surrogate in hex escape (a lone UTF-16 surrogate",
+        ),
+    ] {
+        let doc = format!(r#"{{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"{delta}"}}"#);
+        let e = from_str::<Event>(&doc).unwrap_err();
+        assert!(matches!(e, Error::Syntax { .. }), "{e:?}");
+        assert_eq!(e.pointer(), Some("/delta"));
+        let text = e.to_string();
+        assert!(text.contains(what), "{text}");
+        assert!(
+            text.ends_with(
+                "a string holds whole characters, so a pair cannot be split across two strings)"
+            ),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn a_late_type_keeps_positions_at_the_bad_value() {
+    let at = |doc: &str, needle: &str| -> (usize, usize) {
+        // Line and column of the last byte of the first `needle` in `doc`.
+        let end = doc.find(needle).unwrap() + needle.len() - 1;
+        let line = 1 + doc[..end].matches('\n').count();
+        let col = end - doc[..end].rfind('\n').map_or(0, |i| i + 1) + 1;
+        (line, col)
+    };
+    let doc = r#"{"messageId":5,"type":"TEXT_MESSAGE_START"}"#;
+    assert_eq!(
+        from_str::<Event>(doc).unwrap_err().to_string(),
+        "invalid AG-UI document at `/messageId`: invalid type: integer `5`, expected a string (line 1, column 14)"
+    );
+    let doc = "{\n  \"outcome\": {\"type\": \"failed\"},\n  \"threadId\": \"t\", \"runId\": \"r\",\n  \"type\": \"RUN_FINISHED\"\n}";
+    let (line, column) = at(doc, "\"failed\"");
+    let e = from_str::<Event>(doc).unwrap_err();
+    assert_eq!(e.pointer(), Some("/outcome/type"));
+    assert!(
+        e.to_string()
+            .ends_with(&format!("(line {line}, column {column})")),
+        "{e}"
+    );
+    assert_eq!(line, 2);
+    // A key repeated before the tag: the second one.
+    let doc = r#"{"delta":"x","delta":"y","messageId":"m","type":"TEXT_MESSAGE_CONTENT"}"#;
+    let e = from_str::<Event>(doc).unwrap_err();
+    assert_eq!(e.pointer(), Some("/delta"));
+    let (line, column) = at(doc, r#""y""#);
+    assert!(
+        e.to_string()
+            .ends_with(&format!("(line {line}, column {column})")),
+        "{e}"
+    );
+    // Members after the tag keep the parser's own position.
+    let doc = r#"{"threadId":"t","type":"RUN_STARTED","runId":5}"#;
+    assert!(
+        from_str::<Event>(doc)
+            .unwrap_err()
+            .to_string()
+            .ends_with("(line 1, column 46)")
+    );
+}
+
+#[test]
+fn a_top_level_array_keeps_the_index_in_pointers() {
+    let doc = r#"[{"type":"RUN_ERROR","message":"m"},{"type":"RUN_ERROR","message":5}]"#;
+    let e = from_str::<Vec<Event>>(doc).unwrap_err();
+    assert_eq!(e.pointer(), Some("/1/message"));
+    let value: Value = serde_json::from_str(doc).unwrap();
+    let e = decode_value::<Vec<Event>>(&value, ReadMode::Forgiving).unwrap_err();
+    assert_eq!(e.pointer(), Some("/1/message"));
+    let e = from_slice::<Vec<Event>>(doc.as_bytes()).unwrap_err();
+    assert_eq!(e.pointer(), Some("/1/message"));
+    // Warnings too.
+    let d = decode::<Vec<Event>>(
+        r#"[{"type":"RUN_ERROR","message":"m"},{"type":"RUN_ERROR","message":"m","x":1}]"#,
+        ReadMode::Forgiving,
+    )
+    .unwrap();
+    assert_eq!(
+        d.warnings,
+        [Warning::new(WarningKind::UnknownField, "/1/x")]
+    );
+    // An unknown event type inside an array is an invalid member there.
+    let e =
+        from_str::<Vec<Event>>(r#"[{"type":"RUN_ERROR","message":"m"},{"type":"X"}]"#).unwrap_err();
+    assert!(matches!(e, Error::Invalid { .. }), "{e:?}");
+    assert_eq!(e.pointer(), Some("/1/type"));
+    let e = from_str::<Vec<Message>>(r#"[{"id":"1","role":"user","content":5}]"#).unwrap_err();
+    assert_eq!(e.pointer(), Some("/0/content"));
+}
