@@ -363,7 +363,12 @@ pub fn decode<T: DeserializeOwned>(json: &str, mode: ReadMode) -> Result<Decoded
     run(
         mode,
         Some(json.as_bytes()),
-        || read_root(serde_json::Deserializer::from_str(json)),
+        || {
+            read_root(
+                serde_json::Deserializer::from_str(json),
+                is_array(json.as_bytes()),
+            )
+        },
         || well_formed(serde_json::Deserializer::from_str(json)),
     )
 }
@@ -376,19 +381,32 @@ pub fn decode_slice<T: DeserializeOwned>(json: &[u8], mode: ReadMode) -> Result<
     run(
         mode,
         Some(json),
-        || read_root(serde_json::Deserializer::from_slice(json)),
+        || read_root(serde_json::Deserializer::from_slice(json), is_array(json)),
         || well_formed(serde_json::Deserializer::from_slice(json)),
     )
 }
 
-/// Reads a whole document as `T` (through [`Root`], so that a root array's elements have
-/// their index in pointers), refusing anything after it.
+/// Reads a whole document as `T`, refusing anything after it. A root array is read
+/// through [`Root`], so that its elements have their index in pointers (an object, the
+/// common case, is read directly).
 fn read_root<'de, T: serde::Deserialize<'de>, R: serde_json::de::Read<'de>>(
     mut de: serde_json::Deserializer<R>,
+    array: bool,
 ) -> Result<T, serde_json::Error> {
-    let value = T::deserialize(Root(&mut de))?;
+    let value = if array {
+        T::deserialize(Root(&mut de))?
+    } else {
+        T::deserialize(&mut de)?
+    };
     de.end()?;
     Ok(value)
+}
+
+/// Whether JSON text starts with an array.
+fn is_array(json: &[u8]) -> bool {
+    json.iter()
+        .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+        .is_some_and(|b| *b == b'[')
 }
 
 /// Checks that a whole document is well-formed JSON (nothing kept), for a document whose
@@ -422,7 +440,14 @@ pub fn decode_value<T: DeserializeOwned>(
             column: 0,
         });
     }
-    run(mode, None, || T::deserialize(Root(value)), || Ok(()))
+    let parse = || {
+        if value.is_array() {
+            T::deserialize(Root(value))
+        } else {
+            T::deserialize(value)
+        }
+    };
+    run(mode, None, parse, || Ok(()))
 }
 
 /// Levels of arrays and objects the text readers accept (serde_json's recursion limit of

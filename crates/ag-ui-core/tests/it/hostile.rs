@@ -539,6 +539,10 @@ fn the_writer_refuses_what_the_reader_could_not_read_back() {
                 assert_eq!(from_str::<Event>(&text).unwrap(), event);
             }
         }
+        // serde_json's own writer, given a wire type, has no such limit (documented).
+        let event = Event::from(StateSnapshotEvent::new(deep_value(200)));
+        assert!(serde_json::to_string(&event).is_ok());
+        assert!(to_string(&event).is_err());
         // Deeper in the document, the same count: a tool's parameters sit three levels down.
         for inner in [124, 125] {
             let input = RunAgentInput::new("t", "r", Vec::<Message>::new())
