@@ -983,6 +983,10 @@ fn outputs_stay_bounded() {
     .unwrap_err();
     assert!(e.to_string().len() < 400, "{}", e.to_string().len());
     assert!(e.to_string().contains("…\" (1048576 bytes)"), "{e}");
+    let e =
+        from_str::<Message>(&format!(r#"{{"id":"1","role":"{huge}","content":"x"}}"#)).unwrap_err();
+    assert!(e.to_string().len() < 400, "{}", e.to_string().len());
+    assert!(e.to_string().contains("…\" (1048576 bytes)"), "{e}");
     // A serde message quoting a huge value keeps its start and its end.
     let e = from_str::<Event>(&format!(
         r#"{{"type":"RUN_ERROR","message":"m","timestamp":"{huge}"}}"#
