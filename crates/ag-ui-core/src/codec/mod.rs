@@ -3,8 +3,10 @@
 //! writer ([`to_string`](crate::to_string), [`to_vec`](crate::to_vec)) and the crate's
 //! [`Error`](crate::Error).
 
+pub(crate) mod diagnostics;
 pub(crate) mod error;
 pub(crate) mod locate;
+pub(crate) mod pointer;
 pub mod read;
 pub(crate) mod root;
 #[cfg(feature = "schemars")]

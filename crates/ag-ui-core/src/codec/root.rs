@@ -7,7 +7,7 @@ use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqAccess, Visitor};
 
-use crate::codec::read;
+use crate::codec::diagnostics;
 use crate::codec::wire::at;
 
 /// Wraps the deserializer of a whole document.
@@ -126,11 +126,11 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for RootVisitor<V> {
         self.0.visit_enum(data)
     }
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-        read::root_seq_opened();
+        diagnostics::root_seq_opened();
         self.0.visit_seq(Indexed {
             seq,
             index: 0,
-            track: read::collecting(),
+            track: diagnostics::collecting(),
         })
     }
 }
@@ -149,16 +149,16 @@ impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for Indexed<A> {
         &mut self,
         seed: T,
     ) -> Result<Option<T::Value>, A::Error> {
-        if !read::root_seq_unclaimed() {
+        if !diagnostics::root_seq_unclaimed() {
             // The array's reader is one of this crate's: it indexes its elements itself.
             return self.seq.next_element_seed(seed);
         }
         let index = self.index;
         self.index += 1;
-        let mark = if self.track { read::mark() } else { 0 };
+        let mark = if self.track { diagnostics::mark() } else { 0 };
         let r = self.seq.next_element_seed(seed);
         if self.track {
-            read::prefix_since(mark, &index);
+            diagnostics::prefix_since(mark, &index);
         }
         r.map_err(|e| at(e, &index))
     }

@@ -7,7 +7,7 @@
 //!   Pointer segment in front, so the final message starts with the full pointer
 //!   (`/messages/0/content: invalid type …`). This costs nothing on success.
 //! * **Honest forgiveness.** Unknown fields and `null` in optional fields are accepted, as
-//!   the 1.0 receiver does, but each one is reported to the [`crate::codec::read`] machinery, which
+//!   the 1.0 receiver does, but each one is reported to the `crate::codec::diagnostics` machinery, which
 //!   can list them with pointers or refuse them (exact mode).
 //! * **Single-pass dispatch.** Tagged unions read the tag when it is the first key (the
 //!   common case) and hand the rest of the map straight to the variant's visitor; only a
@@ -21,7 +21,8 @@ use serde::ser::{SerializeSeq, Serializer};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::codec::read::{self, WarningKind};
+use crate::codec::diagnostics::{self, WarningKind};
+use crate::codec::pointer::escape_token;
 
 /// Largest magnitude of an integer that every JSON peer holds exactly (2^53 − 1).
 pub const MAX_SAFE_INTEGER: i64 = 9_007_199_254_740_991;
@@ -30,38 +31,23 @@ pub const MAX_SAFE_INTEGER: i64 = 9_007_199_254_740_991;
 // Pointer segments and error paths
 // ---------------------------------------------------------------------------
 
-/// Escapes one JSON Pointer reference token (RFC 6901: `~` → `~0`, `/` → `~1`).
-pub(crate) fn escape_token(token: &str) -> std::borrow::Cow<'_, str> {
-    if token.contains(['~', '/']) {
-        std::borrow::Cow::Owned(token.replace('~', "~0").replace('/', "~1"))
-    } else {
-        std::borrow::Cow::Borrowed(token)
-    }
-}
-
 /// Re-raises `err` with `segment` prepended to its JSON Pointer.
 ///
-/// Messages produced here start with `/` followed by the pointer and `: `; a message that
-/// does not start with `/` has no pointer yet. No serde or serde_json message starts with
-/// `/`, and neither does any message of this crate, so the convention is unambiguous.
+/// The segment is noted in the reader's fault record ([`diagnostics::fault_at`]), from which the
+/// crate's [`Error`](crate::Error) takes its pointer as data. For callers that use serde_json
+/// directly (`serde_json::from_str::<Event>`), the pointer is also written in front of the
+/// message: `/messages/0/content: invalid type …`.
 #[cold]
 pub(crate) fn at<E: de::Error>(err: E, segment: &dyn fmt::Display) -> E {
     let inner = err.to_string();
-    if inner.starts_with('/') {
-        E::custom(format_args!("/{segment}{inner}"))
+    let rendered = if inner.starts_with('/') {
+        format!("/{segment}{inner}")
     } else {
-        E::custom(format_args!("/{segment}: {inner}"))
-    }
-}
-
-/// Splits a message produced by [`at`] into its pointer and the rest.
-pub(crate) fn split_pointer(message: &str) -> (String, &str) {
-    if message.starts_with('/')
-        && let Some(idx) = message.find(": ")
-    {
-        return (message[..idx].to_owned(), &message[idx + 2..]);
-    }
-    (String::new(), message)
+        format!("/{segment}: {inner}")
+    };
+    let err = E::custom(&rendered);
+    diagnostics::fault_at(&inner, segment, rendered);
+    err
 }
 
 // ---------------------------------------------------------------------------
@@ -139,10 +125,31 @@ pub(crate) trait Wire: Sized {
     fn omitted_when_optional(&self) -> bool {
         false
     }
+    /// The id this value is, for an identifier newtype (names the object an error is in).
+    #[doc(hidden)]
+    #[inline]
+    fn as_id(&self) -> Option<&str> {
+        None
+    }
 }
 
 /// Implements [`Wire`] for a type that is its own proxy and serializes as itself.
 macro_rules! wire_as_self {
+    (id $t:ty) => {
+        impl $crate::codec::wire::Wire for $t {
+            type Proxy = Self;
+            #[inline]
+            fn from_proxy(p: Self) -> Self { p }
+            #[inline]
+            fn write<S: ::serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                ::serde::Serialize::serialize(self, s)
+            }
+            #[inline]
+            fn as_id(&self) -> Option<&str> {
+                Some(self.as_str())
+            }
+        }
+    };
     ($($t:ty),* $(,)?) => {$(
         impl $crate::codec::wire::Wire for $t {
             type Proxy = Self;
@@ -249,16 +256,16 @@ impl<'de, T: Wire> Deserialize<'de> for SeqProxy<T> {
                 f.write_str("an array")
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                read::claim_root_seq();
-                let track = read::collecting();
+                diagnostics::claim_root_seq();
+                let track = diagnostics::collecting();
                 let cap = seq.size_hint().unwrap_or(0).min(4096);
                 let mut out = Vec::with_capacity(cap);
                 loop {
                     let index = out.len();
-                    let mark = if track { read::mark() } else { 0 };
+                    let mark = if track { diagnostics::mark() } else { 0 };
                     let next = seq.next_element::<T::Proxy>();
                     if track {
-                        read::prefix_since(mark, &index);
+                        diagnostics::prefix_since(mark, &index);
                     }
                     match next {
                         Ok(Some(p)) => out.push(T::from_proxy(p)),
@@ -386,10 +393,10 @@ pub(crate) fn required<'de, A: MapAccess<'de>, T: Wire>(
     key: &'static str,
     track: bool,
 ) -> Result<T, A::Error> {
-    let mark = if track { read::mark() } else { 0 };
+    let mark = if track { diagnostics::mark() } else { 0 };
     let r = map.next_value::<T::Proxy>();
     if track {
-        read::prefix_since(mark, &key);
+        diagnostics::prefix_since(mark, &key);
     }
     match r {
         Ok(p) => Ok(T::from_proxy(p)),
@@ -416,28 +423,31 @@ pub(crate) fn optional<'de, A: MapAccess<'de>, T: Wire>(
     on_null: OnNull,
     track: bool,
 ) -> Result<Option<T>, A::Error> {
-    let mark = if track { read::mark() } else { 0 };
+    let mark = if track { diagnostics::mark() } else { 0 };
     let r = map.next_value::<Option<T::Proxy>>();
     if track {
-        read::prefix_since(mark, &key);
+        diagnostics::prefix_since(mark, &key);
     }
     match r {
         Ok(Some(p)) => Ok(Some(T::from_proxy(p))),
         Ok(None) => match on_null {
             OnNull::Absent => {
-                read::report(WarningKind::NullAsAbsent, key);
+                diagnostics::report(WarningKind::NullAsAbsent, key);
                 Ok(None)
             }
             OnNull::State => {
-                read::report(WarningKind::NullState, key);
+                diagnostics::report(WarningKind::NullState, key);
                 Ok(None)
             }
-            OnNull::Reject => Err(at(
-                de::Error::custom(
-                    "null is not allowed here; omit the field instead (AG-UI 1.0 §6 rule 12)",
-                ),
-                &key,
-            )),
+            OnNull::Reject => {
+                diagnostics::fault_null();
+                Err(at(
+                    de::Error::custom(
+                        "null is not allowed here; omit the field instead (AG-UI 1.0 §6 rule 12)",
+                    ),
+                    &key,
+                ))
+            }
         },
         Err(e) => Err(at(e, &key)),
     }
@@ -450,7 +460,7 @@ pub(crate) fn unknown<'de, A: MapAccess<'de>>(
     key: &str,
     kind: WarningKind,
 ) -> Result<(), A::Error> {
-    read::report(kind, key);
+    diagnostics::report(kind, key);
     map.next_value::<crate::codec::skip::Skip>()
         .map(|_| ())
         .map_err(|e| at(e, &escape_token(key)))
@@ -465,6 +475,7 @@ pub(crate) fn duplicate<E: de::Error>(key: &'static str) -> E {
 /// The error for a required field that is missing (reported at the object's pointer).
 #[cold]
 pub(crate) fn missing<E: de::Error>(key: &'static str, what: &'static str) -> E {
+    diagnostics::fault_missing(key);
     E::custom(format_args!("missing required field `{key}` ({what})"))
 }
 
@@ -499,13 +510,13 @@ pub(crate) struct Chained<A> {
     buffered: std::vec::IntoIter<(String, Value)>,
     pending: Option<Value>,
     rest: A,
-    /// Whether the buffered entries are all handed out (see [`read::late_enter`]).
+    /// Whether the buffered entries are all handed out (see `diagnostics::late_enter`).
     drained: bool,
 }
 
 impl<A> Chained<A> {
     pub(crate) fn new(buffered: Vec<(String, Value)>, rest: A) -> Self {
-        read::late_enter();
+        diagnostics::late_enter();
         Chained {
             buffered: buffered.into_iter(),
             pending: None,
@@ -530,7 +541,7 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Chained<A> {
         }
         if !self.drained {
             self.drained = true;
-            read::late_leave();
+            diagnostics::late_leave();
         }
         self.rest.next_key_seed(seed)
     }
@@ -716,52 +727,69 @@ macro_rules! wire_struct {
                 mut map: A,
                 tag_read: bool,
             ) -> Result<Self, A::Error> {
-                let track = $crate::codec::read::collecting();
+                let track = $crate::codec::diagnostics::collecting();
                 let mut tag_seen = tag_read;
                 $( let mut $rfield: Option<$rty> = None; )*
                 $( let mut $ofield: Option<Option<$oty>> = None; )*
-                while let Some(key) = map.next_key_seed($crate::codec::wire::KeySeed)? {
-                    match key.as_str() {
-                        $(
-                            $rwire => {
-                                if $rfield.is_some() {
-                                    return Err($crate::codec::wire::duplicate($rwire));
+                // The fields are read in a closure so that an error leaving it can be given
+                // the id this object had read (for messages that name the offending item).
+                let read = (|| -> Result<(), A::Error> {
+                    while let Some(key) = map.next_key_seed($crate::codec::wire::KeySeed)? {
+                        match key.as_str() {
+                            $(
+                                $rwire => {
+                                    if $rfield.is_some() {
+                                        return Err($crate::codec::wire::duplicate($rwire));
+                                    }
+                                    $rfield = Some($crate::codec::wire::required::<A, $rty>(&mut map, $rwire, track)?);
                                 }
-                                $rfield = Some($crate::codec::wire::required::<A, $rty>(&mut map, $rwire, track)?);
-                            }
-                        )*
-                        $(
-                            $owire => {
-                                if $ofield.is_some() {
-                                    return Err($crate::codec::wire::duplicate($owire));
+                            )*
+                            $(
+                                $owire => {
+                                    if $ofield.is_some() {
+                                        return Err($crate::codec::wire::duplicate($owire));
+                                    }
+                                    $ofield = Some($crate::codec::wire::optional::<A, $oty>(
+                                        &mut map, $owire, $crate::codec::wire::OnNull::$onull, track)?);
                                 }
-                                $ofield = Some($crate::codec::wire::optional::<A, $oty>(
-                                    &mut map, $owire, $crate::codec::wire::OnNull::$onull, track)?);
-                            }
-                        )*
-                        $(
-                            $tagkey => {
-                                if tag_seen {
-                                    return Err($crate::codec::wire::duplicate($tagkey));
+                            )*
+                            $(
+                                $tagkey => {
+                                    if tag_seen {
+                                        return Err($crate::codec::wire::duplicate($tagkey));
+                                    }
+                                    tag_seen = true;
+                                    $crate::codec::wire::check_tag(&mut map, $tagkey, $tagval)?;
                                 }
-                                tag_seen = true;
-                                $crate::codec::wire::check_tag(&mut map, $tagkey, $tagval)?;
+                            )?
+                            other => {
+                                $crate::codec::wire::unknown(
+                                    &mut map,
+                                    other,
+                                    $crate::codec::wire::wire_struct!(@unknown_kind $($open)?),
+                                )?;
                             }
-                        )?
-                        other => {
-                            $crate::codec::wire::unknown(
-                                &mut map,
-                                other,
-                                $crate::codec::wire::wire_struct!(@unknown_kind $($open)?),
-                            )?;
                         }
                     }
-                }
+                    Ok(())
+                })();
+                read.inspect_err(|_| {
+                    $( $crate::codec::wire::wire_struct!(@owner $rwire, $rfield.as_ref()); )*
+                    $( $crate::codec::wire::wire_struct!(@owner $owire, $ofield.as_ref().and_then(Option::as_ref)); )*
+                })?;
                 $(
                     if !tag_seen {
                         return Err($crate::codec::wire::missing($tagkey, concat!("the constant ", stringify!($tagval))));
                     }
                 )?
+                let absent: Option<(&'static str, &'static str)> = None
+                    $( .or(if $rfield.is_none() { Some(($rwire, $rwhat)) } else { None }) )*;
+                if let Some((key, what)) = absent {
+                    let e = $crate::codec::wire::missing(key, what);
+                    $( $crate::codec::wire::wire_struct!(@owner $rwire, $rfield.as_ref()); )*
+                    $( $crate::codec::wire::wire_struct!(@owner $owire, $ofield.as_ref().and_then(Option::as_ref)); )*
+                    return Err(e);
+                }
                 Ok(Self {
                     $(
                         $rfield: match $rfield {
@@ -817,8 +845,15 @@ macro_rules! wire_struct {
     (@tag_doc) => { "" };
     (@open open) => { true };
     (@open) => { false };
-    (@unknown_kind open) => { $crate::codec::read::WarningKind::IgnoredMember };
-    (@unknown_kind) => { $crate::codec::read::WarningKind::UnknownField };
+    (@unknown_kind open) => { $crate::codec::diagnostics::WarningKind::IgnoredMember };
+    (@unknown_kind) => { $crate::codec::diagnostics::WarningKind::UnknownField };
+    (@owner $wire:expr, $v:expr) => {
+        if matches!($wire, "id" | "messageId" | "toolCallId" | "subagentRunId")
+            && let Some(id) = $v.and_then($crate::codec::wire::Wire::as_id)
+        {
+            $crate::codec::diagnostics::fault_owner(id);
+        }
+    };
 }
 pub(crate) use wire_struct;
 
@@ -870,7 +905,9 @@ macro_rules! tagged_union {
                 map: A,
             ) -> Result<Self, A::Error> {
                 match tag {
-                    $( $tag => <$inner>::__from_map(map, true).map(|v| Self::$variant(v.into())), )*
+                    $( $tag => <$inner>::__from_map(map, true)
+                        .map(|v| Self::$variant(v.into()))
+                        .map_err(|e| { $crate::codec::diagnostics::fault_tag($tag); e }), )*
                     other => {
                         $( if let Some(r) = $legacy(other, map) { return r; } )?
                         Err($crate::codec::wire::unknown_tag($tagkey, other, $what, Self::TAGS))

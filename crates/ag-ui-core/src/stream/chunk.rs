@@ -12,8 +12,7 @@ use crate::model::event::{
 };
 use crate::model::id::{MessageId, SubagentRunId, ToolCallId};
 use crate::model::message::TextMessageRole;
-use crate::stream::verify::rule::LISTED_IDS;
-use crate::stream::verify::{Rule, Violation};
+use crate::stream::rule::{LISTED_IDS, Rule, Violation};
 
 /// The three kinds of chunk-built stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -5,7 +5,7 @@
 use serde_json::{Map, Value};
 
 use crate::codec::error::{Error, Result};
-use crate::codec::read::{self, Decoded, ReadMode, Warning, WarningKind};
+use crate::codec::read::{self, Decoded, ReadMode, Rejection, Warning, WarningKind};
 use crate::model::event::{Event, LEGACY_EVENT_TYPES};
 
 /// A stateful event decoder for one stream.
@@ -61,16 +61,26 @@ impl EventDecoder {
     /// # Errors
     /// As [`crate::decode`], except that an unknown event type is a warning, not an error.
     pub fn decode(&mut self, json: &str) -> Result<Decoded<Option<Event>>> {
-        match read::decode::<Event>(json, self.mode) {
+        self.decode_detailed(json).map_err(|r| r.error)
+    }
+
+    /// [`EventDecoder::decode`], keeping the reader's record of a refusal.
+    pub(crate) fn decode_detailed(
+        &mut self,
+        json: &str,
+    ) -> Result<Decoded<Option<Event>>, Rejection> {
+        match read::decode_detailed::<Event>(json, self.mode) {
             Ok(d) => Ok(Decoded {
                 value: Some(d.value),
                 warnings: d.warnings,
                 omitted_warnings: d.omitted_warnings,
             }),
-            Err(
-                Error::UnknownEventType { event_type } | Error::LegacyEventType { event_type, .. },
-            ) => self.unknown(json, &event_type),
-            Err(e) => Err(e),
+            Err(Rejection {
+                error:
+                    Error::UnknownEventType { event_type } | Error::LegacyEventType { event_type, .. },
+                ..
+            }) => self.unknown(json, &event_type).map_err(Rejection::from),
+            Err(r) => Err(r),
         }
     }
 

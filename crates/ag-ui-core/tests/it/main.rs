@@ -4,11 +4,13 @@
 #![allow(clippy::unwrap_used, clippy::panic, reason = "tests fail by panicking")]
 
 mod bench_corpus;
+mod consumer;
 mod error_table;
 mod errors;
 mod fixtures;
 mod fuzz;
 mod hostile;
+mod patch;
 mod producer;
 mod props;
 mod public_paths;
@@ -16,3 +18,4 @@ mod sse;
 mod strategies;
 mod streams;
 mod table;
+mod thread;

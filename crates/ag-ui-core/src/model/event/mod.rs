@@ -226,7 +226,7 @@ fn unknown_event<'de, A: MapAccess<'de>>(tag: &str, map: A) -> Option<Result<Eve
     if let Err(e) = crate::codec::skip::rest_of_unknown("type", tag, "event type", map) {
         return Some(Err(e));
     }
-    crate::codec::read::note_unknown_event(tag);
+    crate::codec::diagnostics::note_unknown_event(tag);
     if let Some((_, successor)) = LEGACY_EVENT_TYPES.iter().find(|(name, _)| *name == tag) {
         return Some(Err(crate::codec::wire::at(
             serde::de::Error::custom(format_args!(

@@ -2,11 +2,11 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-use super::rule::{LISTED_IDS, Rule, Violation};
 use crate::codec::shown::{Shown, listed};
 use crate::model::event::{Event, EventType, ReasoningEncryptedValueSubtype};
 use crate::model::id::SubagentRunId;
 use crate::model::message::Message;
+use crate::stream::rule::{LISTED_IDS, Rule, Violation};
 
 /// Who produced an entity: `None` is the parent agent, `Some` a subagent invocation.
 type Agent = Option<String>;
