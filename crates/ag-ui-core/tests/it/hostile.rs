@@ -1040,6 +1040,13 @@ fn outputs_stay_bounded() {
     assert_eq!(d.omitted_warnings, 1_000_000 - 100);
     let d = EventDecoder::default().decode(&doc).unwrap();
     assert_eq!((d.warnings.len(), d.omitted_warnings), (100, 999_900));
+    // A malformed member after an offence is reported first: the document is read whole.
+    let e = decode::<Event>(
+        r#"{"type":"RUN_ERROR","message":"m","x":1,"timestamp":"t"}"#,
+        ReadMode::Exact,
+    )
+    .unwrap_err();
+    assert_eq!(e.pointer(), Some("/timestamp"));
     // Exact mode keeps only the first offence.
     let e = decode::<Event>(&doc, ReadMode::Exact).unwrap_err();
     assert_eq!(
