@@ -233,6 +233,97 @@ thread_local! {
     static SINK: RefCell<Vec<Warning>> = const { RefCell::new(Vec::new()) };
     static UNKNOWN_EVENT: RefCell<Option<String>> = const { RefCell::new(None) };
     static FAULT: RefCell<Fault> = const { RefCell::new(Fault::new()) };
+    /// Warnings counted but not kept (past [`MAX_WARNINGS`], or past the first offence in
+    /// exact mode).
+    static OMITTED: Cell<usize> = const { Cell::new(0) };
+    /// Exact mode: whether an offence was kept (nothing after it is).
+    static OFFENDED: Cell<bool> = const { Cell::new(false) };
+    static EXACT: Cell<bool> = const { Cell::new(false) };
+    /// Late-tag maps still handing out the entries buffered before their tag: an error
+    /// meanwhile is about a member the parser is already past, so its position is wrong.
+    static LATE: Cell<u32> = const { Cell::new(0) };
+    /// Who puts the indices of a root array's elements into pointers: the array's own
+    /// reader when it is one of this crate's (it claims the array first), else the root
+    /// wrapper (for `Vec<Event>` and other serde sequences).
+    static ROOT_SEQ: Cell<u8> = const { Cell::new(ROOT_SEQ_NONE) };
+}
+
+/// The most warnings one decode lists; the rest are counted in
+/// [`Decoded::omitted_warnings`](crate::Decoded::omitted_warnings).
+pub const MAX_WARNINGS: usize = 100;
+
+/// Keeps a warning, unless the list is full (or, in exact mode, already holds the offence
+/// that refuses the document): then it is only counted.
+fn keep(kind: WarningKind, pointer: impl FnOnce() -> String) {
+    SINK.with(|s| {
+        let mut sink = s.borrow_mut();
+        if sink.len() >= MAX_WARNINGS || OFFENDED.with(Cell::get) {
+            OMITTED.with(|o| o.set(o.get() + 1));
+            return;
+        }
+        sink.push(Warning::new(kind, pointer()));
+        if EXACT.with(Cell::get) && !kind.valid_in_exact_mode() {
+            OFFENDED.with(|o| o.set(true));
+        }
+    });
+}
+
+/// Sets whether the collecting pass reads in exact mode (it then keeps only the first
+/// offence).
+pub(crate) fn set_exact(exact: bool) {
+    EXACT.with(|e| e.set(exact));
+}
+
+/// How many warnings the current collecting pass counted without keeping them.
+pub(crate) fn omitted() -> usize {
+    OMITTED.with(Cell::get)
+}
+
+/// A late-tag map starts handing out its buffered entries.
+pub(crate) fn late_enter() {
+    LATE.with(|l| l.set(l.get().saturating_add(1)));
+}
+
+/// A late-tag map has handed out its buffered entries.
+pub(crate) fn late_leave() {
+    LATE.with(|l| l.set(l.get().saturating_sub(1)));
+}
+
+/// Whether the error that ended the pass arose while entries buffered before a late tag
+/// were being read (its position is then the parser's, past the tag).
+pub(crate) fn ended_late() -> bool {
+    LATE.with(Cell::get) > 0
+}
+
+const ROOT_SEQ_NONE: u8 = 0;
+const ROOT_SEQ_PENDING: u8 = 1;
+const ROOT_SEQ_CLAIMED: u8 = 2;
+const ROOT_SEQ_UNCLAIMED: u8 = 3;
+
+/// The document root is an array, about to be read.
+pub(crate) fn root_seq_opened() {
+    ROOT_SEQ.with(|r| r.set(ROOT_SEQ_PENDING));
+}
+
+/// An array reader of this crate, which indexes its elements itself, starts reading.
+#[inline]
+pub(crate) fn claim_root_seq() {
+    ROOT_SEQ.with(|r| {
+        if r.get() == ROOT_SEQ_PENDING {
+            r.set(ROOT_SEQ_CLAIMED);
+        }
+    });
+}
+
+/// Whether the root wrapper must index the root array's elements (asked as each element
+/// is read: nobody claimed the array before its first element).
+pub(crate) fn root_seq_unclaimed() -> bool {
+    ROOT_SEQ.with(|r| {
+        if r.get() == ROOT_SEQ_PENDING {
+            r.set(ROOT_SEQ_UNCLAIMED);
+        }
+        r.get() == ROOT_SEQ_UNCLAIMED
+    })
 }
 
 /// Where the error being raised is, gathered while it unwinds through the visitors.
@@ -364,10 +455,7 @@ pub(crate) fn collecting() -> bool {
 pub(crate) fn report(kind: WarningKind, key: &str) {
     match MODE.with(Cell::get) {
         DETECT => DIRTY.with(|d| d.set(true)),
-        COLLECT => SINK.with(|s| {
-            s.borrow_mut()
-                .push(Warning::new(kind, format!("/{}", escape_token(key))));
-        }),
+        COLLECT => keep(kind, || format!("/{}", escape_token(key))),
         _ => {}
     }
 }
@@ -377,7 +465,7 @@ pub(crate) fn report(kind: WarningKind, key: &str) {
 pub(crate) fn report_here(kind: WarningKind) {
     match MODE.with(Cell::get) {
         DETECT => DIRTY.with(|d| d.set(true)),
-        COLLECT => SINK.with(|s| s.borrow_mut().push(Warning::new(kind, String::new()))),
+        COLLECT => keep(kind, String::new),
         _ => {}
     }
 }
@@ -420,8 +508,13 @@ impl ModeGuard {
         DIRTY.with(|d| d.set(false));
         UNKNOWN_EVENT.with(|u| u.borrow_mut().take());
         FAULT.with(|f| *f.borrow_mut() = Fault::new());
+        LATE.with(|l| l.set(0));
+        ROOT_SEQ.with(|r| r.set(ROOT_SEQ_NONE));
         if mode == COLLECT {
             SINK.with(|s| s.borrow_mut().clear());
+            OMITTED.with(|o| o.set(0));
+            OFFENDED.with(|o| o.set(false));
+            EXACT.with(|e| e.set(false));
         }
         ModeGuard(prev)
     }

@@ -55,7 +55,10 @@ pub enum Error {
     },
     /// An event whose `type` is not one of the 31 of AG-UI 1.0. Stream consumers drop such
     /// events with a warning (spec §2.3); it is its own variant so that they can.
-    #[error("unknown event type {event_type:?} (not one of the 31 event types of AG-UI 1.0)")]
+    #[error(
+        "unknown event type {:?} (not one of the 31 event types of AG-UI 1.0)",
+        crate::codec::shown::Shown(event_type)
+    )]
     UnknownEventType {
         /// The `type` value found.
         event_type: String,
@@ -180,6 +183,16 @@ fn explain_syntax(message: &str) -> String {
         "number out of range" => {
             "number out of range (beyond the largest finite 64-bit float)".to_owned()
         }
+        // A lone UTF-16 surrogate escape: JSON text is Unicode, so a string holds whole
+        // characters and a pair cannot be split across two strings (two deltas).
+        "unexpected end of hex escape" => "unexpected end of hex escape (a lone UTF-16 \
+             surrogate: \\ud800–\\udbff must be followed by a \\udc00–\\udfff escape; a string \
+             holds whole characters, so a pair cannot be split across two strings)"
+            .to_owned(),
+        "lone leading surrogate in hex escape" => "lone leading surrogate in hex escape (a lone \
+             UTF-16 surrogate: \\udc00–\\udfff must follow a \\ud800–\\udbff escape; a string \
+             holds whole characters, so a pair cannot be split across two strings)"
+            .to_owned(),
         other => other.to_owned(),
     }
 }
@@ -275,13 +288,13 @@ impl Error {
             },
             JsonFault::Syntax(m) => Error::Syntax {
                 pointer,
-                message: explain_syntax(m),
+                message: crate::codec::shown::bounded(explain_syntax(m)),
                 line,
                 column,
             },
             JsonFault::Data(m) => Error::Invalid {
                 pointer,
-                message: m.to_owned(),
+                message: crate::codec::shown::bounded(m.to_owned()),
                 line,
                 column,
             },

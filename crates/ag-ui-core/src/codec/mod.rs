@@ -5,9 +5,13 @@
 
 pub(crate) mod diagnostics;
 pub(crate) mod error;
+pub(crate) mod locate;
 pub(crate) mod pointer;
 pub mod read;
+pub(crate) mod root;
 #[cfg(feature = "schemars")]
 pub(crate) mod schema;
+pub(crate) mod shown;
+pub(crate) mod skip;
 pub(crate) mod wire;
 pub(crate) mod write;

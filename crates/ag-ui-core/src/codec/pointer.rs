@@ -17,10 +17,17 @@ pub(crate) struct Location<'a>(pub(crate) &'a str);
 
 impl fmt::Display for Location<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.0.is_empty() {
-            f.write_str("the document root")
-        } else {
-            write!(f, "`{}`", self.0)
+        match crate::codec::shown::Shown(self.0) {
+            _ if self.0.is_empty() => f.write_str("the document root"),
+            // A pointer through long keys is shortened (the error keeps it whole).
+            shown if self.0.len() > crate::codec::shown::SHOWN_WHOLE => {
+                let text = shown.to_string();
+                match text.split_once("… (") {
+                    Some((head, len)) => write!(f, "`{head}…` ({len}"),
+                    None => write!(f, "`{text}`"),
+                }
+            }
+            _ => write!(f, "`{}`", self.0),
         }
     }
 }

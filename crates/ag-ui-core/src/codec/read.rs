@@ -15,6 +15,7 @@ use crate::codec::diagnostics::{self, Fault, Pass};
 pub use crate::codec::diagnostics::{Warning, WarningKind};
 use crate::codec::error::Error;
 use crate::codec::pointer::escape_token;
+use crate::codec::root::Root;
 
 /// How strictly [`decode`] reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -35,9 +36,15 @@ pub enum ReadMode {
 pub struct Decoded<T> {
     /// The value.
     pub value: T,
-    /// What the forgiving reader accepted, in document order (empty on clean input).
+    /// What the forgiving reader accepted, in document order (empty on clean input): the
+    /// first [`MAX_WARNINGS`].
     pub warnings: Vec<Warning>,
+    /// How many more warnings there were, counted but not listed (a document with a
+    /// million unknown members gets a hundred warnings and this count, not a million).
+    pub omitted_warnings: usize,
 }
+
+pub use crate::codec::diagnostics::MAX_WARNINGS;
 
 // ---------------------------------------------------------------------------
 // Public entry points
@@ -67,7 +74,7 @@ pub fn from_slice<T: DeserializeOwned>(json: &[u8]) -> Result<T, Error> {
 /// As [`from_str`], plus [`Error::NotExact`] in [`ReadMode::Exact`] when the document is
 /// outside the 1.0 schema (an unknown field, an optional `null`, a legacy shape).
 pub fn decode<T: DeserializeOwned>(json: &str, mode: ReadMode) -> Result<Decoded<T>, Error> {
-    run(mode, || serde_json::from_str::<T>(json))
+    run(mode, Text::Str(json))
 }
 
 /// [`decode`] over bytes (which must be UTF-8).
@@ -75,7 +82,76 @@ pub fn decode<T: DeserializeOwned>(json: &str, mode: ReadMode) -> Result<Decoded
 /// # Errors
 /// As [`decode`].
 pub fn decode_slice<T: DeserializeOwned>(json: &[u8], mode: ReadMode) -> Result<Decoded<T>, Error> {
-    run(mode, || serde_json::from_slice::<T>(json))
+    run(mode, Text::Slice(json))
+}
+
+/// What a document is read from.
+#[derive(Clone, Copy)]
+enum Text<'a> {
+    Str(&'a str),
+    Slice(&'a [u8]),
+    Value(&'a serde_json::Value),
+}
+
+impl<'a> Text<'a> {
+    /// Reads the whole document as `T`, refusing anything after it. A root array is read
+    /// through [`Root`], so that its elements have their index in pointers (an object, the
+    /// common case, is read directly).
+    fn parse<T: DeserializeOwned>(self) -> Result<T, serde_json::Error> {
+        fn whole<'de, T: serde::Deserialize<'de>, R: serde_json::de::Read<'de>>(
+            mut de: serde_json::Deserializer<R>,
+            array: bool,
+        ) -> Result<T, serde_json::Error> {
+            let value = if array {
+                T::deserialize(Root(&mut de))?
+            } else {
+                T::deserialize(&mut de)?
+            };
+            de.end()?;
+            Ok(value)
+        }
+        match self {
+            Text::Str(s) => whole(
+                serde_json::Deserializer::from_str(s),
+                is_array(s.as_bytes()),
+            ),
+            Text::Slice(b) => whole(serde_json::Deserializer::from_slice(b), is_array(b)),
+            Text::Value(v) if v.is_array() => T::deserialize(Root(v)),
+            Text::Value(v) => T::deserialize(v),
+        }
+    }
+
+    /// Checks that the whole document is well-formed JSON (nothing kept), for a document
+    /// whose typed reading stopped early at an unknown event type.
+    #[cold]
+    fn well_formed(self) -> Result<(), serde_json::Error> {
+        fn whole<'de, R: serde_json::de::Read<'de>>(
+            mut de: serde_json::Deserializer<R>,
+        ) -> Result<(), serde_json::Error> {
+            serde::Deserialize::deserialize(&mut de).map(|crate::codec::skip::Skip| ())?;
+            de.end()
+        }
+        match self {
+            Text::Str(s) => whole(serde_json::Deserializer::from_str(s)),
+            Text::Slice(b) => whole(serde_json::Deserializer::from_slice(b)),
+            Text::Value(_) => Ok(()),
+        }
+    }
+
+    fn bytes(self) -> Option<&'a [u8]> {
+        match self {
+            Text::Str(s) => Some(s.as_bytes()),
+            Text::Slice(b) => Some(b),
+            Text::Value(_) => None,
+        }
+    }
+}
+
+/// Whether JSON text starts with an array.
+fn is_array(json: &[u8]) -> bool {
+    json.iter()
+        .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+        .is_some_and(|b| *b == b'[')
 }
 
 /// Decodes `T` from an already-parsed JSON value in `mode`.
@@ -97,7 +173,7 @@ pub fn decode_value<T: DeserializeOwned>(
             column: 0,
         });
     }
-    run(mode, || T::deserialize(value))
+    run(mode, Text::Value(value))
 }
 
 /// Levels of arrays and objects the text readers accept (serde_json's recursion limit of
@@ -176,20 +252,50 @@ pub(crate) fn decode_detailed<T: DeserializeOwned>(
     json: &str,
     mode: ReadMode,
 ) -> Result<Decoded<T>, Rejection> {
-    run_detailed(mode, || serde_json::from_str::<T>(json))
+    run_detailed(mode, Text::Str(json))
 }
 
-fn run<T>(
-    mode: ReadMode,
-    parse: impl Fn() -> Result<T, serde_json::Error>,
-) -> Result<Decoded<T>, Error> {
-    run_detailed(mode, parse).map_err(|r| r.error)
+fn run<T: DeserializeOwned>(mode: ReadMode, text: Text<'_>) -> Result<Decoded<T>, Error> {
+    run_detailed(mode, text).map_err(|r| r.error)
 }
 
-fn run_detailed<T>(
+/// Decodes, first detecting whether anything needs forgiving, then (only if so)
+/// collecting the warnings.
+fn run_detailed<T: DeserializeOwned>(
     mode: ReadMode,
-    parse: impl Fn() -> Result<T, serde_json::Error>,
+    text: Text<'_>,
 ) -> Result<Decoded<T>, Rejection> {
+    run_passes(mode, text).map_err(|mut r| {
+        relocate(&mut r.error, text.bytes());
+        r
+    })
+}
+
+/// Gives an error about a member read before a late tag the position of that member (the
+/// parser's own position is past the tag by then).
+#[cold]
+fn relocate(e: &mut Error, text: Option<&[u8]>) {
+    if diagnostics::ended_late()
+        && let (
+            Some(text),
+            Error::Invalid {
+                pointer,
+                line,
+                column,
+                ..
+            },
+        ) = (text, e)
+        && let Some((l, c)) = crate::codec::locate::locate(text, pointer)
+    {
+        (*line, *column) = (l, c);
+    }
+}
+
+fn run_passes<T: DeserializeOwned>(
+    mode: ReadMode,
+    text: Text<'_>,
+) -> Result<Decoded<T>, Rejection> {
+    let parse = || text.parse::<T>();
     let dirty = {
         let _g = diagnostics::enter(Pass::Detect);
         match parse() {
@@ -197,11 +303,20 @@ fn run_detailed<T>(
                 return Ok(Decoded {
                     value,
                     warnings: Vec::new(),
+                    omitted_warnings: 0,
                 });
             }
             Ok(_) => true,
             Err(e) => {
                 if let Some(event_type) = diagnostics::take_unknown_event() {
+                    // The event's object was read in full; what follows it must be
+                    // well-formed too. An unknown type is its own error only for the
+                    // document's root event (inside an array it is a plain invalid value).
+                    text.well_formed().map_err(|e| Rejection::from_json(&e))?;
+                    let rejection = Rejection::from_json(&e);
+                    if rejection.error.pointer() != Some("/type") {
+                        return Err(rejection);
+                    }
                     if let Some((_, successor)) = crate::model::event::LEGACY_EVENT_TYPES
                         .iter()
                         .find(|(n, _)| *n == event_type)
@@ -220,8 +335,10 @@ fn run_detailed<T>(
     };
     debug_assert!(dirty);
     let _g = diagnostics::enter(Pass::Collect);
+    diagnostics::set_exact(mode == ReadMode::Exact);
     let value = parse().map_err(|e| Rejection::from_json(&e))?;
     let warnings = diagnostics::take_warnings();
+    let omitted_warnings = diagnostics::omitted();
     if mode == ReadMode::Exact
         && let Some(w) = warnings.iter().find(|w| !w.kind.valid_in_exact_mode())
     {
@@ -231,5 +348,9 @@ fn run_detailed<T>(
         }
         .into());
     }
-    Ok(Decoded { value, warnings })
+    Ok(Decoded {
+        value,
+        warnings,
+        omitted_warnings,
+    })
 }

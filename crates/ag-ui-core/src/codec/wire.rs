@@ -256,6 +256,7 @@ impl<'de, T: Wire> Deserialize<'de> for SeqProxy<T> {
                 f.write_str("an array")
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                diagnostics::claim_root_seq();
                 let track = diagnostics::collecting();
                 let cap = seq.size_hint().unwrap_or(0).min(4096);
                 let mut out = Vec::with_capacity(cap);
@@ -460,7 +461,7 @@ pub(crate) fn unknown<'de, A: MapAccess<'de>>(
     kind: WarningKind,
 ) -> Result<(), A::Error> {
     diagnostics::report(kind, key);
-    map.next_value::<de::IgnoredAny>()
+    map.next_value::<crate::codec::skip::Skip>()
         .map(|_| ())
         .map_err(|e| at(e, &escape_token(key)))
 }
@@ -492,7 +493,7 @@ pub(crate) fn check_tag<'de, A: MapAccess<'de>>(
         Err(at(
             de::Error::custom(format_args!(
                 "expected the constant {expected:?}, found {:?}",
-                got.as_str()
+                crate::codec::shown::Shown(got.as_str())
             )),
             &key,
         ))
@@ -509,14 +510,18 @@ pub(crate) struct Chained<A> {
     buffered: std::vec::IntoIter<(String, Value)>,
     pending: Option<Value>,
     rest: A,
+    /// Whether the buffered entries are all handed out (see `diagnostics::late_enter`).
+    drained: bool,
 }
 
 impl<A> Chained<A> {
     pub(crate) fn new(buffered: Vec<(String, Value)>, rest: A) -> Self {
+        diagnostics::late_enter();
         Chained {
             buffered: buffered.into_iter(),
             pending: None,
             rest,
+            drained: false,
         }
     }
 }
@@ -533,6 +538,10 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Chained<A> {
             return seed
                 .deserialize(de::value::StringDeserializer::<A::Error>::new(k))
                 .map(Some);
+        }
+        if !self.drained {
+            self.drained = true;
+            diagnostics::late_leave();
         }
         self.rest.next_key_seed(seed)
     }
@@ -582,7 +591,8 @@ pub(crate) fn unknown_tag<E: de::Error>(
 ) -> E {
     at(
         E::custom(format_args!(
-            "unknown {union} {found:?}; expected one of {}",
+            "unknown {union} {:?}; expected one of {}",
+            crate::codec::shown::Shown(found),
             ExpectedList(expected)
         )),
         &tag_key,
@@ -1043,7 +1053,8 @@ macro_rules! wire_enum {
                 let key = ::serde::de::DeserializeSeed::deserialize($crate::codec::wire::KeySeed, d)?;
                 $name::from_wire(key.as_str()).ok_or_else(|| {
                     <D::Error as ::serde::de::Error>::custom(format_args!(
-                        "unknown {} {:?}; expected one of {:?}", $what, key.as_str(), $name::WIRE_NAMES
+                        "unknown {} {:?}; expected one of {:?}", $what,
+                        $crate::codec::shown::Shown(key.as_str()), $name::WIRE_NAMES
                     ))
                 })
             }

@@ -21,9 +21,22 @@ const RAW_MARKERS: [&str; 2] = [
     "$serde_json::private::RawValue",
 ];
 
+/// Levels of arrays and objects the crate's readers accept (serde_json's recursion limit
+/// refuses the 128th); the writer refuses to go deeper, so it never writes a document the
+/// readers refuse, and it never recurses deeper than this either.
+pub(crate) const MAX_DEPTH: usize = 127;
+
 /// Writes `value` as compact JSON at the end of `out`.
 pub(crate) fn write<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) -> Result {
-    value.serialize(&mut Writer { out })
+    value.serialize(&mut Writer { out, depth: 0 })
+}
+
+/// The error for a value nested deeper than [`MAX_DEPTH`].
+#[cold]
+fn too_deep() -> Error {
+    ser::Error::custom(format_args!(
+        "arrays and objects nested deeper than {MAX_DEPTH} levels (the limit every AG-UI reader of this crate applies)"
+    ))
 }
 
 /// Encodes `value` as compact JSON, with `serde_json`'s error.
@@ -161,6 +174,8 @@ fn delegate<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) -> Result {
 
 struct Writer<'a> {
     out: &'a mut Vec<u8>,
+    /// Arrays and objects open around the value being written.
+    depth: usize,
 }
 
 /// A map, struct or sequence being written.
@@ -187,26 +202,42 @@ impl Compound<'_, '_> {
     #[inline]
     fn close(self, bracket: u8) {
         self.w.out.push(bracket);
+        self.w.depth -= 1;
         if self.wrapped {
             self.w.out.push(b'}');
+            self.w.depth -= 1;
         }
     }
 }
 
 impl<'w, 'a> Writer<'a> {
-    fn open(&'w mut self, bracket: u8, variant: Option<&str>) -> Compound<'w, 'a> {
+    /// Opens an array or object (wrapped in `{"variant": …}` for an enum variant), one
+    /// level deeper (two when wrapped).
+    #[inline]
+    fn open(&'w mut self, bracket: u8, variant: Option<&str>) -> Result<Compound<'w, 'a>> {
+        self.enter(1 + usize::from(variant.is_some()))?;
         if let Some(v) = variant {
             self.out.push(b'{');
             write_str(self.out, v);
             self.out.push(b':');
         }
         self.out.push(bracket);
-        Compound {
+        Ok(Compound {
             w: self,
             first: true,
             wrapped: variant.is_some(),
             raw: false,
+        })
+    }
+
+    /// Goes `levels` deeper, or refuses to go beyond [`MAX_DEPTH`].
+    #[inline]
+    fn enter(&mut self, levels: usize) -> Result {
+        self.depth += levels;
+        if self.depth > MAX_DEPTH {
+            return Err(too_deep());
         }
+        Ok(())
     }
 }
 
@@ -310,25 +341,27 @@ impl<'w, 'a> ser::Serializer for &'w mut Writer<'a> {
         variant: &'static str,
         value: &T,
     ) -> Result {
+        self.enter(1)?;
         self.out.push(b'{');
         write_str(self.out, variant);
         self.out.push(b':');
         value.serialize(&mut *self)?;
         self.out.push(b'}');
+        self.depth -= 1;
         Ok(())
     }
     fn serialize_seq(self, _len: Option<usize>) -> Result<Self::SerializeSeq> {
-        Ok(self.open(b'[', None))
+        self.open(b'[', None)
     }
     fn serialize_tuple(self, _len: usize) -> Result<Self::SerializeTuple> {
-        Ok(self.open(b'[', None))
+        self.open(b'[', None)
     }
     fn serialize_tuple_struct(
         self,
         _: &'static str,
         _len: usize,
     ) -> Result<Self::SerializeTupleStruct> {
-        Ok(self.open(b'[', None))
+        self.open(b'[', None)
     }
     fn serialize_tuple_variant(
         self,
@@ -337,11 +370,11 @@ impl<'w, 'a> ser::Serializer for &'w mut Writer<'a> {
         variant: &'static str,
         _len: usize,
     ) -> Result<Self::SerializeTupleVariant> {
-        Ok(self.open(b'[', Some(variant)))
+        self.open(b'[', Some(variant))
     }
     #[inline]
     fn serialize_map(self, _len: Option<usize>) -> Result<Self::SerializeMap> {
-        Ok(self.open(b'{', None))
+        self.open(b'{', None)
     }
     fn serialize_struct(self, name: &'static str, _len: usize) -> Result<Self::SerializeStruct> {
         if RAW_MARKERS.contains(&name) {
@@ -352,7 +385,7 @@ impl<'w, 'a> ser::Serializer for &'w mut Writer<'a> {
                 raw: true,
             });
         }
-        Ok(self.open(b'{', None))
+        self.open(b'{', None)
     }
     fn serialize_struct_variant(
         self,
@@ -361,7 +394,7 @@ impl<'w, 'a> ser::Serializer for &'w mut Writer<'a> {
         variant: &'static str,
         _len: usize,
     ) -> Result<Self::SerializeStructVariant> {
-        Ok(self.open(b'{', Some(variant)))
+        self.open(b'{', Some(variant))
     }
 }
 

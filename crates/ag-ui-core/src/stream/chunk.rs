@@ -1,6 +1,9 @@
 //! Chunk expansion (spec §9.3): `TEXT_MESSAGE_CHUNK`, `TOOL_CALL_CHUNK` and
 //! `REASONING_MESSAGE_CHUNK` become the start / content / end events they abbreviate.
 
+use std::collections::{HashMap, VecDeque};
+
+use crate::codec::shown::Shown;
 use crate::model::event::{
     Event, ReasoningMessageChunkEvent, ReasoningMessageContentEvent, ReasoningMessageEndEvent,
     ReasoningMessageStartEvent, TextMessageChunkEvent, TextMessageContentEvent,
@@ -9,7 +12,7 @@ use crate::model::event::{
 };
 use crate::model::id::{MessageId, SubagentRunId, ToolCallId};
 use crate::model::message::TextMessageRole;
-use crate::stream::rule::{Rule, Violation};
+use crate::stream::rule::{LISTED_IDS, Rule, Violation};
 
 /// The three kinds of chunk-built stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,6 +23,15 @@ enum Kind {
 }
 
 impl Kind {
+    /// Index of the kind in per-kind tables.
+    fn slot(self) -> usize {
+        match self {
+            Kind::Text => 0,
+            Kind::ToolCall => 1,
+            Kind::Reasoning => 2,
+        }
+    }
+
     fn noun(self) -> &'static str {
         match self {
             Kind::Text => "text message",
@@ -81,11 +93,48 @@ impl Pending {
     }
 }
 
-/// One producer's lane: `owner` `None` is the parent agent.
-#[derive(Debug, Clone)]
-struct Lane {
-    owner: Option<SubagentRunId>,
-    pending: Pending,
+/// A lane's open stream, with its opening number (streams open in increasing numbers).
+type Open = (u64, Pending);
+
+/// The stream each lane is assembling, by owner (`None` is the parent agent).
+#[derive(Debug, Clone, Default)]
+struct Lanes {
+    parent: Option<Open>,
+    subagents: HashMap<SubagentRunId, Open>,
+}
+
+impl Lanes {
+    fn get(&self, owner: Option<&SubagentRunId>) -> Option<&Open> {
+        match owner {
+            None => self.parent.as_ref(),
+            Some(o) => self.subagents.get(o),
+        }
+    }
+
+    fn insert(&mut self, owner: Option<SubagentRunId>, open: Open) {
+        match owner {
+            None => self.parent = Some(open),
+            Some(o) => {
+                self.subagents.insert(o, open);
+            }
+        }
+    }
+
+    fn remove(&mut self, owner: Option<&SubagentRunId>) -> Option<Open> {
+        match owner {
+            None => self.parent.take(),
+            Some(o) => self.subagents.remove(o),
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.parent.is_none() && self.subagents.is_empty()
+    }
+
+    /// Whether `owner`'s lane still holds the stream opened as number `seq`.
+    fn holds(&self, owner: Option<&SubagentRunId>, seq: u64) -> bool {
+        self.get(owner).is_some_and(|(s, _)| *s == seq)
+    }
 }
 
 /// Expands chunk events into the events they stand for, as an AG-UI 1.0 client does before
@@ -136,10 +185,22 @@ struct Lane {
 /// assert_eq!(out[0].event_type(), EventType::TextMessageEnd);
 /// # Ok::<(), ag_ui_core::Violation>(())
 /// ```
+///
+/// Every event costs O(1) amortised time, however many lanes hold an open stream: lanes
+/// and open ids are found through hash maps, and the order the lanes opened in (needed
+/// only when several close at once) is kept in queues pruned as streams close.
 #[derive(Debug, Clone, Default)]
 pub struct ChunkExpander {
-    /// Lanes with a pending stream, in the order they opened.
-    lanes: Vec<Lane>,
+    /// The stream each lane is assembling.
+    lanes: Lanes,
+    /// For each kind (by [`Kind::slot`]): the lane holding the stream of each open id.
+    holders: [HashMap<String, Option<SubagentRunId>>; 3],
+    /// For each kind: the lanes that opened a stream of that kind, in the order they
+    /// opened, with the stream's number. Entries of closed streams leave when they reach
+    /// the front, or when they outnumber the open streams, so the front is always open.
+    order: [VecDeque<(u64, Option<SubagentRunId>)>; 3],
+    /// The number the next stream opens with.
+    next_seq: u64,
     index: usize,
 }
 
@@ -281,14 +342,14 @@ impl ChunkExpander {
                 };
                 self.close_lane(lane.as_ref(), out);
                 let role = c.role.unwrap_or(TextMessageRole::Assistant);
-                self.lanes.push(Lane {
-                    owner: lane.clone(),
-                    pending: Pending::Text {
+                self.open(
+                    lane.clone(),
+                    Pending::Text {
                         message_id: message_id.clone(),
                         role,
                         name: c.name.clone(),
                     },
-                });
+                );
                 let mut start = TextMessageStartEvent::new(message_id.clone());
                 start.role = Some(role);
                 start.name.clone_from(&c.name);
@@ -364,14 +425,14 @@ impl ChunkExpander {
                     ));
                 };
                 self.close_lane(lane.as_ref(), out);
-                self.lanes.push(Lane {
-                    owner: lane.clone(),
-                    pending: Pending::ToolCall {
+                self.open(
+                    lane.clone(),
+                    Pending::ToolCall {
                         tool_call_id: tool_call_id.clone(),
                         name: name.clone(),
                         parent_message_id: c.parent_message_id.clone(),
                     },
-                });
+                );
                 let mut start = ToolCallStartEvent::new(tool_call_id.clone(), name);
                 start.parent_message_id.clone_from(&c.parent_message_id);
                 start.subagent_run_id.clone_from(&c.subagent_run_id);
@@ -418,12 +479,12 @@ impl ChunkExpander {
                     return Err(missing_id(Kind::Reasoning, index));
                 };
                 self.close_lane(lane.as_ref(), out);
-                self.lanes.push(Lane {
-                    owner: lane.clone(),
-                    pending: Pending::Reasoning {
+                self.open(
+                    lane.clone(),
+                    Pending::Reasoning {
                         message_id: message_id.clone(),
                     },
-                });
+                );
                 let mut start = ReasoningMessageStartEvent::for_message(message_id.clone());
                 start.subagent_run_id.clone_from(&c.subagent_run_id);
                 start.metadata.clone_from(&c.metadata);
@@ -446,10 +507,17 @@ impl ChunkExpander {
     }
 
     fn pending(&self, owner: Option<&SubagentRunId>) -> Option<&Pending> {
-        self.lanes
-            .iter()
-            .find(|l| l.owner.as_ref() == owner)
-            .map(|l| &l.pending)
+        self.lanes.get(owner).map(|(_, p)| p)
+    }
+
+    /// Opens `pending` in `owner`'s lane (which holds no stream).
+    fn open(&mut self, owner: Option<SubagentRunId>, pending: Pending) {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        let slot = pending.kind().slot();
+        self.holders[slot].insert(pending.id().to_owned(), owner.clone());
+        self.order[slot].push_back((seq, owner.clone()));
+        self.lanes.insert(owner, (seq, pending));
     }
 
     /// Decides which lane a chunk belongs to (see the type's documentation).
@@ -461,30 +529,29 @@ impl ChunkExpander {
         index: usize,
     ) -> Result<Option<SubagentRunId>, Violation> {
         if let Some(id) = id {
-            let holder = self
-                .lanes
-                .iter()
-                .find(|l| l.pending.kind() == kind && l.pending.id() == id);
+            let holder = self.holders[kind.slot()].get(id);
             return match (holder, tag) {
-                (Some(lane), Some(tag)) if lane.owner.as_ref() != Some(tag) => {
+                (Some(owner), Some(tag)) if owner.as_ref() != Some(tag) => {
                     let mut ids = vec![id.to_owned(), tag.as_str().to_owned()];
-                    ids.extend(lane.owner.as_ref().map(|o| o.as_str().to_owned()));
+                    ids.extend(owner.as_ref().map(|o| o.as_str().to_owned()));
                     Err(Violation::new(
                         Rule::O2,
                         index,
                         ids,
                         format!(
-                            "{} continues {} '{id}' with subagentRunId '{tag}', but that stream is open in the lane of {}",
+                            "{} continues {} '{}' with subagentRunId '{}', but that stream is open in the lane of {}",
                             kind.chunk(),
                             kind.noun(),
-                            match &lane.owner {
-                                Some(o) => format!("subagent '{o}'"),
+                            Shown(id),
+                            Shown(tag.as_str()),
+                            match owner {
+                                Some(o) => format!("subagent '{}'", Shown(o.as_str())),
                                 None => "the parent agent".to_owned(),
                             }
                         ),
                     ))
                 }
-                (Some(lane), _) => Ok(lane.owner.clone()),
+                (Some(owner), _) => Ok(owner.clone()),
                 (None, tag) => Ok(tag.cloned()),
             };
         }
@@ -494,65 +561,104 @@ impl ChunkExpander {
         if self.pending(None).is_some_and(|p| p.kind() == kind) {
             return Ok(None);
         }
-        let candidates: Vec<&Lane> = self
-            .lanes
-            .iter()
-            .filter(|l| l.pending.kind() == kind)
-            .collect();
-        match candidates.as_slice() {
-            [] => Ok(None),
-            [only] => Ok(only.owner.clone()),
-            several => {
-                let ids: Vec<String> = several.iter().map(|l| l.pending.id().to_owned()).collect();
-                Err(Violation::new(
-                    Rule::C3,
-                    index,
-                    ids.clone(),
-                    format!(
-                        "{} carries neither {} nor subagentRunId, and {} lanes have an open {} ({}): tag the chunk with the subagent it belongs to",
-                        kind.chunk(),
-                        kind.id_field(),
-                        several.len(),
-                        kind.noun(),
-                        ids.iter()
-                            .map(|i| format!("'{i}'"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                ))
-            }
+        let open = self.holders[kind.slot()].len();
+        if open <= 1 {
+            // The front of the queue is always an open stream.
+            return Ok(self.order[kind.slot()]
+                .front()
+                .and_then(|(_, owner)| owner.clone()));
         }
+        // Ambiguous: name the first lanes that opened, and how many there are.
+        let ids: Vec<String> = self.order[kind.slot()]
+            .iter()
+            .filter(|(seq, owner)| self.lanes.holds(owner.as_ref(), *seq))
+            .filter_map(|(_, owner)| self.pending(owner.as_ref()))
+            .take(LISTED_IDS)
+            .map(|p| p.id().to_owned())
+            .collect();
+        let listed = ids
+            .iter()
+            .map(|i| format!("'{}'", Shown(i)))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let more = match open - ids.len() {
+            0 => String::new(),
+            n => format!(" and {n} more"),
+        };
+        Err(Violation::new(
+            Rule::C3,
+            index,
+            ids,
+            format!(
+                "{} carries neither {} nor subagentRunId, and {open} lanes have an open {} ({listed}{more}): tag the chunk with the subagent it belongs to",
+                kind.chunk(),
+                kind.id_field(),
+                kind.noun(),
+            ),
+        ))
     }
 
     /// Closes the stream pending in `owner`'s lane, if any.
     fn close_lane(&mut self, owner: Option<&SubagentRunId>, out: &mut Vec<Event>) {
-        if let Some(pos) = self.lanes.iter().position(|l| l.owner.as_ref() == owner) {
-            let lane = self.lanes.remove(pos);
-            out.push(end_of(lane));
+        let Some((_, pending)) = self.lanes.remove(owner) else {
+            return;
+        };
+        let slot = pending.kind().slot();
+        self.holders[slot].remove(pending.id());
+        let (lanes, queue) = (&self.lanes, &mut self.order[slot]);
+        while queue
+            .front()
+            .is_some_and(|(seq, o)| !lanes.holds(o.as_ref(), *seq))
+        {
+            queue.pop_front();
         }
+        if queue.len() > 2 * self.holders[slot].len() + 16 {
+            queue.retain(|(seq, o)| lanes.holds(o.as_ref(), *seq));
+        }
+        out.push(end_of(owner.cloned(), pending));
     }
 
+    /// Closes every lane's stream, in the order they opened.
     fn close_all(&mut self, out: &mut Vec<Event>) {
-        out.extend(self.lanes.drain(..).map(end_of));
+        let mut queues = std::mem::take(&mut self.order);
+        // The three queues are each in opening order: merge them.
+        while let Some(slot) = (0..queues.len())
+            .filter_map(|k| queues[k].front().map(|(seq, _)| (*seq, k)))
+            .min()
+            .map(|(_, k)| k)
+        {
+            let Some((seq, owner)) = queues[slot].pop_front() else {
+                break;
+            };
+            if self.lanes.holds(owner.as_ref(), seq)
+                && let Some((_, pending)) = self.lanes.remove(owner.as_ref())
+            {
+                out.push(end_of(owner, pending));
+            }
+        }
+        for h in &mut self.holders {
+            h.clear();
+        }
+        debug_assert!(self.lanes.is_empty());
     }
 }
 
 /// The `*_END` closing a lane's stream, attributed like its opener.
-fn end_of(lane: Lane) -> Event {
-    match lane.pending {
+fn end_of(owner: Option<SubagentRunId>, pending: Pending) -> Event {
+    match pending {
         Pending::Text { message_id, .. } => {
             let mut e = TextMessageEndEvent::new(message_id);
-            e.subagent_run_id = lane.owner;
+            e.subagent_run_id = owner;
             e.into()
         }
         Pending::ToolCall { tool_call_id, .. } => {
             let mut e = ToolCallEndEvent::new(tool_call_id);
-            e.subagent_run_id = lane.owner;
+            e.subagent_run_id = owner;
             e.into()
         }
         Pending::Reasoning { message_id } => {
             let mut e = ReasoningMessageEndEvent::new(message_id);
-            e.subagent_run_id = lane.owner;
+            e.subagent_run_id = owner;
             e.into()
         }
     }

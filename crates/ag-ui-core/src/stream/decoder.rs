@@ -76,6 +76,7 @@ impl EventDecoder {
             Ok(d) => Ok(Decoded {
                 value: Some(d.value),
                 warnings: d.warnings,
+                omitted_warnings: d.omitted_warnings,
             }),
             Err(Rejection {
                 error:
@@ -95,6 +96,7 @@ impl EventDecoder {
             return Ok(Decoded {
                 value: None,
                 warnings: vec![Warning::new(WarningKind::UnknownEventType, "/type")],
+                omitted_warnings: 0,
             });
         };
         if self.mode == ReadMode::Exact {
@@ -130,9 +132,12 @@ impl EventDecoder {
         map.insert("messageId".into(), Value::String(id));
         let decoded = read::decode_value::<Event>(&Value::Object(map), self.mode)?;
         warnings.extend(decoded.warnings);
+        let over = warnings.len().saturating_sub(read::MAX_WARNINGS);
+        warnings.truncate(read::MAX_WARNINGS);
         Ok(Decoded {
             value: Some(decoded.value),
             warnings,
+            omitted_warnings: decoded.omitted_warnings + over,
         })
     }
 }

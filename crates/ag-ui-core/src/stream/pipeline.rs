@@ -145,6 +145,7 @@ impl EventPipeline {
         Ok(Decoded {
             value: events,
             warnings: decoded.warnings,
+            omitted_warnings: decoded.omitted_warnings,
         })
     }
 

@@ -158,7 +158,14 @@ impl fmt::Display for Rule {
     }
 }
 
+/// How many ids a violation's text shows before it gives only their count.
+pub(crate) const LISTED_IDS: usize = 5;
+
 /// A broken stream rule: which rule, at which event, about which ids, and why.
+///
+/// `ids` holds every id concerned; the message and the `Display` text name at most five
+/// of them (then how many more there are), and a message longer than 1 KiB keeps its
+/// start and end around a count of the bytes left out, so no output grows with the input.
 ///
 /// `index` is the 0-based position of the offending event in the stream given to the
 /// checker that reported it ([`crate::Verifier`], [`crate::ChunkExpander`],
@@ -186,7 +193,7 @@ impl Violation {
             rule,
             index,
             ids,
-            message: message.into(),
+            message: crate::codec::shown::bounded(message.into()),
         }
     }
 
@@ -203,14 +210,12 @@ impl fmt::Display for Violation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "rule {} broken at event {}", self.rule, self.index)?;
         if !self.ids.is_empty() {
-            f.write_str(" (")?;
-            for (i, id) in self.ids.iter().enumerate() {
-                if i > 0 {
-                    f.write_str(", ")?;
-                }
-                write!(f, "'{id}'")?;
-            }
-            f.write_str(")")?;
+            let ids = crate::codec::shown::listed(
+                self.ids.iter().map(String::as_str),
+                self.ids.len(),
+                LISTED_IDS,
+            );
+            write!(f, " ({ids})")?;
         }
         write!(f, ": {}", self.message)
     }

@@ -48,18 +48,24 @@ pub fn write_sse_frame<W: Write, T: Serialize + ?Sized>(mut w: W, value: &T) -> 
 
 /// An incremental SSE reader: bytes in (in chunks of any size), message data out.
 ///
-/// Follows the SSE rules the official client uses: messages end at a blank line; only
-/// `data:` lines count (one optional space after the colon is removed), several are joined
-/// with `\n`; comments and other fields (`event`, `id`, `retry`) are ignored; lines may end
-/// in LF, CRLF or CR; a UTF-8 character split across chunks is reassembled; a final message
-/// without its blank line is delivered by [`SseReader::finish`]. Invalid UTF-8 and a
-/// message larger than the cap are errors that name the byte offset.
+/// Follows the SSE rules the official client uses and the WHATWG event-stream parsing
+/// rules: one leading byte order mark (`EF BB BF`) is removed from the stream; messages end
+/// at a blank line; only `data:` lines count (one optional space after the colon is
+/// removed), several are joined with `\n`; comments and other fields (`event`, `id`,
+/// `retry`) are ignored; lines may end in LF, CRLF or CR; a UTF-8 character split across
+/// chunks is reassembled; a final message without its blank line is delivered by
+/// [`SseReader::finish`]. Invalid UTF-8 and a message larger than the cap are errors that
+/// name the byte offset.
+///
+/// How the bytes are split into chunks never changes the outcome: the same messages, the
+/// same error at the same offset.
 #[derive(Debug)]
 pub struct SseReader {
     buf: Vec<u8>,
     scanned: usize,
     data: String,
     has_data: bool,
+    /// Stream offset of `buf[0]`.
     consumed: u64,
     max_frame: usize,
     ready: std::collections::VecDeque<String>,
@@ -67,6 +73,14 @@ pub struct SseReader {
     /// The last line ended in a CR at the end of a chunk: an LF opening the next chunk is
     /// the rest of that CRLF, not a blank line.
     skip_lf: bool,
+    /// Whether the start of the stream (and its byte order mark, if any) is behind us.
+    started: bool,
+    /// Stream offset of the first byte of the message being read.
+    message_start: u64,
+    /// Bytes of the message being read: its complete lines with their line ends.
+    message_bytes: usize,
+    /// Whether the last complete line was blank (or there was none yet).
+    after_blank: bool,
 }
 
 impl Default for SseReader {
@@ -75,6 +89,9 @@ impl Default for SseReader {
     }
 }
 
+/// The UTF-8 byte order mark, removed once from the start of a stream.
+const BOM: &[u8; 3] = b"\xEF\xBB\xBF";
+
 impl SseReader {
     /// A reader with the default 10 MiB message cap.
     #[must_use]
@@ -82,7 +99,10 @@ impl SseReader {
         Self::with_max_frame_bytes(DEFAULT_MAX_FRAME_BYTES)
     }
 
-    /// A reader whose messages may not exceed `max` bytes.
+    /// A reader whose messages may not exceed `max` bytes. A message's size is that of its
+    /// lines, line ends included, up to the blank line that ends it; comments and fields
+    /// other than `data` count (they are bytes the reader must get through before the
+    /// message ends).
     #[must_use]
     pub fn with_max_frame_bytes(max: usize) -> Self {
         SseReader {
@@ -95,19 +115,38 @@ impl SseReader {
             ready: std::collections::VecDeque::new(),
             failed: false,
             skip_lf: false,
+            started: false,
+            message_start: 0,
+            message_bytes: 0,
+            after_blank: true,
         }
     }
 
     /// Feeds bytes; complete messages become available through [`SseReader::next_message`].
     ///
     /// # Errors
-    /// [`Error::Sse`] for invalid UTF-8 in a line or a message over the cap. After an error
-    /// the reader refuses further input.
+    /// [`Error::Sse`] for invalid UTF-8 in a data line or a message over the cap. After an
+    /// error the reader refuses further input; the messages completed before the error
+    /// stay available.
     pub fn feed(&mut self, bytes: &[u8]) -> Result<()> {
         if self.failed {
-            return Err(self.sse_error("the reader already failed"));
+            return Err(self.sse_error(self.consumed, "the reader already failed"));
         }
         self.buf.extend_from_slice(bytes);
+        if !self.started {
+            let n = self.buf.len().min(BOM.len());
+            if self.buf[..n] != BOM[..n] {
+                self.started = true;
+            } else if n < BOM.len() {
+                // Maybe a byte order mark split across chunks: wait for the rest.
+                return Ok(());
+            } else {
+                self.buf.drain(..BOM.len());
+                self.consumed = BOM.len() as u64;
+                self.message_start = self.consumed;
+                self.started = true;
+            }
+        }
         let r = self.process(false);
         if r.is_err() {
             self.failed = true;
@@ -126,23 +165,46 @@ impl SseReader {
     /// As [`SseReader::feed`].
     pub fn finish(&mut self) -> Result<Option<String>> {
         if self.failed {
-            return Err(self.sse_error("the reader already failed"));
+            return Err(self.sse_error(self.consumed, "the reader already failed"));
         }
-        self.process(true)?;
-        if !self.buf.is_empty() {
-            let line = std::mem::take(&mut self.buf);
-            self.scanned = 0;
-            self.line(&line)?;
+        // The first bytes of a byte order mark and nothing else: they are a line.
+        self.started = true;
+        let r = self.process(true).and_then(|()| {
+            if !self.buf.is_empty() {
+                let line = std::mem::take(&mut self.buf);
+                self.scanned = 0;
+                self.line(&line)?;
+            }
+            Ok(())
+        });
+        if r.is_err() {
+            self.failed = true;
         }
+        r?;
         self.dispatch();
         Ok(self.ready.pop_front())
     }
 
-    fn sse_error(&self, message: impl Into<String>) -> Error {
+    fn sse_error(&self, offset: u64, message: impl Into<String>) -> Error {
         Error::Sse {
-            offset: self.consumed,
+            offset,
             message: message.into(),
         }
+    }
+
+    /// Counts `n` more bytes of the message being read, refusing it past the cap.
+    fn grow(&mut self, n: usize) -> Result<()> {
+        self.message_bytes = self.message_bytes.saturating_add(n);
+        if self.message_bytes > self.max_frame {
+            return Err(self.sse_error(
+                self.message_start,
+                format!(
+                    "SSE message exceeds the {} byte cap without ending",
+                    self.max_frame
+                ),
+            ));
+        }
+        Ok(())
     }
 
     fn process(&mut self, at_end: bool) -> Result<()> {
@@ -150,21 +212,32 @@ impl SseReader {
         // the end, so a chunk holding many short lines costs linear time, not quadratic.
         let buf = std::mem::take(&mut self.buf);
         let mut start = 0;
+        let mut result = Ok(());
         if self.skip_lf && !buf.is_empty() {
             if buf[0] == b'\n' {
                 start = 1;
                 self.consumed += 1;
+                // The second byte of the CRLF that ended the last line.
+                if self.after_blank {
+                    self.message_start += 1;
+                } else {
+                    result = self.grow(1);
+                }
             }
             self.skip_lf = false;
         }
         let mut scanned = self.scanned.max(start);
-        let mut result = Ok(());
-        loop {
+        while result.is_ok() {
             let Some(rel) = buf[scanned..]
                 .iter()
                 .position(|b| *b == b'\n' || *b == b'\r')
             else {
                 scanned = buf.len();
+                // The line being received counts toward its message already.
+                let partial = buf.len() - start;
+                if self.message_bytes.saturating_add(partial) > self.max_frame {
+                    result = self.grow(partial);
+                }
                 break;
             };
             let end = scanned + rel;
@@ -183,26 +256,31 @@ impl SseReader {
             } else {
                 1
             };
-            if let Err(e) = self.line(&buf[start..end]) {
-                result = Err(e);
-                break;
+            let line = &buf[start..end];
+            if line.is_empty() {
+                self.dispatch();
+                self.after_blank = true;
+                self.consumed += terminator as u64;
+                self.message_start = self.consumed;
+                self.message_bytes = 0;
+            } else {
+                self.after_blank = false;
+                result = self
+                    .grow(line.len() + terminator)
+                    .and_then(|()| self.line(line));
+                if result.is_err() {
+                    self.skip_lf = false;
+                    break;
+                }
+                self.consumed += (line.len() + terminator) as u64;
             }
-            self.consumed += (end + terminator - start) as u64;
             start = end + terminator;
             scanned = start;
         }
         self.buf = buf;
         self.buf.drain(..start);
         self.scanned = scanned - start;
-        result?;
-        let pending = self.buf.len() + self.data.len();
-        if pending > self.max_frame {
-            return Err(self.sse_error(format!(
-                "SSE message exceeds the {} byte cap without ending",
-                self.max_frame
-            )));
-        }
-        Ok(())
+        result
     }
 
     fn line(&mut self, line: &[u8]) -> Result<()> {
@@ -224,10 +302,13 @@ impl SseReader {
             return Ok(());
         }
         let text = std::str::from_utf8(value).map_err(|e| {
-            self.sse_error(format!(
-                "invalid UTF-8 in a data line (at byte {} of the line)",
-                e.valid_up_to() + (line.len() - value.len())
-            ))
+            self.sse_error(
+                self.consumed,
+                format!(
+                    "invalid UTF-8 in a data line (at byte {} of the line)",
+                    e.valid_up_to() + (line.len() - value.len())
+                ),
+            )
         })?;
         if self.has_data {
             self.data.push('\n');

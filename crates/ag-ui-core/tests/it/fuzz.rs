@@ -558,6 +558,10 @@ fn sse_messages(stream: &[u8]) -> Result<Vec<String>, String> {
 /// it yields `docs` whole and split at random boundaries.
 fn sse_split(docs: &[String], rng: &mut Rng) -> Result<(), String> {
     let mut stream = Vec::new();
+    // A leading byte order mark is removed by the reader (WHATWG), whole or split.
+    if rng.chance(4) {
+        stream.extend_from_slice(b"\xef\xbb\xbf");
+    }
     let ends: [&[u8]; 3] = [b"\n", b"\r\n", b"\r"];
     for d in docs {
         let eol = *rng.pick(&ends);
@@ -713,30 +717,49 @@ fn raw_sse_bytes_never_panic_and_split_does_not_matter() {
         b"\x98\x80",
         b" ",
         b"x",
+        b"\xef\xbb\xbf",
+        b"\xef\xbb",
     ];
     for i in 0..iters {
         let mut stream = Vec::new();
+        // A byte order mark (whole or in part) opens the stream now and then.
+        if rng.chance(3) {
+            let bom: &[u8] = b"\xef\xbb\xbf";
+            stream.extend_from_slice(&bom[..1 + rng.below(3)]);
+        }
         for _ in 0..rng.below(24) {
             let piece: &&[u8] = rng.pick(alphabet);
             stream.extend_from_slice(piece);
         }
-        let cap = if rng.chance(3) { 16 } else { 1 << 20 };
+        let cap = if rng.chance(3) {
+            1 + rng.below(40)
+        } else {
+            1 << 20
+        };
         let run = |chunks: &mut dyn Iterator<Item = &[u8]>| -> (Vec<String>, Option<String>) {
             let mut r = SseReader::with_max_frame_bytes(cap);
             let mut out = Vec::new();
+            let mut error = None;
             for c in chunks {
                 if let Err(e) = r.feed(c) {
-                    return (out, Some(e.to_string()));
+                    error = Some(e.to_string());
+                    break;
                 }
                 while let Some(m) = r.next_message() {
                     out.push(m);
                 }
             }
-            match r.finish() {
-                Ok(m) => out.extend(m),
-                Err(e) => return (out, Some(e.to_string())),
+            if error.is_none() {
+                match r.finish() {
+                    Ok(m) => out.extend(m),
+                    Err(e) => error = Some(e.to_string()),
+                }
             }
-            (out, None)
+            // Messages completed before an error stay available.
+            while let Some(m) = r.next_message() {
+                out.push(m);
+            }
+            (out, error)
         };
         let whole = catch_unwind(AssertUnwindSafe(|| run(&mut std::iter::once(&stream[..]))));
         let split_at: Vec<usize> = {
@@ -760,19 +783,169 @@ fn raw_sse_bytes_never_panic_and_split_does_not_matter() {
         let (Ok(whole), Ok(split)) = (whole, split) else {
             panic!("SSE fuzz iteration {i} panicked on {shown:?}");
         };
-        // A split may detect an error (or the cap) at another offset, but when neither
-        // fails the messages are the same.
-        if whole.1.is_none() && split.1.is_none() {
-            assert_eq!(
-                whole.0, split.0,
-                "SSE fuzz iteration {i}: split {split_at:?} of {shown:?}"
-            );
+        // The split never matters: the same messages, the same error at the same offset.
+        assert_eq!(
+            whole, split,
+            "SSE fuzz iteration {i}: split {split_at:?} of {shown:?}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The writer: deep and wide values
+// ---------------------------------------------------------------------------
+
+/// A value placed in a document: how deep the place is, what the writer made of the
+/// document, and whether a text reads back as the same document.
+type Placed = (usize, Result<String, Error>, Box<dyn Fn(&str) -> bool>);
+
+/// Levels of arrays and objects in `v` (0 for a scalar), counted without recursion.
+fn depth_of(v: &Value) -> usize {
+    let mut deepest = 0;
+    let mut stack = vec![(v, 0_usize)];
+    while let Some((v, d)) = stack.pop() {
+        let children: Vec<&Value> = match v {
+            Value::Array(a) => a.iter().collect(),
+            Value::Object(m) => m.values().collect(),
+            _ => continue,
+        };
+        deepest = deepest.max(d + 1);
+        stack.extend(children.into_iter().map(|c| (c, d + 1)));
+    }
+    deepest
+}
+
+/// A random scalar.
+fn scalar(rng: &mut Rng) -> Value {
+    match rng.below(6) {
+        0 => Value::Null,
+        1 => Value::from(rng.chance(2)),
+        2 => Value::from(rng.next() as i64),
+        3 => Value::from(rng.next()),
+        4 => Value::from(f64::from_bits(rng.next() & 0x7FEF_FFFF_FFFF_FFFF)),
+        _ => Value::from((*rng.pick(ODD_KEYS)).to_owned() + "\"\\\n\u{1}é😀"),
+    }
+}
+
+/// A random container `depth` levels deep (at least 1), with up to `width` members at
+/// each level beside the one leading down. Built from the inside out, without recursion.
+fn deep_and_wide(depth: usize, width: usize, rng: &mut Rng) -> Value {
+    let mut v = scalar(rng);
+    for _ in 0..depth {
+        let n = rng.below(width + 1);
+        v = if rng.chance(2) {
+            let mut items: Vec<Value> = (0..n).map(|_| scalar(rng)).collect();
+            items.insert(rng.below(n + 1), v);
+            Value::Array(items)
+        } else {
+            let mut m: Map<String, Value> = (0..n)
+                .map(|i| (format!("{}{i}", rng.pick(ODD_KEYS)), scalar(rng)))
+                .collect();
+            m.insert((*rng.pick(ODD_KEYS)).to_owned(), v);
+            Value::Object(m)
+        };
+    }
+    v
+}
+
+/// Takes `v` apart without recursion (a deep value's own drop would recurse).
+fn dismantle(v: Value) {
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Array(a) => stack.extend(a),
+            Value::Object(m) => stack.extend(m.into_iter().map(|(_, v)| v)),
+            _ => {}
         }
-        if whole.1.is_some() != split.1.is_some() && cap > 1024 {
-            panic!(
-                "SSE fuzz iteration {i}: whole {:?} vs split {:?} on {shown:?}",
-                whole.1, split.1
-            );
+    }
+}
+
+#[test]
+fn the_writer_on_deep_and_wide_values() {
+    let mut rng = Rng::new(env_u64("AG_UI_FUZZ_SEED", DEFAULT_SEED) ^ 0x3717E);
+    let iters = env_u64("AG_UI_FUZZ_ITERS", DEFAULT_ITERS) / 8;
+    let too_deep = "cannot encode AG-UI JSON: arrays and objects nested deeper than 127 levels (the limit every AG-UI reader of this crate applies)";
+    for i in 0..iters {
+        let depth = match rng.below(4) {
+            0 => 1 + rng.below(8),
+            1 => 120 + rng.below(12),
+            2 => 1 + rng.below(400),
+            _ if rng.chance(8) => 30_000,
+            _ => 1 + rng.below(130),
+        };
+        let width = if depth > 1_000 {
+            0
+        } else {
+            *rng.pick(&[0, 1, 3, 50])
+        };
+        let value = deep_and_wide(depth, width, &mut rng);
+        if depth > 1_000 {
+            // Far too deep to clone or drop by recursion: refused without recursing.
+            let mut e = Event::from(StateSnapshotEvent::new(value));
+            assert_eq!(to_string(&e).unwrap_err().to_string(), too_deep);
+            if let Event::StateSnapshot(s) = &mut e {
+                dismantle(s.snapshot.take());
+            }
+            continue;
         }
+        // Where the value goes, and how deep that place is in the document.
+        let (doc_depth, encoded, back): Placed = match rng.below(5) {
+            0 => {
+                let e = Event::from(StateSnapshotEvent::new(value.clone()));
+                (
+                    1,
+                    to_string(&e),
+                    Box::new(move |t| from_str::<Event>(t).ok() == Some(e.clone())),
+                )
+            }
+            1 => {
+                let e = Event::from(CustomEvent::new("n", value.clone()));
+                (
+                    1,
+                    to_sse_frame(&e).map(|f| f["data: ".len()..f.len() - 2].to_owned()),
+                    Box::new(move |t| from_str::<Event>(t).ok() == Some(e.clone())),
+                )
+            }
+            2 => {
+                let mut e = Event::from(TextMessageEndEvent::new("m"));
+                e.set_raw_event(Some(value.clone()));
+                (
+                    1,
+                    to_string(&e),
+                    Box::new(move |t| from_str::<Event>(t).ok() == Some(e.clone())),
+                )
+            }
+            3 => {
+                let input =
+                    RunAgentInput::new("t", "r", Vec::<Message>::new()).with_state(value.clone());
+                (
+                    1,
+                    to_string(&input),
+                    Box::new(move |t| from_str::<RunAgentInput>(t).ok() == Some(input.clone())),
+                )
+            }
+            _ => {
+                let input = RunAgentInput::new("t", "r", Vec::<Message>::new())
+                    .with_tools(vec![Tool::new("n", "d").with_parameters(value.clone())]);
+                (
+                    3,
+                    to_string(&input),
+                    Box::new(move |t| from_str::<RunAgentInput>(t).ok() == Some(input.clone())),
+                )
+            }
+        };
+        let total = doc_depth + depth_of(&value);
+        match &encoded {
+            Ok(text) => {
+                assert!(total <= 127, "iteration {i}: wrote {total} levels");
+                assert!(back(text), "iteration {i}: {text:.300} does not read back");
+            }
+            Err(e) => {
+                assert!(total > 127, "iteration {i}: refused {total} levels: {e}");
+                assert_eq!(e.to_string(), too_deep, "iteration {i}");
+            }
+        }
+        drop(back);
+        dismantle(value);
     }
 }

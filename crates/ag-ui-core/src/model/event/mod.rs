@@ -219,8 +219,13 @@ impl EventType {
     }
 }
 
+/// An event type outside the 1.0 set: the rest of the object is still read (it must be
+/// well-formed, with one non-empty `type`) before the type is reported as unknown.
 #[cold]
-fn unknown_event<'de, A: MapAccess<'de>>(tag: &str, _map: A) -> Option<Result<Event, A::Error>> {
+fn unknown_event<'de, A: MapAccess<'de>>(tag: &str, map: A) -> Option<Result<Event, A::Error>> {
+    if let Err(e) = crate::codec::skip::rest_of_unknown("type", tag, "event type", map) {
+        return Some(Err(e));
+    }
     crate::codec::diagnostics::note_unknown_event(tag);
     if let Some((_, successor)) = LEGACY_EVENT_TYPES.iter().find(|(name, _)| *name == tag) {
         return Some(Err(crate::codec::wire::at(

@@ -2,10 +2,11 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
+use crate::codec::shown::{Shown, listed};
 use crate::model::event::{Event, EventType, ReasoningEncryptedValueSubtype};
 use crate::model::id::SubagentRunId;
 use crate::model::message::Message;
-use crate::stream::rule::{Rule, Violation};
+use crate::stream::rule::{LISTED_IDS, Rule, Violation};
 
 /// Who produced an entity: `None` is the parent agent, `Some` a subagent invocation.
 type Agent = Option<String>;
@@ -856,19 +857,27 @@ impl Check<'_> {
         let run = &self.v.run;
         let mut ids = Vec::new();
         let mut parts = Vec::new();
-        let steps: Vec<String> = run
-            .steps
-            .iter()
-            .flat_map(|(owner, names)| {
-                names.iter().map(move |n| match owner {
-                    Some(o) => format!("'{n}' (subagent '{o}')"),
-                    None => format!("'{n}'"),
+        // Each kind lists its first few ids (in sorted order) and how many more there are;
+        // `ids` keeps them all.
+        let open_steps: usize = run.steps.values().map(BTreeSet::len).sum();
+        if open_steps > 0 {
+            let steps: Vec<String> = run
+                .steps
+                .iter()
+                .flat_map(|(owner, names)| {
+                    names.iter().map(move |n| match owner {
+                        Some(o) => format!("'{}' (subagent '{}')", Shown(n), Shown(o)),
+                        None => format!("'{}'", Shown(n)),
+                    })
                 })
-            })
-            .collect();
-        if !steps.is_empty() {
+                .take(LISTED_IDS)
+                .collect();
+            let more = match open_steps - steps.len() {
+                0 => String::new(),
+                n => format!(" and {n} more"),
+            };
             ids.extend(run.steps.values().flatten().cloned());
-            parts.push(format!("steps {}", steps.join(", ")));
+            parts.push(format!("steps {}{more}", steps.join(", ")));
         }
         for (set, noun) in [
             (&run.open_text, "text messages"),
@@ -879,8 +888,8 @@ impl Check<'_> {
         ] {
             if !set.is_empty() {
                 ids.extend(set.iter().cloned());
-                let list: Vec<String> = set.iter().map(|i| format!("'{i}'")).collect();
-                parts.push(format!("{noun} {}", list.join(", ")));
+                let list = listed(set.iter().map(String::as_str), set.len(), LISTED_IDS);
+                parts.push(format!("{noun} {list}"));
             }
         }
         if parts.is_empty() {
