@@ -46,6 +46,11 @@ pub enum WarningKind {
     /// [`crate::ThreadState`]: a `TOOL_CALL_ARGS`, `TOOL_CALL_END` or
     /// `REASONING_ENCRYPTED_VALUE` names a tool call that the thread does not hold; skipped.
     MissingToolCall,
+    /// `RUN_STARTED.protocolVersion` is newer than [`crate::PROTOCOL_VERSION`] or not
+    /// `MAJOR.MINOR` (spec §10): the stream is read on, but material the producer's version
+    /// added is stripped. Only [`crate::EventDecoder`] produces this warning; the schema
+    /// accepts any string, so exact mode does too.
+    ProtocolVersion,
     /// [`crate::ThreadState`]: the event names a message whose role it cannot apply to (a
     /// text delta for an activity message, an activity delta for a user message, …); the
     /// event is skipped, or for `TOOL_CALL_START` a new assistant message is created.
@@ -73,6 +78,7 @@ impl WarningKind {
             Self::LegacyEvent => "legacy-event",
             Self::LegacyBinaryPart => "legacy-binary-part",
             Self::UnknownEventType => "unknown-event-type",
+            Self::ProtocolVersion => "protocol-version",
             Self::MissingMessage => "missing-message",
             Self::MissingToolCall => "missing-tool-call",
             Self::RoleMismatch => "role-mismatch",
@@ -83,7 +89,7 @@ impl WarningKind {
     }
 
     /// Every kind, in declaration order.
-    pub const ALL: [WarningKind; 13] = [
+    pub const ALL: [WarningKind; 14] = [
         Self::UnknownField,
         Self::NullAsAbsent,
         Self::NullState,
@@ -91,6 +97,7 @@ impl WarningKind {
         Self::LegacyEvent,
         Self::LegacyBinaryPart,
         Self::UnknownEventType,
+        Self::ProtocolVersion,
         Self::MissingMessage,
         Self::MissingToolCall,
         Self::RoleMismatch,
@@ -123,7 +130,10 @@ impl WarningKind {
     /// Whether the 1.0 schema accepts a document carrying this (so exact mode does too).
     #[must_use]
     pub const fn valid_in_exact_mode(self) -> bool {
-        matches!(self, Self::NullState | Self::IgnoredMember)
+        matches!(
+            self,
+            Self::NullState | Self::IgnoredMember | Self::ProtocolVersion
+        )
     }
 
     fn describe(self) -> &'static str {
@@ -135,6 +145,9 @@ impl WarningKind {
             Self::LegacyEvent => "0.x THINKING_* event (retired in 1.0; use REASONING_*)",
             Self::LegacyBinaryPart => "0.x binary content part (retired in 1.0; use a media part)",
             Self::UnknownEventType => "event type unknown to AG-UI 1.0",
+            Self::ProtocolVersion => {
+                "producer protocol version newer than 1.0 or not MAJOR.MINOR (read on; newer material is stripped)"
+            }
             Self::MissingMessage => "event for a message the thread does not hold (skipped)",
             Self::MissingToolCall => "event for a tool call the thread does not hold (skipped)",
             Self::RoleMismatch => "event does not apply to the role of the message it names",
