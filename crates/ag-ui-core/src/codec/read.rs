@@ -30,8 +30,9 @@ pub enum WarningKind {
     /// `RunAgentInput.state: null`, read as absent. Valid in exact mode too: every 1.0
     /// SDK normalises it (spec §4 RunAgentInput).
     NullState,
-    /// An extra member of a JSON Patch operation; ignored as RFC 6902 §4 requires. Valid in
-    /// exact mode: patch operations are open objects.
+    /// No longer reported: extra members of a JSON Patch operation are kept in the
+    /// operation's `extra` and written back (RFC 6902 §4 open objects). Kept so that code
+    /// matching on it still compiles.
     IgnoredMember,
     /// A 0.x `THINKING_*` event, translated to its `REASONING_*` successor (spec §3.1).
     LegacyEvent,
