@@ -588,6 +588,7 @@ pub(crate) fn unknown_tag<E: de::Error>(
     union: &'static str,
     expected: &'static [&'static str],
 ) -> E {
+    read::fault_unknown_tag();
     at(
         E::custom(format_args!(
             "unknown {union} {found:?}; expected one of {}",
