@@ -36,7 +36,7 @@ impl JsonPointer {
         let mut s = String::new();
         for t in tokens {
             s.push('/');
-            s.push_str(&crate::codec::wire::escape_token(t.as_ref()));
+            s.push_str(&crate::codec::pointer::escape_token(t.as_ref()));
         }
         Self(s)
     }
