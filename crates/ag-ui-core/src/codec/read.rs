@@ -67,9 +67,11 @@ pub fn from_slice<T: DeserializeOwned>(json: &[u8]) -> Result<T, Error> {
 /// As [`from_str`], plus [`Error::NotExact`] in [`ReadMode::Exact`] when the document is
 /// outside the 1.0 schema (an unknown field, an optional `null`, a legacy shape).
 pub fn decode<T: DeserializeOwned>(json: &str, mode: ReadMode) -> Result<Decoded<T>, Error> {
-    recover(mode, run_detailed(mode, || serde_json::from_str::<T>(json)), || {
-        serde_json::from_str(json).ok()
-    })
+    recover(
+        mode,
+        run_detailed(mode, || serde_json::from_str::<T>(json)),
+        || serde_json::from_str(json).ok(),
+    )
     .map_err(|r| r.error)
 }
 
@@ -78,9 +80,11 @@ pub fn decode<T: DeserializeOwned>(json: &str, mode: ReadMode) -> Result<Decoded
 /// # Errors
 /// As [`decode`].
 pub fn decode_slice<T: DeserializeOwned>(json: &[u8], mode: ReadMode) -> Result<Decoded<T>, Error> {
-    recover(mode, run_detailed(mode, || serde_json::from_slice::<T>(json)), || {
-        serde_json::from_slice(json).ok()
-    })
+    recover(
+        mode,
+        run_detailed(mode, || serde_json::from_slice::<T>(json)),
+        || serde_json::from_slice(json).ok(),
+    )
     .map_err(|r| r.error)
 }
 
@@ -185,9 +189,11 @@ pub(crate) fn decode_detailed<T: DeserializeOwned>(
     json: &str,
     mode: ReadMode,
 ) -> Result<Decoded<T>, Rejection> {
-    recover(mode, run_detailed(mode, || serde_json::from_str::<T>(json)), || {
-        serde_json::from_str(json).ok()
-    })
+    recover(
+        mode,
+        run_detailed(mode, || serde_json::from_str::<T>(json)),
+        || serde_json::from_str(json).ok(),
+    )
 }
 
 fn run_detailed<T>(
