@@ -92,7 +92,8 @@ impl UuidIds {
 
 impl IdGenerator for UuidIds {
     fn next_id(&mut self, _kind: IdKind) -> String {
-        uuid::Uuid::new_v4().to_string()
+        // Core's one random-id source (its `uuid` feature, on by default).
+        ag_ui_core::MessageId::random().into_string()
     }
 }
 

@@ -1,4 +1,5 @@
 #![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod content;
 mod conversation;
@@ -59,6 +60,7 @@ pub use message::{
 };
 pub use schema::clean_schema;
 #[cfg(feature = "schemars")]
+#[cfg_attr(docsrs, doc(cfg(feature = "schemars")))]
 pub use schemars;
 pub use tool::{
     IntoArguments, ObjectSchema, context, function_call, object_schema, parse_arguments, tool,

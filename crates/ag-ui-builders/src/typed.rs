@@ -15,6 +15,7 @@ use crate::tool::parse_arguments;
 /// The JSON Schema of `T` as tool parameters: draft 2020-12, sub-schemas inlined where
 /// possible (what model providers handle best), without the root `$schema` keyword.
 #[must_use]
+#[cfg_attr(docsrs, doc(cfg(feature = "schemars")))]
 pub fn parameters_schema<T: JsonSchema>() -> Value {
     let mut schema = schemars::generate::SchemaSettings::draft2020_12()
         .with(|s| s.inline_subschemas = true)
@@ -28,12 +29,14 @@ pub fn parameters_schema<T: JsonSchema>() -> Value {
 /// `title`, no `format` naming a number's machine type (`uint32`, `double`, …), which
 /// model providers' tool schemas do not want.
 #[must_use]
+#[cfg_attr(docsrs, doc(cfg(feature = "schemars")))]
 pub fn clean_parameters_schema<T: JsonSchema>() -> Value {
     crate::schema::clean_schema(parameters_schema::<T>())
 }
 
 /// A tool named `name` whose parameters are the schema of `T`.
 #[must_use]
+#[cfg_attr(docsrs, doc(cfg(feature = "schemars")))]
 pub fn typed_tool<T: JsonSchema>(name: impl Into<String>, description: impl Into<String>) -> Tool {
     Tool::new(name, description).with_parameters(parameters_schema::<T>())
 }
@@ -60,6 +63,7 @@ pub fn typed_tool<T: JsonSchema>(name: impl Into<String>, description: impl Into
 /// assert_eq!(err.pointer(), Some("/city"));
 /// # Ok::<(), ag_ui_builders::Error>(())
 /// ```
+#[cfg_attr(docsrs, doc(cfg(feature = "schemars")))]
 pub struct TypedTool<T> {
     tool: Tool,
     args: PhantomData<fn() -> T>,

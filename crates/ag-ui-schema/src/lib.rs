@@ -1,4 +1,5 @@
 #![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 use std::fmt;
 
@@ -6,9 +7,22 @@ use ag_ui_core as core;
 use schemars::generate::{SchemaGenerator, SchemaSettings};
 use serde_json::{Map, Value, json};
 
-/// The `$id` of the bundle: where this project publishes it. Definitions are addressed by
-/// anchor under it (`…/ag-ui.schema.json#RunAgentInput`).
-pub const SCHEMA_ID: &str = "https://ag-ui-rs.github.io/schema/1.0/ag-ui.schema.json";
+/// The `$id` of the bundle: a URN, because the file has no canonical web address. A
+/// validator that holds the file under this id resolves references to its definitions by
+/// anchor (`urn:ag-ui-rs:schema:1.0#RunAgentInput`); within the file, `#RunAgentInput`
+/// suffices.
+pub const SCHEMA_ID: &str = "urn:ag-ui-rs:schema:1.0";
+
+/// The published bundle, `schema/ag-ui.schema.json` of this crate, as text: exactly what
+/// [`bundle_text`] returns (a test keeps them equal), without generating it.
+///
+/// ```
+/// let schema: serde_json::Value = serde_json::from_str(ag_ui_schema::SCHEMA_JSON)?;
+/// assert_eq!(schema["$id"], ag_ui_schema::SCHEMA_ID);
+/// assert_eq!(schema["$defs"].as_object().map(|d| d.len()), Some(98));
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+pub const SCHEMA_JSON: &str = include_str!("../schema/ag-ui.schema.json");
 
 /// The JSON Schema dialect of the bundle.
 pub const META_SCHEMA: &str = "https://json-schema.org/draft/2020-12/schema";

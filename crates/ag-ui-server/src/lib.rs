@@ -1,4 +1,5 @@
 #![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod agent;
 mod cancel;
@@ -9,6 +10,7 @@ mod negotiate;
 mod request;
 
 #[cfg(feature = "axum")]
+#[cfg_attr(docsrs, doc(cfg(feature = "axum")))]
 pub mod axum;
 #[cfg(feature = "tower")]
 mod service;
@@ -23,4 +25,5 @@ pub use guard::{
 pub use negotiate::accepts_sse;
 pub use request::{DEFAULT_BODY_LIMIT, Rejection, check_content_type, read_input};
 #[cfg(feature = "tower")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tower")))]
 pub use service::{AgentService, DEFAULT_KEEP_ALIVE, KEEP_ALIVE_COMMENT, SseBody};

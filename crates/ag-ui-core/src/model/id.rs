@@ -3,7 +3,8 @@
 //! AG-UI ids are opaque strings: any string is valid, the empty string included, and
 //! nothing requires a UUID. Each kind of id gets its own type so that a message id cannot
 //! be passed where a tool-call id is expected; all of them are written as plain JSON
-//! strings. [`MessageId::random`] and friends mint UUID v4 ids for producers that want them.
+//! strings. With the `uuid` feature (on by default), `MessageId::random` and friends mint UUID
+//! v4 ids for producers that want them.
 
 macro_rules! id_type {
     ($(#[$meta:meta])* $name:ident) => {
@@ -21,9 +22,11 @@ macro_rules! id_type {
             }
 
             /// Mints a random (UUID v4) id.
+            #[cfg(feature = "uuid")]
+            #[cfg_attr(docsrs, doc(cfg(feature = "uuid")))]
             #[must_use]
             pub fn random() -> Self {
-                Self(::uuid::Uuid::new_v4().to_string())
+                Self($crate::model::id::random_uuid())
             }
 
             /// The id as a string slice.
@@ -133,4 +136,11 @@ id_type! {
     /// Opaque id of one subagent invocation (`subagentRunId`): attribution on events,
     /// messages and interrupts, identity on the `SUBAGENT_*` events.
     SubagentRunId
+}
+
+/// A random UUID v4 as text: the one place the crate mints a random id (the `random()`
+/// constructors and the 0.x translation's default generator).
+#[cfg(feature = "uuid")]
+pub(crate) fn random_uuid() -> String {
+    uuid::Uuid::new_v4().to_string()
 }

@@ -11,8 +11,11 @@ use crate::model::event::{Event, LEGACY_EVENT_TYPES};
 /// A stateful event decoder for one stream.
 ///
 /// It holds what translating 0.x reasoning events needs (the ids of the open span and
-/// message, which 0.x events did not carry) and mints ids with the given generator
-/// (UUID v4 by default).
+/// message, which 0.x events did not carry) and mints ids with the generator given to
+/// [`EventDecoder::with_id_generator`]. The default generator mints UUID v4 ids with the
+/// `uuid` feature (on by default); without it, `legacy-{start}-{pid}-{n}` ids (the process's
+/// start time in nanoseconds and its id, in hex, and a process-wide counter), unique within
+/// the process and, in practice, across processes.
 pub struct EventDecoder {
     mode: ReadMode,
     reasoning_id: Option<String>,
@@ -46,7 +49,7 @@ impl EventDecoder {
             mode,
             reasoning_id: None,
             message_id: None,
-            mint: Box::new(|| uuid::Uuid::new_v4().to_string()),
+            mint: Box::new(default_id),
             nulls_reported: std::collections::HashSet::new(),
         }
     }
@@ -189,4 +192,29 @@ fn version_warning(version: &str) -> Option<Warning> {
 
 fn is_null(kind: WarningKind) -> bool {
     matches!(kind, WarningKind::NullAsAbsent | WarningKind::LegacyNull)
+}
+
+/// The id of a translated 0.x event when the caller gave no generator: a UUID v4.
+#[cfg(feature = "uuid")]
+fn default_id() -> String {
+    crate::model::id::random_uuid()
+}
+
+/// The id of a translated 0.x event when the caller gave no generator and UUIDs are not
+/// available: `legacy-{start}-{pid}-{n}`, from a process-wide counter.
+#[cfg(not(feature = "uuid"))]
+fn default_id() -> String {
+    use std::sync::OnceLock;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::time::{SystemTime, UNIX_EPOCH};
+
+    static PREFIX: OnceLock<String> = OnceLock::new();
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    let prefix = PREFIX.get_or_init(|| {
+        let start = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        format!("legacy-{start:x}-{:x}", std::process::id())
+    });
+    format!("{prefix}-{}", NEXT.fetch_add(1, Ordering::Relaxed))
 }

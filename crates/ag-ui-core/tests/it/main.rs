@@ -7,6 +7,7 @@ mod bench_corpus;
 mod consumer;
 mod error_table;
 mod errors;
+mod features;
 mod fixtures;
 mod fuzz;
 mod hostile;

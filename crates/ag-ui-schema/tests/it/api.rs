@@ -32,3 +32,32 @@ fn schema_for_a_type_is_its_definition() {
         assert!(ag_ui_schema::definition(name).unwrap().is_some(), "{name}");
     }
 }
+
+#[test]
+fn another_schema_references_a_definition_through_the_id() {
+    // As docs/schema.md says: register the file under its `$id`, then reference
+    // `<$id>#RunAgentInput` from another document.
+    let bundle: serde_json::Value = serde_json::from_str(ag_ui_schema::SCHEMA_JSON).unwrap();
+    let registry = jsonschema::Registry::new()
+        .add(
+            ag_ui_schema::SCHEMA_ID,
+            jsonschema::Resource::from_contents(bundle),
+        )
+        .unwrap()
+        .prepare()
+        .unwrap();
+    let contract = json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "properties": {
+            "request": { "$ref": format!("{}#RunAgentInput", ag_ui_schema::SCHEMA_ID) }
+        },
+        "required": ["request"]
+    });
+    let v = jsonschema::options()
+        .with_registry(&registry)
+        .build(&contract)
+        .unwrap();
+    assert!(v.is_valid(&json!({ "request": { "threadId": "t", "runId": "r", "messages": [] } })));
+    assert!(!v.is_valid(&json!({ "request": { "threadId": "t", "runId": "r" } })));
+}
