@@ -23,8 +23,9 @@ pub enum WarningKind {
     /// `RunAgentInput.state: null`, read as absent. Valid in exact mode too: every 1.0
     /// SDK normalises it (spec §4 RunAgentInput).
     NullState,
-    /// An extra member of a JSON Patch operation; ignored as RFC 6902 §4 requires. Valid in
-    /// exact mode: patch operations are open objects.
+    /// No longer reported: extra members of a JSON Patch operation are kept in the
+    /// operation's `extra` and written back (RFC 6902 §4 open objects). Kept so that code
+    /// matching on it still compiles.
     IgnoredMember,
     /// A 0.x `THINKING_*` event, translated to its `REASONING_*` successor (spec §3.1).
     LegacyEvent,
@@ -39,6 +40,21 @@ pub enum WarningKind {
     /// [`crate::ThreadState`]: a `TOOL_CALL_ARGS`, `TOOL_CALL_END` or
     /// `REASONING_ENCRYPTED_VALUE` names a tool call that the thread does not hold; skipped.
     MissingToolCall,
+    /// `subagentRunId: null`, which spec §6 rule 12 forbids, read as absent: some servers
+    /// write it on every event and the official client tolerates it. The exact reader
+    /// rejects it; a stream decoder reports it once per run.
+    LegacyNull,
+    /// A member of a union whose tag (`role`, part / source / outcome `type`, patch `op`) is
+    /// not one 1.0 knows, in a list or an optional slot: removed (a list element dropped,
+    /// an optional member omitted; an unknown `RUN_FINISHED` outcome therefore reads as
+    /// success). In a required slot (a media part's `source`) the object holding it is
+    /// removed from its list instead. The pointer names the unknown tag (spec §2.3).
+    UnknownMember,
+    /// `RUN_STARTED.protocolVersion` is newer than [`crate::PROTOCOL_VERSION`] or not
+    /// `MAJOR.MINOR` (spec §10): the stream is read on, but material the producer's version
+    /// added is stripped. Only [`crate::EventDecoder`] produces this warning; the schema
+    /// accepts any string, so exact mode does too.
+    ProtocolVersion,
     /// [`crate::ThreadState`]: the event names a message whose role it cannot apply to (a
     /// text delta for an activity message, an activity delta for a user message, …); the
     /// event is skipped, or for `TOOL_CALL_START` a new assistant message is created.
@@ -66,6 +82,9 @@ impl WarningKind {
             Self::LegacyEvent => "legacy-event",
             Self::LegacyBinaryPart => "legacy-binary-part",
             Self::UnknownEventType => "unknown-event-type",
+            Self::LegacyNull => "legacy-null",
+            Self::UnknownMember => "unknown-member",
+            Self::ProtocolVersion => "protocol-version",
             Self::MissingMessage => "missing-message",
             Self::MissingToolCall => "missing-tool-call",
             Self::RoleMismatch => "role-mismatch",
@@ -76,7 +95,7 @@ impl WarningKind {
     }
 
     /// Every kind, in declaration order.
-    pub const ALL: [WarningKind; 13] = [
+    pub const ALL: [WarningKind; 16] = [
         Self::UnknownField,
         Self::NullAsAbsent,
         Self::NullState,
@@ -84,6 +103,9 @@ impl WarningKind {
         Self::LegacyEvent,
         Self::LegacyBinaryPart,
         Self::UnknownEventType,
+        Self::LegacyNull,
+        Self::UnknownMember,
+        Self::ProtocolVersion,
         Self::MissingMessage,
         Self::MissingToolCall,
         Self::RoleMismatch,
@@ -116,7 +138,10 @@ impl WarningKind {
     /// Whether the 1.0 schema accepts a document carrying this (so exact mode does too).
     #[must_use]
     pub const fn valid_in_exact_mode(self) -> bool {
-        matches!(self, Self::NullState | Self::IgnoredMember)
+        matches!(
+            self,
+            Self::NullState | Self::IgnoredMember | Self::ProtocolVersion
+        )
     }
 
     fn describe(self) -> &'static str {
@@ -128,6 +153,15 @@ impl WarningKind {
             Self::LegacyEvent => "0.x THINKING_* event (retired in 1.0; use REASONING_*)",
             Self::LegacyBinaryPart => "0.x binary content part (retired in 1.0; use a media part)",
             Self::UnknownEventType => "event type unknown to AG-UI 1.0",
+            Self::LegacyNull => {
+                "subagentRunId: null (forbidden by AG-UI 1.0 §6 rule 12; read as absent)"
+            }
+            Self::UnknownMember => {
+                "union member with a tag unknown to AG-UI 1.0 (removed with what holds it)"
+            }
+            Self::ProtocolVersion => {
+                "producer protocol version newer than 1.0 or not MAJOR.MINOR (read on; newer material is stripped)"
+            }
             Self::MissingMessage => "event for a message the thread does not hold (skipped)",
             Self::MissingToolCall => "event for a tool call the thread does not hold (skipped)",
             Self::RoleMismatch => "event does not apply to the role of the message it names",
@@ -246,6 +280,7 @@ thread_local! {
     /// reader when it is one of this crate's (it claims the array first), else the root
     /// wrapper (for `Vec<Event>` and other serde sequences).
     static ROOT_SEQ: Cell<u8> = const { Cell::new(ROOT_SEQ_NONE) };
+    static STRICT: Cell<bool> = const { Cell::new(false) };
 }
 
 /// The most warnings one decode lists; the rest are counted in
@@ -351,6 +386,8 @@ pub(crate) struct Fault {
     /// The id (a required `id`, `messageId`, `toolCallId` or `subagentRunId`) of the
     /// innermost object the error is in, when that object had read it before the error.
     pub(crate) owner: Option<String>,
+    /// The error is an unrecognised tag of a union (which the forgiving reader may remove).
+    pub(crate) unknown_tag: bool,
 }
 
 impl Fault {
@@ -363,6 +400,7 @@ impl Fault {
             null: false,
             missing: None,
             owner: None,
+            unknown_tag: false,
         }
     }
 
@@ -398,6 +436,40 @@ pub(crate) fn fault_at(inner: &str, segment: &dyn fmt::Display, rendered: String
 pub(crate) fn fault_tag(tag: &str) {
     if MODE.with(Cell::get) != OFF {
         FAULT.with(|f| f.borrow_mut().tag = Some(tag.to_owned()));
+    }
+}
+
+/// Notes that the error about to be raised is an unrecognised union tag.
+#[cold]
+pub(crate) fn fault_unknown_tag() {
+    if MODE.with(Cell::get) != OFF {
+        FAULT.with(|f| {
+            let mut f = f.borrow_mut();
+            *f = Fault::new();
+            f.unknown_tag = true;
+        });
+    }
+}
+
+/// Whether the decode in progress is in exact mode (for the rules whose forgiving reading
+/// is not a warning on the same value).
+#[inline]
+pub(crate) fn strict() -> bool {
+    STRICT.with(Cell::get)
+}
+
+/// Sets [`strict`] for one decode, restoring the previous value after it.
+pub(crate) struct StrictGuard(bool);
+
+impl StrictGuard {
+    pub(crate) fn enter(exact: bool) -> Self {
+        StrictGuard(STRICT.with(|s| s.replace(exact)))
+    }
+}
+
+impl Drop for StrictGuard {
+    fn drop(&mut self) {
+        STRICT.with(|s| s.set(self.0));
     }
 }
 

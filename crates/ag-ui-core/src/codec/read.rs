@@ -74,7 +74,10 @@ pub fn from_slice<T: DeserializeOwned>(json: &[u8]) -> Result<T, Error> {
 /// As [`from_str`], plus [`Error::NotExact`] in [`ReadMode::Exact`] when the document is
 /// outside the 1.0 schema (an unknown field, an optional `null`, a legacy shape).
 pub fn decode<T: DeserializeOwned>(json: &str, mode: ReadMode) -> Result<Decoded<T>, Error> {
-    run(mode, Text::Str(json))
+    recover(mode, run_detailed(mode, Text::Str(json)), || {
+        serde_json::from_str(json).ok()
+    })
+    .map_err(|r| r.error)
 }
 
 /// [`decode`] over bytes (which must be UTF-8).
@@ -82,7 +85,10 @@ pub fn decode<T: DeserializeOwned>(json: &str, mode: ReadMode) -> Result<Decoded
 /// # Errors
 /// As [`decode`].
 pub fn decode_slice<T: DeserializeOwned>(json: &[u8], mode: ReadMode) -> Result<Decoded<T>, Error> {
-    run(mode, Text::Slice(json))
+    recover(mode, run_detailed(mode, Text::Slice(json)), || {
+        serde_json::from_slice(json).ok()
+    })
+    .map_err(|r| r.error)
 }
 
 /// What a document is read from.
@@ -173,7 +179,10 @@ pub fn decode_value<T: DeserializeOwned>(
             column: 0,
         });
     }
-    run(mode, Text::Value(value))
+    recover(mode, run_detailed(mode, Text::Value(value)), || {
+        Some(value.clone())
+    })
+    .map_err(|r| r.error)
 }
 
 /// Levels of arrays and objects the text readers accept (serde_json's recursion limit of
@@ -252,11 +261,9 @@ pub(crate) fn decode_detailed<T: DeserializeOwned>(
     json: &str,
     mode: ReadMode,
 ) -> Result<Decoded<T>, Rejection> {
-    run_detailed(mode, Text::Str(json))
-}
-
-fn run<T: DeserializeOwned>(mode: ReadMode, text: Text<'_>) -> Result<Decoded<T>, Error> {
-    run_detailed(mode, text).map_err(|r| r.error)
+    recover(mode, run_detailed(mode, Text::Str(json)), || {
+        serde_json::from_str(json).ok()
+    })
 }
 
 /// Decodes, first detecting whether anything needs forgiving, then (only if so)
@@ -295,6 +302,7 @@ fn run_passes<T: DeserializeOwned>(
     mode: ReadMode,
     text: Text<'_>,
 ) -> Result<Decoded<T>, Rejection> {
+    let _strict = diagnostics::StrictGuard::enter(mode == ReadMode::Exact);
     let parse = || text.parse::<T>();
     let dirty = {
         let _g = diagnostics::enter(Pass::Detect);
@@ -353,4 +361,163 @@ fn run_passes<T: DeserializeOwned>(
         warnings,
         omitted_warnings,
     })
+}
+
+/// At most this many union members are removed from one document (each removal decodes
+/// the document again); past it the document is refused.
+const MAX_REMOVALS: usize = 32;
+
+/// The forgiving reader's handling of unknown union members (spec §2.3): when `first`
+/// failed on an unrecognised tag, the member (or, in a required slot, the object holding
+/// it) is removed from the parsed document, which is decoded again, until it decodes.
+/// Clean documents never get here.
+fn recover<T: DeserializeOwned>(
+    mode: ReadMode,
+    first: Result<Decoded<T>, Rejection>,
+    source: impl FnOnce() -> Option<serde_json::Value>,
+) -> Result<Decoded<T>, Rejection> {
+    let rejection = match first {
+        Err(r) if mode == ReadMode::Forgiving && r.fault.unknown_tag => r,
+        other => return other,
+    };
+    let Some(mut doc) = source() else {
+        return Err(rejection);
+    };
+    // Array elements removed so far, as (array pointer, index) in the document as it was
+    // when each was removed: pointers in the final result are mapped back through them.
+    let mut removed: Vec<(String, usize)> = Vec::new();
+    let mut warnings: Vec<Warning> = Vec::new();
+    let mut current = rejection;
+    loop {
+        let tag_pointer = current.error.pointer().unwrap_or_default().to_owned();
+        if removed.len() >= MAX_REMOVALS {
+            return Err(current);
+        }
+        let Some((detail, shift)) = remove_unknown_member(&mut doc, &tag_pointer) else {
+            return Err(current);
+        };
+        warnings.push(
+            Warning::new(WarningKind::UnknownMember, original(&tag_pointer, &removed))
+                .with_detail(detail),
+        );
+        removed.extend(shift);
+        match run_detailed(mode, Text::Value(&doc)) {
+            Ok(d) => {
+                for mut w in d.warnings {
+                    w.pointer = original(&w.pointer, &removed);
+                    warnings.push(w);
+                }
+                return Ok(Decoded {
+                    value: d.value,
+                    warnings,
+                    omitted_warnings: d.omitted_warnings,
+                });
+            }
+            Err(r) if r.fault.unknown_tag => current = r,
+            Err(mut r) => {
+                r.error = with_pointer(r.error, |p| original(p, &removed));
+                return Err(r);
+            }
+        }
+    }
+}
+
+/// Removes what an unknown tag at `tag_pointer` makes removable: the union member when it
+/// is a list element or a `RUN_FINISHED` outcome, the media part holding it when it is a
+/// part's `source`. Returns what was done and the array element removed, if any.
+fn remove_unknown_member(
+    doc: &mut serde_json::Value,
+    tag_pointer: &str,
+) -> Option<(String, Option<(String, usize)>)> {
+    use serde_json::Value;
+    let (member, _) = tag_pointer.rsplit_once('/')?;
+    let (parent, token) = member.rsplit_once('/')?;
+    let remove_element = |doc: &mut Value, array: &str, token: &str| {
+        let items = doc.pointer_mut(array)?.as_array_mut()?;
+        let i: usize = token.parse().ok().filter(|i| *i < items.len())?;
+        items.remove(i);
+        Some((array.to_owned(), i))
+    };
+    match doc.pointer(parent)? {
+        Value::Array(_) => {
+            let at = remove_element(doc, parent, token)?;
+            Some(("the list element was removed".to_owned(), Some(at)))
+        }
+        Value::Object(o)
+            if token == "outcome"
+                && o.get("type").and_then(Value::as_str) == Some("RUN_FINISHED") =>
+        {
+            doc.pointer_mut(parent)?.as_object_mut()?.remove("outcome");
+            Some((
+                "the outcome was removed, so the run reads as a success".to_owned(),
+                None,
+            ))
+        }
+        Value::Object(_) if token == "source" => {
+            let (list, index) = parent.rsplit_once('/')?;
+            let at = remove_element(doc, list, index)?;
+            Some((
+                "the part holding this source (a required member) was removed from its list"
+                    .to_owned(),
+                Some(at),
+            ))
+        }
+        _ => None,
+    }
+}
+
+/// Maps a pointer into the document after removals back to the document as it was read.
+fn original(pointer: &str, removed: &[(String, usize)]) -> String {
+    let mut p = pointer.to_owned();
+    for (array, index) in removed.iter().rev() {
+        let Some(rest) = p
+            .strip_prefix(array.as_str())
+            .and_then(|r| r.strip_prefix('/'))
+        else {
+            continue;
+        };
+        let (token, tail) = match rest.find('/') {
+            Some(i) => (&rest[..i], &rest[i..]),
+            None => (rest, ""),
+        };
+        if let Ok(i) = token.parse::<usize>()
+            && i >= *index
+        {
+            p = format!("{array}/{}{tail}", i + 1);
+        }
+    }
+    p
+}
+
+/// The error with its pointer mapped by `f`.
+fn with_pointer(error: Error, f: impl Fn(&str) -> String) -> Error {
+    match error {
+        Error::Invalid {
+            pointer,
+            message,
+            line,
+            column,
+        } => Error::Invalid {
+            pointer: f(&pointer),
+            message,
+            line,
+            column,
+        },
+        Error::Syntax {
+            pointer,
+            message,
+            line,
+            column,
+        } => Error::Syntax {
+            pointer: f(&pointer),
+            message,
+            line,
+            column,
+        },
+        Error::NotExact { kind, pointer } => Error::NotExact {
+            kind,
+            pointer: f(&pointer),
+        },
+        other => other,
+    }
 }

@@ -411,7 +411,9 @@ pub(crate) enum OnNull {
     Absent,
     /// Read as absent; valid even in exact mode (`RunAgentInput.state`).
     State,
-    /// Rejected: `null` is forbidden here everywhere (`subagentRunId`, spec §6 rule 12).
+    /// Forbidden (`subagentRunId`, spec §6 rule 12): rejected by the exact reader; the
+    /// forgiving one reads it as absent and reports `legacy-null` (servers that emit it
+    /// on every event exist, and the official client tolerates them).
     Reject,
 }
 
@@ -437,6 +439,10 @@ pub(crate) fn optional<'de, A: MapAccess<'de>, T: Wire>(
             }
             OnNull::State => {
                 diagnostics::report(WarningKind::NullState, key);
+                Ok(None)
+            }
+            OnNull::Reject if !diagnostics::strict() => {
+                diagnostics::report(WarningKind::LegacyNull, key);
                 Ok(None)
             }
             OnNull::Reject => {
@@ -589,6 +595,7 @@ pub(crate) fn unknown_tag<E: de::Error>(
     union: &'static str,
     expected: &'static [&'static str],
 ) -> E {
+    diagnostics::fault_unknown_tag();
     at(
         E::custom(format_args!(
             "unknown {union} {:?}; expected one of {}",
@@ -681,6 +688,12 @@ macro_rules! wire_struct {
                     transform = $crate::codec::schema::optional::<$crate::codec::schema::$onull>))]
                 pub $ofield: Option<$oty>,
             )*
+            $(
+                /// Members beyond the declared ones, kept as read and written back after
+                /// them (an open object: RFC 6902 §4 for patch operations).
+                #[cfg_attr(feature = "schemars", schemars(skip))]
+                pub $open: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+            )?
         }
 
         impl $name {
@@ -691,6 +704,7 @@ macro_rules! wire_struct {
                 Self {
                     $($rfield: $rfield.into(),)*
                     $($ofield: None,)*
+                    $($open: ::serde_json::Map::new(),)?
                 }
             }
 
@@ -731,6 +745,7 @@ macro_rules! wire_struct {
                 let mut tag_seen = tag_read;
                 $( let mut $rfield: Option<$rty> = None; )*
                 $( let mut $ofield: Option<Option<$oty>> = None; )*
+                $( let mut $open = ::serde_json::Map::new(); )?
                 // The fields are read in a closure so that an error leaving it can be given
                 // the id this object had read (for messages that name the offending item).
                 let read = (|| -> Result<(), A::Error> {
@@ -763,11 +778,7 @@ macro_rules! wire_struct {
                                 }
                             )?
                             other => {
-                                $crate::codec::wire::unknown(
-                                    &mut map,
-                                    other,
-                                    $crate::codec::wire::wire_struct!(@unknown_kind $($open)?),
-                                )?;
+                                $crate::codec::wire::wire_struct!(@other map, other $(, $open)?);
                             }
                         }
                     }
@@ -798,6 +809,7 @@ macro_rules! wire_struct {
                         },
                     )*
                     $( $ofield: $ofield.flatten(), )*
+                    $( $open, )?
                 })
             }
         }
@@ -815,6 +827,11 @@ macro_rules! wire_struct {
                         m.serialize_entry($owire, &$crate::codec::wire::W(v))?;
                     }
                 )*
+                $(
+                    for (k, v) in &self.$open {
+                        m.serialize_entry(k, v)?;
+                    }
+                )?
                 m.end()
             }
         }
@@ -843,10 +860,16 @@ macro_rules! wire_struct {
         concat!("Always `", $v, "`: the `", $k, "` tag that identifies this object.")
     };
     (@tag_doc) => { "" };
-    (@open open) => { true };
+    (@open $extra:ident) => { true };
     (@open) => { false };
-    (@unknown_kind open) => { $crate::codec::diagnostics::WarningKind::IgnoredMember };
-    (@unknown_kind) => { $crate::codec::diagnostics::WarningKind::UnknownField };
+    (@other $map:ident, $key:ident, $extra:ident) => {
+        let value = ::serde::de::MapAccess::next_value::<::serde_json::Value>(&mut $map)
+            .map_err(|e| $crate::codec::wire::at(e, &$crate::codec::pointer::escape_token($key)))?;
+        $extra.insert($key.to_owned(), value);
+    };
+    (@other $map:ident, $key:ident) => {
+        $crate::codec::wire::unknown(&mut $map, $key, $crate::codec::diagnostics::WarningKind::UnknownField)?;
+    };
     (@owner $wire:expr, $v:expr) => {
         if matches!($wire, "id" | "messageId" | "toolCallId" | "subagentRunId")
             && let Some(id) = $v.and_then($crate::codec::wire::Wire::as_id)

@@ -224,17 +224,14 @@ impl StreamConsumer {
         let index = self.pipeline.events_seen();
         match self.pipeline.push_text(json) {
             Ok(decoded) => {
-                let event_type = decoded.value.last().map(Event::event_type);
-                self.warnings.extend(
-                    decoded
-                        .warnings
-                        .into_iter()
-                        .map(|w| w.at_event(index, event_type)),
-                );
+                self.warnings.extend(decoded.warnings);
                 self.deliver(index, decoded.value, out);
                 Ok(())
             }
-            Err(e) => Err(self.fail_pipeline(e)),
+            Err(e) => {
+                self.warnings.extend(self.pipeline.take_refused_warnings());
+                Err(self.fail_pipeline(e))
+            }
         }
     }
 

@@ -21,6 +21,8 @@ pub struct EventDecoder {
     reasoning_id: Option<String>,
     message_id: Option<String>,
     mint: Box<dyn FnMut() -> String + Send>,
+    /// Fields whose `null` was already reported in the current run.
+    nulls_reported: std::collections::HashSet<String>,
 }
 
 impl std::fmt::Debug for EventDecoder {
@@ -48,6 +50,7 @@ impl EventDecoder {
             reasoning_id: None,
             message_id: None,
             mint: Box::new(default_id),
+            nulls_reported: std::collections::HashSet::new(),
         }
     }
 
@@ -63,6 +66,13 @@ impl EventDecoder {
     ///
     /// # Errors
     /// As [`crate::decode`], except that an unknown event type is a warning, not an error.
+    ///
+    /// A `null` read as absent (`null-as-absent`, `legacy-null`) is reported once per field
+    /// name per run: servers that write them write them on every event.
+    ///
+    /// A `RUN_STARTED` whose `protocolVersion` is newer than [`crate::PROTOCOL_VERSION`] or
+    /// not `MAJOR.MINOR` is decoded with a [`WarningKind::ProtocolVersion`] warning (spec
+    /// §10: proceed, and warn); an older, equal or absent version is quiet.
     pub fn decode(&mut self, json: &str) -> Result<Decoded<Option<Event>>> {
         self.decode_detailed(json).map_err(|r| r.error)
     }
@@ -73,11 +83,30 @@ impl EventDecoder {
         json: &str,
     ) -> Result<Decoded<Option<Event>>, Rejection> {
         match read::decode_detailed::<Event>(json, self.mode) {
-            Ok(d) => Ok(Decoded {
-                value: Some(d.value),
-                warnings: d.warnings,
-                omitted_warnings: d.omitted_warnings,
-            }),
+            Ok(mut d) => {
+                if let Event::RunStarted(e) = &d.value {
+                    self.nulls_reported.clear();
+                    if let Some(w) = e.protocol_version.as_deref().and_then(version_warning) {
+                        d.warnings.push(w);
+                    }
+                }
+                if d.warnings.iter().any(|w| is_null(w.kind)) {
+                    let reported = &mut self.nulls_reported;
+                    d.warnings.retain(|w| {
+                        !is_null(w.kind)
+                            || reported.insert(format!(
+                                "{}{}",
+                                w.kind.as_str(),
+                                w.pointer.rsplit('/').next().unwrap_or_default()
+                            ))
+                    });
+                }
+                Ok(Decoded {
+                    value: Some(d.value),
+                    warnings: d.warnings,
+                    omitted_warnings: d.omitted_warnings,
+                })
+            }
             Err(Rejection {
                 error:
                     Error::UnknownEventType { event_type } | Error::LegacyEventType { event_type, .. },
@@ -140,6 +169,34 @@ impl EventDecoder {
             omitted_warnings: decoded.omitted_warnings + over,
         })
     }
+}
+
+/// The §10 warning for a producer's declared version, if it needs one.
+fn version_warning(version: &str) -> Option<Warning> {
+    let parse = |v: &str| -> Option<(u64, u64)> {
+        let (major, minor) = v.split_once('.')?;
+        let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+        if !digits(major) || !digits(minor) {
+            return None;
+        }
+        Some((major.parse().ok()?, minor.parse().ok()?))
+    };
+    let ours = parse(crate::PROTOCOL_VERSION)?;
+    let detail = match parse(version) {
+        None => format!(
+            "{version:?} is not MAJOR.MINOR (spec §10); read as a version this reader may not know"
+        ),
+        Some(theirs) if theirs > ours => format!(
+            "the producer speaks {version}, newer than {}: unknown material is stripped",
+            crate::PROTOCOL_VERSION
+        ),
+        Some(_) => return None,
+    };
+    Some(Warning::new(WarningKind::ProtocolVersion, "/protocolVersion").with_detail(detail))
+}
+
+fn is_null(kind: WarningKind) -> bool {
+    matches!(kind, WarningKind::NullAsAbsent | WarningKind::LegacyNull)
 }
 
 /// The id of a translated 0.x event when the caller gave no generator: a UUID v4.

@@ -1,7 +1,7 @@
 //! The client's receiving pipeline: decode (spec §2.3) → expand chunks (§9.3) → verify (§9.1).
 
 use crate::codec::error::Error;
-use crate::codec::read::{Decoded, ReadMode, Rejection};
+use crate::codec::read::{Decoded, ReadMode, Rejection, Warning};
 use crate::model::event::Event;
 use crate::stream::decoder::EventDecoder;
 use crate::stream::rule::{Rule, Violation};
@@ -56,12 +56,13 @@ impl PipelineError {
 /// Rules that a typed [`Event`] cannot break are reported here, from the reader's refusal
 /// of the event (its error and the reader's record of it: the event's type, the member, the
 /// id of the object concerned when it came before the offending member; the text is not
-/// read again): `O6` (`subagentRunId: null`, spec §6 rule 12), the string
+/// read again): `O6` (`subagentRunId: null`, spec §6 rule 12, refused by an exact decoder;
+/// the forgiving one reads it as absent with a `legacy-null` warning), the string
 /// `subagentRunId` and `name` of `A1`, the string `subagentRunId` and `message` of `A2`,
 /// and the outcome type of `A3`. Any other rejected text is a [`PipelineError::Decode`].
 ///
 /// ```
-/// use ag_ui_core::{EventPipeline, Rule};
+/// use ag_ui_core::{EventDecoder, EventPipeline, ReadMode, Rule};
 ///
 /// let mut pipeline = EventPipeline::new();
 /// pipeline.push_text(r#"{"type":"RUN_STARTED","threadId":"t1","runId":"r1"}"#)?;
@@ -72,16 +73,24 @@ impl PipelineError {
 /// assert!(dropped.value.is_empty());
 /// assert_eq!(dropped.warnings.len(), 1);
 ///
-/// let err = pipeline
-///     .push_text(r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"!","subagentRunId":null}"#)
-///     .unwrap_err();
-/// assert_eq!((err.rule(), err.index()), (Some(Rule::O6), 3));
+/// let null = r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"!","subagentRunId":null}"#;
+/// let step = r#"{"type":"STEP_STARTED","stepName":"s","subagentRunId":null}"#;
+/// let read = pipeline.push_text(step)?; // forgiving: read as absent, with a warning
+/// assert_eq!(read.warnings[0].kind.as_str(), "legacy-null");
+///
+/// let mut exact = EventPipeline::with_decoder(EventDecoder::new(ReadMode::Exact));
+/// exact.push_text(r#"{"type":"RUN_STARTED","threadId":"t1","runId":"r1"}"#)?;
+/// exact.push_text(r#"{"type":"TEXT_MESSAGE_START","messageId":"m1"}"#)?;
+/// let err = exact.push_text(null).unwrap_err();
+/// assert_eq!((err.rule(), err.index()), (Some(Rule::O6), 2));
 /// # Ok::<(), ag_ui_core::PipelineError>(())
 /// ```
 #[derive(Debug)]
 pub struct EventPipeline {
     decoder: EventDecoder,
     checker: StreamChecker,
+    /// What the reader forgave in the last refused event.
+    refused: Vec<Warning>,
 }
 
 impl Default for EventPipeline {
@@ -104,6 +113,7 @@ impl EventPipeline {
         EventPipeline {
             decoder,
             checker: StreamChecker::default(),
+            refused: Vec::new(),
         }
     }
 
@@ -115,7 +125,8 @@ impl EventPipeline {
 
     /// Takes the next event's JSON text (one SSE `data` payload). Returns the events to
     /// apply, in order — none for a dropped event, several when the event closes a pending
-    /// chunk stream or is a chunk — and what the reader forgave.
+    /// chunk stream or is a chunk — and what the reader forgave, each warning carrying the
+    /// index of the event and its type (`None` for a dropped unknown type).
     ///
     /// # Errors
     /// [`PipelineError::Violation`] for a broken rule, [`PipelineError::Decode`] for text
@@ -135,18 +146,37 @@ impl EventPipeline {
                 });
             }
         };
+        let index = self.checker.index();
+        let event_type = decoded.value.as_ref().map(Event::event_type);
+        let warnings: Vec<Warning> = decoded
+            .warnings
+            .into_iter()
+            .map(|w| w.at_event(index, event_type))
+            .collect();
         let events = match decoded.value {
             None => {
                 self.checker.skip();
                 Vec::new()
             }
-            Some(event) => self.push_event(event)?,
+            Some(event) => match self.push_event(event) {
+                Ok(events) => events,
+                Err(e) => {
+                    self.refused = warnings;
+                    return Err(e);
+                }
+            },
         };
         Ok(Decoded {
             value: events,
-            warnings: decoded.warnings,
+            warnings,
             omitted_warnings: decoded.omitted_warnings,
         })
+    }
+
+    /// What the reader forgave in the event the last error refused (a stream rule may
+    /// refuse an event whose text needed forgiving); drains it.
+    pub fn take_refused_warnings(&mut self) -> Vec<Warning> {
+        std::mem::take(&mut self.refused)
     }
 
     /// Takes the next event, already decoded. Returns the events to apply, in order.

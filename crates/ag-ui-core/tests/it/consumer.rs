@@ -193,3 +193,32 @@ fn warnings_carry_the_index_and_type_of_their_event() {
     );
     assert!(c.take_warnings().is_empty(), "drained");
 }
+
+#[test]
+fn a_refused_events_warnings_are_kept() {
+    let mut c = StreamConsumer::new();
+    c.push_text(r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#)
+        .unwrap();
+    c.push_text(r#"{"type":"TEXT_MESSAGE_CHUNK","messageId":"m","delta":"a","x":1}"#)
+        .unwrap();
+    let w = c.take_warnings();
+    // The chunk's warning names the chunk, not an event it expanded to.
+    assert_eq!(
+        (w[0].kind, w[0].event_index, w[0].event_type),
+        (
+            WarningKind::UnknownField,
+            Some(1),
+            Some(EventType::TextMessageChunk)
+        )
+    );
+    let err = c
+        .push_text(r#"{"type":"STEP_FINISHED","stepName":"s","extra":true}"#)
+        .unwrap_err();
+    assert!(matches!(err, ConsumeError::Pipeline(_)), "{err}");
+    let w = c.take_warnings();
+    assert_eq!(w.len(), 1);
+    assert_eq!(
+        (w[0].kind, w[0].pointer.as_str(), w[0].event_index),
+        (WarningKind::UnknownField, "/extra", Some(2))
+    );
+}

@@ -78,6 +78,7 @@ fn message(reads_as: &str, input: &str) -> String {
         "RunAgentInput (exact)" => err(decode::<RunAgentInput>(input, ReadMode::Exact)),
         "Message" => err(decode::<Message>(input, ReadMode::Forgiving)),
         "EventDecoder" => err(EventDecoder::default().decode(input)),
+        "Message (exact)" => err(decode::<Message>(input, ReadMode::Exact)),
         "EventDecoder (exact)" => err(EventDecoder::new(ReadMode::Exact).decode(input)),
         "SseReader" => {
             let mut r = SseReader::new();

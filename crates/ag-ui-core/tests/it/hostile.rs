@@ -1102,7 +1102,8 @@ fn a_late_type_keeps_positions_at_the_bad_value() {
     );
     let doc = "{\n  \"outcome\": {\"type\": \"failed\"},\n  \"threadId\": \"t\", \"runId\": \"r\",\n  \"type\": \"RUN_FINISHED\"\n}";
     let (line, column) = at(doc, "\"failed\"");
-    let e = from_str::<Event>(doc).unwrap_err();
+    // (Exact mode: the forgiving reader removes an unknown outcome, spec §2.3.)
+    let e = decode::<Event>(doc, ReadMode::Exact).unwrap_err();
     assert_eq!(e.pointer(), Some("/outcome/type"));
     assert!(
         e.to_string()
@@ -1150,11 +1151,21 @@ fn a_top_level_array_keeps_the_index_in_pointers() {
         d.warnings,
         [Warning::new(WarningKind::UnknownField, "/1/x")]
     );
-    // An unknown event type inside an array is an invalid member there.
-    let e =
-        from_str::<Vec<Event>>(r#"[{"type":"RUN_ERROR","message":"m"},{"type":"X"}]"#).unwrap_err();
+    // An unknown event type inside an array is an invalid member there in exact mode; the
+    // forgiving reader removes it from the list with a warning (spec §2.3).
+    let list = r#"[{"type":"RUN_ERROR","message":"m"},{"type":"X"}]"#;
+    let e = decode::<Vec<Event>>(list, ReadMode::Exact).unwrap_err();
     assert!(matches!(e, Error::Invalid { .. }), "{e:?}");
     assert_eq!(e.pointer(), Some("/1/type"));
+    let d = decode::<Vec<Event>>(list, ReadMode::Forgiving).unwrap();
+    assert_eq!(d.value.len(), 1);
+    assert_eq!(
+        d.warnings
+            .iter()
+            .map(|w| (w.kind, w.pointer.as_str()))
+            .collect::<Vec<_>>(),
+        [(WarningKind::UnknownMember, "/1/type")]
+    );
     let e = from_str::<Vec<Message>>(r#"[{"id":"1","role":"user","content":5}]"#).unwrap_err();
     assert_eq!(e.pointer(), Some("/0/content"));
 }

@@ -67,10 +67,12 @@ async fn accept_excluding_sse_is_406() {
 #[tokio::test]
 async fn an_invalid_body_is_400_naming_the_place() {
     let server = serve(AgentService::new(DemoAgent::new())).await;
+    // (A message with an unknown role is removed with a warning, spec §2.3; a known one
+    // with content of the wrong type is refused.)
     let mut bad = input("run-1", json!({}));
-    bad["messages"][0]["role"] = json!("wizard");
+    bad["messages"][0]["content"] = json!(7);
     let cases = [
-        (serde_json::to_vec(&bad).unwrap(), "/messages/0/role"),
+        (serde_json::to_vec(&bad).unwrap(), "/messages/0/content"),
         (
             br#"{"threadId":"t","runId":7,"messages":[]}"#.to_vec(),
             "/runId",
