@@ -181,18 +181,6 @@ pub enum WarningSource {
     Compatibility,
 }
 
-impl RunWarning {
-    pub(crate) fn request(message: impl Into<String>) -> Self {
-        RunWarning {
-            source: WarningSource::Request,
-            event_index: None,
-            event_type: None,
-            kind: None,
-            message: message.into(),
-        }
-    }
-}
-
 impl fmt::Display for RunWarning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message)

@@ -46,8 +46,9 @@ pub enum ClientError {
     Event(#[source] PipelineError),
     /// The stream ended cleanly but without `RUN_FINISHED` or `RUN_ERROR` closing the run.
     #[error(
-        "the stream ended after {events} delivered events without a RUN_FINISHED or RUN_ERROR \
-         closing the run"
+        "the stream ended after {events} delivered event{} without a RUN_FINISHED or RUN_ERROR \
+         closing the run",
+        if *events == 1 { "" } else { "s" }
     )]
     IncompleteStream {
         /// Events delivered before the end.

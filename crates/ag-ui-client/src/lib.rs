@@ -1,4 +1,9 @@
-#![doc = include_str!("../README.md")]
+#![cfg_attr(feature = "http", doc = include_str!("../README.md"))]
+#![cfg_attr(
+    not(feature = "http"),
+    doc = "AG-UI 1.0 client, built without its `http` feature: the runtime-free core \
+           ([`EventStream`], request building, errors). The crate README has the full guide."
+)]
 
 pub mod compat;
 mod end;

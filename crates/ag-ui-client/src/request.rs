@@ -163,6 +163,7 @@ pub fn read_input(json: &str) -> Result<(RunAgentInput, Vec<RunWarning>), Client
 }
 
 /// Encodes the request body.
+#[cfg(feature = "http")]
 pub(crate) fn encode(input: &RunAgentInput) -> Result<Vec<u8>, ClientError> {
     ag_ui_core::to_vec(input).map_err(|e| {
         ClientError::invalid_request(format!("the RunAgentInput cannot be encoded: {e}"))
@@ -171,6 +172,7 @@ pub(crate) fn encode(input: &RunAgentInput) -> Result<Vec<u8>, ClientError> {
 
 /// Checks that `resume` answers exactly the `pending` interrupts (no partial resumes,
 /// spec §9.2).
+#[cfg(feature = "http")]
 pub(crate) fn check_resume(
     pending: &[ag_ui_core::Interrupt],
     resume: &[ResumeEntry],

@@ -112,6 +112,7 @@ impl RunCore {
         self.reader = SseReader::with_max_frame_bytes(max);
     }
 
+    #[cfg(feature = "http")]
     pub(crate) fn add_warnings(&mut self, warnings: impl IntoIterator<Item = RunWarning>) {
         self.warnings.extend(warnings);
     }

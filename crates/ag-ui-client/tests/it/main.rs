@@ -1,5 +1,5 @@
 //! Integration tests: the client against a real HTTP server on 127.0.0.1.
-#![allow(clippy::unwrap_used, clippy::panic, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::panic, clippy::expect_used, missing_docs, unreachable_pub)]
 
 mod compat;
 mod errors_doc;

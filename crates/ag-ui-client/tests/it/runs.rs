@@ -94,7 +94,7 @@ async fn tool_calls_are_attached_and_results_placed_after_their_call() {
         ];
         let server = TestServer::always(Plan::sse(sse(&events))).await;
         let mut agent = HttpAgent::new(&server.url).unwrap();
-        let tool = Tool::new("confirm", "Ask the user", json!({"type":"object"}));
+        let tool = Tool::new("confirm", "Ask the user").with_parameters(json!({"type":"object"}));
         agent.add_user_message("Weather?");
         let (_, end) = collect(agent.run(RunOptions::new().tool(tool))).await;
         assert!(end.is_ok(), "{:?}", end.error);

@@ -94,7 +94,9 @@ fn an_abort_handle_stops_a_stream_without_a_runtime() {
 #[test]
 fn an_oversized_message_is_an_sse_parse_error() {
     let body = format!("data: {{\"type\":\"RUN_STARTED\",\"threadId\":\"{}\",\"runId\":\"r\"}}\n\n", "t".repeat(4096));
-    let mut run = EventStream::new(stream::iter([Ok::<_, std::io::Error>(body)])).with_max_frame_bytes(1024);
+    // The message grows past the cap before its end arrives.
+    let chunks: Vec<Result<Vec<u8>, std::io::Error>> = body.as_bytes().chunks(256).map(|c| Ok(c.to_vec())).collect();
+    let mut run = EventStream::new(stream::iter(chunks)).with_max_frame_bytes(1024);
     let items = read(&mut run);
     let Some(RunItem::End(end)) = items.into_iter().last() else {
         panic!()
