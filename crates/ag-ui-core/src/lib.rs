@@ -3,6 +3,7 @@
 pub mod codec;
 pub mod model;
 pub mod stream;
+pub(crate) mod thread;
 
 pub use codec::read;
 pub use model::event;
@@ -45,15 +46,18 @@ pub use model::patch::{
     AddOperation, CopyOperation, JsonPatch, JsonPatchOperation, JsonPointer, MoveOperation,
     RemoveOperation, ReplaceOperation, TestOperation,
 };
+pub use model::patch_apply::PatchError;
 pub use model::tool::{Context, FunctionCall, Tool, ToolCall};
 pub use model::usage::TokenUsage;
 pub use stream::chunk::ChunkExpander;
+pub use stream::consumer::{ConsumeError, StreamConsumer};
 pub use stream::decoder::EventDecoder;
 pub use stream::pipeline::{EventPipeline, PipelineError};
 pub use stream::sse::{
     PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, SseReader, to_sse_frame, to_string, to_vec, write_sse_frame,
 };
 pub use stream::verify::{Rule, Verifier, Violation, verify_events};
+pub use thread::{RunStatus, ThreadState};
 
 /// The protocol version this crate implements, as declared in `protocolVersion`.
 pub const PROTOCOL_VERSION: &str = "1.0";

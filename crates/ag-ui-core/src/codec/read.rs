@@ -40,6 +40,30 @@ pub enum WarningKind {
     /// An event whose `type` is not one of the 31 of 1.0; a stream consumer drops it
     /// (spec §2.3). Only [`crate::EventDecoder`] produces this warning.
     UnknownEventType,
+    /// [`crate::ThreadState`]: a continuation, end or delta names a message that the thread
+    /// does not hold; the event is skipped (no message is invented).
+    MissingMessage,
+    /// [`crate::ThreadState`]: a `TOOL_CALL_ARGS`, `TOOL_CALL_END` or
+    /// `REASONING_ENCRYPTED_VALUE` names a tool call that the thread does not hold; skipped.
+    MissingToolCall,
+    /// `RUN_STARTED.protocolVersion` is newer than [`crate::PROTOCOL_VERSION`] or not
+    /// `MAJOR.MINOR` (spec §10): the stream is read on, but material the producer's version
+    /// added is stripped. Only [`crate::EventDecoder`] produces this warning; the schema
+    /// accepts any string, so exact mode does too.
+    ProtocolVersion,
+    /// [`crate::ThreadState`]: the event names a message whose role it cannot apply to (a
+    /// text delta for an activity message, an activity delta for a user message, …); the
+    /// event is skipped, or for `TOOL_CALL_START` a new assistant message is created.
+    RoleMismatch,
+    /// [`crate::ThreadState`]: a `TOOL_CALL_START` for a known call id names another tool;
+    /// the call is renamed.
+    ToolCallRenamed,
+    /// [`crate::ThreadState`]: a `STATE_DELTA` or `ACTIVITY_DELTA` patch failed; nothing of
+    /// it was applied (spec §9.4). A fresh snapshot is the recovery path.
+    PatchFailed,
+    /// [`crate::ThreadState`]: a chunk event reached the reducer. Chunks are expanded into
+    /// start / content / end events first (spec §9.3), so they are never applied.
+    ChunkNotApplied,
 }
 
 impl WarningKind {
@@ -54,13 +78,62 @@ impl WarningKind {
             Self::LegacyEvent => "legacy-event",
             Self::LegacyBinaryPart => "legacy-binary-part",
             Self::UnknownEventType => "unknown-event-type",
+            Self::ProtocolVersion => "protocol-version",
+            Self::MissingMessage => "missing-message",
+            Self::MissingToolCall => "missing-tool-call",
+            Self::RoleMismatch => "role-mismatch",
+            Self::ToolCallRenamed => "tool-call-renamed",
+            Self::PatchFailed => "patch-failed",
+            Self::ChunkNotApplied => "chunk-not-applied",
         }
+    }
+
+    /// Every kind, in declaration order.
+    pub const ALL: [WarningKind; 14] = [
+        Self::UnknownField,
+        Self::NullAsAbsent,
+        Self::NullState,
+        Self::IgnoredMember,
+        Self::LegacyEvent,
+        Self::LegacyBinaryPart,
+        Self::UnknownEventType,
+        Self::ProtocolVersion,
+        Self::MissingMessage,
+        Self::MissingToolCall,
+        Self::RoleMismatch,
+        Self::ToolCallRenamed,
+        Self::PatchFailed,
+        Self::ChunkNotApplied,
+    ];
+
+    /// The kind named `name` (the inverse of [`WarningKind::as_str`]).
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+
+    /// Whether the kind is raised by [`crate::ThreadState`] when applying an event (as
+    /// opposed to the reader or the stream decoder).
+    #[must_use]
+    pub const fn is_reducer(self) -> bool {
+        matches!(
+            self,
+            Self::MissingMessage
+                | Self::MissingToolCall
+                | Self::RoleMismatch
+                | Self::ToolCallRenamed
+                | Self::PatchFailed
+                | Self::ChunkNotApplied
+        )
     }
 
     /// Whether the 1.0 schema accepts a document carrying this (so exact mode does too).
     #[must_use]
     pub const fn valid_in_exact_mode(self) -> bool {
-        matches!(self, Self::NullState | Self::IgnoredMember)
+        matches!(
+            self,
+            Self::NullState | Self::IgnoredMember | Self::ProtocolVersion
+        )
     }
 
     fn describe(self) -> &'static str {
@@ -72,6 +145,17 @@ impl WarningKind {
             Self::LegacyEvent => "0.x THINKING_* event (retired in 1.0; use REASONING_*)",
             Self::LegacyBinaryPart => "0.x binary content part (retired in 1.0; use a media part)",
             Self::UnknownEventType => "event type unknown to AG-UI 1.0",
+            Self::ProtocolVersion => {
+                "producer protocol version newer than 1.0 or not MAJOR.MINOR (read on; newer material is stripped)"
+            }
+            Self::MissingMessage => "event for a message the thread does not hold (skipped)",
+            Self::MissingToolCall => "event for a tool call the thread does not hold (skipped)",
+            Self::RoleMismatch => "event does not apply to the role of the message it names",
+            Self::ToolCallRenamed => "TOOL_CALL_START for a known call names another tool",
+            Self::PatchFailed => "JSON Patch failed; nothing of it was applied",
+            Self::ChunkNotApplied => {
+                "chunk event given to the reducer (expand chunks first; not applied)"
+            }
         }
     }
 }
@@ -82,14 +166,30 @@ impl fmt::Display for WarningKind {
     }
 }
 
-/// One thing the forgiving reader accepted, and where.
+/// One thing the forgiving reader accepted, or that applying an event could not do, and
+/// where.
+///
+/// A warning from [`crate::decode`] knows only its kind and pointer. The stream stages add
+/// what a log needs: [`crate::EventPipeline`] and [`crate::StreamConsumer`] set the index
+/// and type of the stream event that raised it, and [`crate::ThreadState`] says what it
+/// could not do in `detail`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub struct Warning {
-    /// What was forgiven.
+    /// What was forgiven or skipped.
     pub kind: WarningKind,
-    /// JSON Pointer (RFC 6901) of the member concerned, relative to the decoded document.
+    /// JSON Pointer (RFC 6901) of the member concerned, relative to the event (or the
+    /// decoded document).
     pub pointer: String,
+    /// 0-based index of the stream event that raised the warning (counting every event
+    /// given to the pipeline, dropped ones included), when it came through a stream stage.
+    pub event_index: Option<usize>,
+    /// Type of the event that raised the warning, when known (`None` for an event dropped
+    /// for its unknown type, and for warnings of a single decode).
+    pub event_type: Option<crate::EventType>,
+    /// What exactly happened, when the kind and pointer do not say it all (the id that was
+    /// not found, why a patch failed).
+    pub detail: Option<String>,
 }
 
 impl Warning {
@@ -99,13 +199,43 @@ impl Warning {
         Warning {
             kind,
             pointer: pointer.into(),
+            event_index: None,
+            event_type: None,
+            detail: None,
         }
+    }
+
+    /// Sets [`Warning::detail`].
+    #[must_use]
+    pub fn with_detail(mut self, detail: impl Into<String>) -> Self {
+        self.detail = Some(detail.into());
+        self
+    }
+
+    /// Sets the index and type of the event that raised the warning (what is already set
+    /// is kept).
+    #[must_use]
+    pub fn at_event(mut self, index: usize, event_type: Option<crate::EventType>) -> Self {
+        self.event_index.get_or_insert(index);
+        if self.event_type.is_none() {
+            self.event_type = event_type;
+        }
+        self
     }
 }
 
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} at {}", self.kind.describe(), Location(&self.pointer))
+        write!(f, "{} at {}", self.kind.describe(), Location(&self.pointer))?;
+        if let Some(d) = &self.detail {
+            write!(f, ": {d}")?;
+        }
+        match (self.event_index, self.event_type) {
+            (Some(i), Some(t)) => write!(f, " (event {i}, {t})"),
+            (Some(i), None) => write!(f, " (event {i})"),
+            (None, Some(t)) => write!(f, " ({t})"),
+            (None, None) => Ok(()),
+        }
     }
 }
 
@@ -172,10 +302,8 @@ pub(crate) fn report(kind: WarningKind, key: &str) {
     match MODE.with(Cell::get) {
         DETECT => DIRTY.with(|d| d.set(true)),
         COLLECT => SINK.with(|s| {
-            s.borrow_mut().push(Warning {
-                kind,
-                pointer: format!("/{}", escape_token(key)),
-            });
+            s.borrow_mut()
+                .push(Warning::new(kind, format!("/{}", escape_token(key))));
         }),
         _ => {}
     }
@@ -186,12 +314,7 @@ pub(crate) fn report(kind: WarningKind, key: &str) {
 pub(crate) fn report_here(kind: WarningKind) {
     match MODE.with(Cell::get) {
         DETECT => DIRTY.with(|d| d.set(true)),
-        COLLECT => SINK.with(|s| {
-            s.borrow_mut().push(Warning {
-                kind,
-                pointer: String::new(),
-            })
-        }),
+        COLLECT => SINK.with(|s| s.borrow_mut().push(Warning::new(kind, String::new()))),
         _ => {}
     }
 }

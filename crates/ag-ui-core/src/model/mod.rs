@@ -13,5 +13,6 @@ pub(crate) mod message;
 pub(crate) mod metadata;
 pub(crate) mod outcome;
 pub(crate) mod patch;
+pub(crate) mod patch_apply;
 pub(crate) mod tool;
 pub(crate) mod usage;

@@ -60,12 +60,24 @@ impl EventDecoder {
     ///
     /// # Errors
     /// As [`crate::decode`], except that an unknown event type is a warning, not an error.
+    ///
+    /// A `RUN_STARTED` whose `protocolVersion` is newer than [`crate::PROTOCOL_VERSION`] or
+    /// not `MAJOR.MINOR` is decoded with a [`WarningKind::ProtocolVersion`] warning (spec
+    /// §10: proceed, and warn); an older, equal or absent version is quiet.
     pub fn decode(&mut self, json: &str) -> Result<Decoded<Option<Event>>> {
         match read::decode::<Event>(json, self.mode) {
-            Ok(d) => Ok(Decoded {
-                value: Some(d.value),
-                warnings: d.warnings,
-            }),
+            Ok(mut d) => {
+                if let Event::RunStarted(e) = &d.value
+                    && let Some(v) = &e.protocol_version
+                    && let Some(w) = version_warning(v)
+                {
+                    d.warnings.push(w);
+                }
+                Ok(Decoded {
+                    value: Some(d.value),
+                    warnings: d.warnings,
+                })
+            }
             Err(
                 Error::UnknownEventType { event_type } | Error::LegacyEventType { event_type, .. },
             ) => self.unknown(json, &event_type),
@@ -122,4 +134,28 @@ impl EventDecoder {
             warnings,
         })
     }
+}
+
+/// The §10 warning for a producer's declared version, if it needs one.
+fn version_warning(version: &str) -> Option<Warning> {
+    let parse = |v: &str| -> Option<(u64, u64)> {
+        let (major, minor) = v.split_once('.')?;
+        let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+        if !digits(major) || !digits(minor) {
+            return None;
+        }
+        Some((major.parse().ok()?, minor.parse().ok()?))
+    };
+    let ours = parse(crate::PROTOCOL_VERSION)?;
+    let detail = match parse(version) {
+        None => format!(
+            "{version:?} is not MAJOR.MINOR (spec §10); read as a version this reader may not know"
+        ),
+        Some(theirs) if theirs > ours => format!(
+            "the producer speaks {version}, newer than {}: unknown material is stripped",
+            crate::PROTOCOL_VERSION
+        ),
+        Some(_) => return None,
+    };
+    Some(Warning::new(WarningKind::ProtocolVersion, "/protocolVersion").with_detail(detail))
 }

@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use crate::codec::error::Error;
-use crate::codec::read::{Decoded, ReadMode};
+use crate::codec::read::{Decoded, ReadMode, Warning};
 use crate::model::event::Event;
 use crate::stream::decoder::EventDecoder;
 use crate::stream::verify::{Rule, StreamChecker, Violation};
@@ -81,6 +81,8 @@ impl PipelineError {
 pub struct EventPipeline {
     decoder: EventDecoder,
     checker: StreamChecker,
+    /// What the reader forgave in the last refused event.
+    refused: Vec<Warning>,
 }
 
 impl Default for EventPipeline {
@@ -103,6 +105,7 @@ impl EventPipeline {
         EventPipeline {
             decoder,
             checker: StreamChecker::default(),
+            refused: Vec::new(),
         }
     }
 
@@ -114,7 +117,8 @@ impl EventPipeline {
 
     /// Takes the next event's JSON text (one SSE `data` payload). Returns the events to
     /// apply, in order — none for a dropped event, several when the event closes a pending
-    /// chunk stream or is a chunk — and what the reader forgave.
+    /// chunk stream or is a chunk — and what the reader forgave, each warning carrying the
+    /// index of the event and its type (`None` for a dropped unknown type).
     ///
     /// # Errors
     /// [`PipelineError::Violation`] for a broken rule, [`PipelineError::Decode`] for text
@@ -131,17 +135,36 @@ impl EventPipeline {
                 });
             }
         };
+        let index = self.checker.index();
+        let event_type = decoded.value.as_ref().map(Event::event_type);
+        let warnings: Vec<Warning> = decoded
+            .warnings
+            .into_iter()
+            .map(|w| w.at_event(index, event_type))
+            .collect();
         let events = match decoded.value {
             None => {
                 self.checker.skip();
                 Vec::new()
             }
-            Some(event) => self.push_event(event)?,
+            Some(event) => match self.push_event(event) {
+                Ok(events) => events,
+                Err(e) => {
+                    self.refused = warnings;
+                    return Err(e);
+                }
+            },
         };
         Ok(Decoded {
             value: events,
-            warnings: decoded.warnings,
+            warnings,
         })
+    }
+
+    /// What the reader forgave in the event the last error refused (a stream rule may
+    /// refuse an event whose text needed forgiving); drains it.
+    pub fn take_refused_warnings(&mut self) -> Vec<Warning> {
+        std::mem::take(&mut self.refused)
     }
 
     /// Takes the next event, already decoded. Returns the events to apply, in order.

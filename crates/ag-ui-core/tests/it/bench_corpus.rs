@@ -88,3 +88,35 @@ fn corpus_is_deterministic() {
     assert_eq!(a.lines, b.lines);
     assert_ne!(a.lines, corpus::streaming(8, 2_000).lines);
 }
+
+/// The consumer benchmark runs the whole receiving pipeline over the corpus: it must pass
+/// the verifier and fold without a reducer warning (other than for its JSON Patch deltas,
+/// which the generator writes without regard to the state, so some fail and are skipped),
+/// or the benchmark would measure an early stop.
+#[test]
+fn streaming_corpus_is_a_valid_stream_for_the_consumer() {
+    let c = corpus::streaming(corpus::SEED, 3_000);
+    let mut sse = Vec::new();
+    for line in &c.lines {
+        sse.extend_from_slice(b"data: ");
+        sse.extend_from_slice(line.as_bytes());
+        sse.extend_from_slice(b"\n\n");
+    }
+    let mut consumer = ag_ui_core::StreamConsumer::new();
+    for chunk in sse.chunks(16 * 1024) {
+        consumer.feed(chunk).unwrap();
+    }
+    consumer.finish().unwrap();
+    let warnings: Vec<_> = consumer
+        .take_warnings()
+        .into_iter()
+        .filter(|w| w.kind != ag_ui_core::WarningKind::PatchFailed)
+        .collect();
+    assert!(
+        warnings.is_empty(),
+        "{:?}",
+        &warnings[..warnings.len().min(5)]
+    );
+    assert!(consumer.events_delivered() >= c.lines.len());
+    assert!(!consumer.thread().messages().is_empty());
+}

@@ -4,13 +4,16 @@
 #![allow(clippy::unwrap_used, clippy::panic, reason = "tests fail by panicking")]
 
 mod bench_corpus;
+mod consumer;
 mod error_table;
 mod errors;
 mod fixtures;
 mod fuzz;
 mod hostile;
+mod patch;
 mod producer;
 mod props;
 mod sse;
 mod strategies;
 mod streams;
+mod thread;

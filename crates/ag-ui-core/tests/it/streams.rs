@@ -6,9 +6,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use ag_ui_core::{
-    ChunkExpander, Event, EventPipeline, EventType, PipelineError, Rule, RunFinishedEvent,
-    RunStartedEvent, StepStartedEvent, TextMessageChunkEvent, TextMessageContentEvent,
-    TextMessageStartEvent, ToolCallChunkEvent, Verifier, verify_events,
+    ChunkExpander, ConsumeError, Event, EventPipeline, EventType, Message, PipelineError, Rule,
+    RunFinishedEvent, RunStartedEvent, StepStartedEvent, StreamConsumer, TextMessageChunkEvent,
+    TextMessageContentEvent, TextMessageStartEvent, ThreadState, ToolCallChunkEvent, Verifier,
+    verify_events,
 };
 use serde_json::{Value, json};
 
@@ -88,6 +89,137 @@ fn run(case: &Case) -> Run {
         Err(e) => run.error = Some(e),
     }
     run
+}
+
+/// Whether `expected` is a subset of `actual`: an object lists only the members it checks
+/// (each must be present and match), an array matches an array of the same length element
+/// by element, and numbers compare by value.
+fn subset(expected: &Value, actual: &Value, at: &str) -> Result<(), String> {
+    match (expected, actual) {
+        (Value::Object(e), Value::Object(a)) => {
+            for (k, v) in e {
+                let here = format!("{at}/{k}");
+                let Some(got) = a.get(k) else {
+                    return Err(format!("{here}: missing (expected {v})"));
+                };
+                subset(v, got, &here)?;
+            }
+            Ok(())
+        }
+        (Value::Array(e), Value::Array(a)) => {
+            if e.len() != a.len() {
+                return Err(format!(
+                    "{at}: {} elements, expected {}: {actual}",
+                    a.len(),
+                    e.len()
+                ));
+            }
+            for (i, (v, got)) in e.iter().zip(a).enumerate() {
+                subset(v, got, &format!("{at}/{i}"))?;
+            }
+            Ok(())
+        }
+        (Value::Number(e), Value::Number(a)) if e.as_f64() == a.as_f64() => Ok(()),
+        (e, a) if e == a => Ok(()),
+        (e, a) => Err(format!("{at}: {a}, expected {e}")),
+    }
+}
+
+/// Runs a case through `StreamConsumer` (SSE framing, pipeline, `ThreadState`) and checks
+/// its `messages`, `state` and `applyWarnings` members. Cases without them pass.
+fn check_thread(case: &Case) -> Result<(), String> {
+    let doc = &case.doc;
+    if ["messages", "state", "applyWarnings"]
+        .iter()
+        .all(|k| doc.get(k).is_none())
+    {
+        return Ok(());
+    }
+    let mut thread = ThreadState::new();
+    if let Some(initial) = doc.get("initial") {
+        if let Some(m) = initial.get("messages") {
+            let messages: Vec<Message> =
+                serde_json::from_value(m.clone()).map_err(|e| format!("initial.messages: {e}"))?;
+            thread = thread.with_messages(messages);
+        }
+        if let Some(s) = initial.get("state") {
+            thread = thread.with_state(s.clone());
+        }
+    }
+    let mut bytes = Vec::new();
+    for event in events_of(case) {
+        bytes.extend_from_slice(b"data: ");
+        bytes.extend_from_slice(serde_json::to_string(event).unwrap().as_bytes());
+        bytes.extend_from_slice(b"\n\n");
+    }
+    let mut consumer = StreamConsumer::with_thread(thread);
+    let fed = consumer.feed(&bytes).and_then(|_| consumer.finish());
+    match (fed, doc.get("rule")) {
+        (Ok(_) | Err(ConsumeError::Incomplete { .. }), None) => {}
+        (Err(ConsumeError::Pipeline(e)), Some(rule)) if e.index() as u64 == doc["index"] => {
+            let broke = e.rule().map_or("decode", |r| r.as_str());
+            if rule != broke {
+                return Err(format!("consumer broke {broke}, expected {rule}"));
+            }
+        }
+        (other, _) => return Err(format!("consumer ended with {other:?}")),
+    }
+    let applied: Vec<Value> = consumer
+        .take_warnings()
+        .iter()
+        .filter(|w| w.kind.is_reducer())
+        .map(|w| json!({ "index": w.event_index, "kind": w.kind.as_str(), "pointer": w.pointer }))
+        .collect();
+    let expected = doc.get("applyWarnings").cloned().unwrap_or(json!([]));
+    if Value::Array(applied.clone()) != expected {
+        return Err(format!(
+            "applyWarnings {}, expected {expected}",
+            Value::Array(applied)
+        ));
+    }
+    if let Some(m) = doc.get("messages") {
+        let got = serde_json::to_value(consumer.thread().messages()).unwrap();
+        subset(m, &got, "messages")?;
+    }
+    if let Some(s) = doc.get("state") {
+        subset(s, consumer.thread().state(), "state")?;
+    }
+    Ok(())
+}
+
+/// Every case with an expected thread (`messages`, `state`, `applyWarnings`) folds to it.
+#[test]
+fn streams_fold_into_their_expected_thread() {
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for kind in ["valid", "invalid"] {
+        for case in load(kind) {
+            if ["messages", "state", "applyWarnings"]
+                .iter()
+                .any(|k| case.doc.get(k).is_some())
+            {
+                checked += 1;
+            }
+            if let Err(e) = check_thread(&case) {
+                failures.push(format!("{kind}/{}: {e}", case.name));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(
+        checked >= 10,
+        "only {checked} cases with an expected thread"
+    );
+}
+
+#[test]
+fn subset_match_is_strict_where_it_must_be() {
+    let actual = json!({"a": [1, {"b": 2, "c": 3}], "d": 2.0});
+    subset(&json!({"a": [1, {"b": 2}]}), &actual, "").unwrap();
+    subset(&json!({"d": 2}), &actual, "").unwrap();
+    assert!(subset(&json!({"a": [1]}), &actual, "").is_err());
+    assert!(subset(&json!({"x": null}), &actual, "").is_err());
+    assert!(subset(&json!({"a": [1, {"b": 3}]}), &actual, "").is_err());
 }
 
 fn rules_of(list: &Value) -> Vec<String> {

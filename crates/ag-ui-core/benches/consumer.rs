@@ -1,0 +1,289 @@
+//! Cost of the consumer side: applying one event to a `ThreadState` as the thread grows
+//! (it must not grow with it), and the whole `StreamConsumer` (SSE read, decode, expand,
+//! verify, apply) against decoding alone on the streaming corpus of `corpus/mod.rs`.
+//!
+//! Criterion measures each case; then a summary times the contenders again, interleaved
+//! round by round so that machine noise hits all of them alike, and prints the ratios of
+//! the medians.
+//!
+//! `cargo bench -p ag-ui-core --bench consumer` runs everything;
+//! `cargo bench -p ag-ui-core --bench consumer -- summary` prints only the summary.
+//! Without `--bench` (as `cargo test --benches` runs it) every case runs once.
+
+mod corpus;
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use ag_ui_core::{
+    AssistantMessage, Event, JsonPatchOperation, Message, StateDeltaEvent, StreamConsumer,
+    TextMessageContentEvent, ThreadState, ToolCall, ToolCallArgsEvent, UserMessage,
+};
+use criterion::Criterion;
+use serde_json::{Map, Value, json};
+
+/// Events in the streaming corpus.
+const STREAMING_EVENTS: usize = 20_000;
+/// Bytes handed to the SSE reader at a time (a typical socket read).
+const SSE_CHUNK: usize = 16 * 1024;
+/// Applications per timed batch in the summary.
+const BATCH: usize = 20_000;
+/// Summary rounds (the median of these is reported).
+const ROUNDS: usize = 15;
+
+/// A thread of `messages` messages (user and assistant turns of about 200 bytes), the last
+/// an assistant message holding tool call `c-last`, and a state of `keys` keys.
+fn thread(messages: usize, keys: usize) -> ThreadState {
+    let text = "The quick brown fox jumps over the lazy dog. ".repeat(4);
+    let mut list = Vec::with_capacity(messages);
+    for i in 0..messages.saturating_sub(1) {
+        list.push(if i % 2 == 0 {
+            Message::User(UserMessage::new(format!("m-{i}"), text.as_str()))
+        } else {
+            Message::Assistant(AssistantMessage::new(format!("m-{i}")).with_content(text.clone()))
+        });
+    }
+    list.push(Message::Assistant(
+        AssistantMessage::new("m-last")
+            .with_content("")
+            .with_tool_calls(vec![ToolCall::function("c-last", "search", "")]),
+    ));
+    let state: Map<String, Value> = (0..keys)
+        .map(|k| (format!("key-{k:05}"), json!({"n": k, "label": "value"})))
+        .collect();
+    ThreadState::new()
+        .with_messages(list)
+        .with_state(Value::Object(state))
+}
+
+fn text_delta() -> Event {
+    TextMessageContentEvent::new("m-last", "tok ").into()
+}
+
+fn args_delta() -> Event {
+    ToolCallArgsEvent::new("c-last", "{\"q\":").into()
+}
+
+/// A 2-op delta on a key in the middle of the state and a counter (the state stays the
+/// same size however often it is applied).
+fn state_delta(keys: usize) -> Event {
+    let key = format!("/key-{:05}/n", keys / 2);
+    StateDeltaEvent::new(vec![
+        JsonPatchOperation::replace(key, 7),
+        JsonPatchOperation::add("/counter", 1),
+    ])
+    .into()
+}
+
+/// The apply cases: (name, messages, state keys, event).
+fn apply_cases() -> Vec<(String, usize, usize, Event)> {
+    let mut cases = Vec::new();
+    for n in [10, 100_000] {
+        cases.push((format!("text-content/{n}-messages"), n, 10, text_delta()));
+        cases.push((format!("tool-call-args/{n}-messages"), n, 10, args_delta()));
+    }
+    for (n, keys) in [(10, 10), (10, 10_000), (100_000, 10_000)] {
+        cases.push((
+            format!("state-delta-2-ops/{n}-messages-{keys}-keys"),
+            n,
+            keys,
+            state_delta(keys),
+        ));
+    }
+    cases
+}
+
+fn sse_of(lines: &[String]) -> Vec<u8> {
+    let mut sse = Vec::new();
+    for line in lines {
+        sse.extend_from_slice(b"data: ");
+        sse.extend_from_slice(line.as_bytes());
+        sse.extend_from_slice(b"\n\n");
+    }
+    sse
+}
+
+type Pass = fn(&[String], &[u8]);
+
+fn decode(lines: &[String], _: &[u8]) {
+    for line in lines {
+        black_box(ag_ui_core::from_str::<Event>(line).expect("valid"));
+    }
+}
+
+fn sse_read_decode(_: &[String], sse: &[u8]) {
+    let mut reader = ag_ui_core::SseReader::new();
+    for chunk in sse.chunks(SSE_CHUNK) {
+        reader.feed(chunk).expect("valid SSE");
+        while let Some(m) = reader.next_message() {
+            black_box(ag_ui_core::from_str::<Event>(&m).expect("valid"));
+        }
+    }
+}
+
+fn pipeline(lines: &[String], _: &[u8]) {
+    let mut p = ag_ui_core::EventPipeline::new();
+    for line in lines {
+        black_box(p.push_text(line).expect("valid stream"));
+    }
+    black_box(p.finish().expect("complete stream"));
+}
+
+fn pipeline_apply(lines: &[String], _: &[u8]) {
+    let mut p = ag_ui_core::EventPipeline::new();
+    let mut thread = ThreadState::new();
+    for line in lines {
+        for event in p.push_text(line).expect("valid stream").value {
+            black_box(thread.apply_owned(event));
+        }
+    }
+    black_box(p.finish().expect("complete stream"));
+    black_box(thread);
+}
+
+fn consume(_: &[String], sse: &[u8]) {
+    let mut consumer = StreamConsumer::new();
+    for chunk in sse.chunks(SSE_CHUNK) {
+        black_box(consumer.feed(chunk).expect("valid stream"));
+    }
+    black_box(consumer.finish().expect("complete stream"));
+    black_box(consumer.into_thread());
+}
+
+const CONTENDERS: &[(&str, Pass)] = &[
+    ("decode (forgiving from_str)", decode),
+    ("SSE read + decode", sse_read_decode),
+    ("pipeline (decode, expand, verify)", pipeline),
+    ("pipeline + apply_owned", pipeline_apply),
+    (
+        "StreamConsumer (SSE, decode, expand, verify, apply)",
+        consume,
+    ),
+];
+
+fn median(mut xs: Vec<Duration>) -> Duration {
+    xs.sort_unstable();
+    xs[xs.len() / 2]
+}
+
+fn summary(lines: &[String], sse: &[u8], rounds: usize) {
+    println!();
+    println!(
+        "== ThreadState apply cost ({rounds} interleaved rounds of {BATCH} applications, medians)"
+    );
+    let cases = apply_cases();
+    let mut threads: Vec<ThreadState> = cases.iter().map(|(_, n, k, _)| thread(*n, *k)).collect();
+    let mut times: Vec<Vec<Duration>> = vec![Vec::new(); cases.len()];
+    for _ in 0..rounds {
+        for (i, (_, _, _, event)) in cases.iter().enumerate() {
+            let t = Instant::now();
+            for _ in 0..BATCH {
+                black_box(threads[i].apply(event));
+            }
+            times[i].push(t.elapsed());
+        }
+    }
+    let per: Vec<f64> = times
+        .into_iter()
+        .map(|t| median(t).as_secs_f64() * 1e9 / BATCH as f64)
+        .collect();
+    for ((name, ..), ns) in cases.iter().zip(&per) {
+        println!("   {name:<48} {ns:>8.1} ns/event");
+    }
+    let find = |name: &str| {
+        cases
+            .iter()
+            .position(|(n, ..)| n == name)
+            .map(|i| per[i])
+            .unwrap_or(f64::NAN)
+    };
+    println!(
+        "   TEXT_MESSAGE_CONTENT, 100,000 vs 10 messages:  {:.2}x",
+        find("text-content/100000-messages") / find("text-content/10-messages")
+    );
+    println!(
+        "   TOOL_CALL_ARGS, 100,000 vs 10 messages:        {:.2}x",
+        find("tool-call-args/100000-messages") / find("tool-call-args/10-messages")
+    );
+    println!(
+        "   STATE_DELTA, 10,000 vs 10 keys:                {:.2}x",
+        find("state-delta-2-ops/10-messages-10000-keys")
+            / find("state-delta-2-ops/10-messages-10-keys")
+    );
+    println!(
+        "   STATE_DELTA, 10,000 keys, 100,000 vs 10 msgs:  {:.2}x",
+        find("state-delta-2-ops/100000-messages-10000-keys")
+            / find("state-delta-2-ops/10-messages-10000-keys")
+    );
+
+    println!();
+    println!(
+        "== StreamConsumer vs decoding alone, streaming corpus ({} events, {:.2} MB; {rounds} interleaved rounds, medians)",
+        lines.len(),
+        lines.iter().map(String::len).sum::<usize>() as f64 / 1e6
+    );
+    let mut times: Vec<Vec<Duration>> = vec![Vec::new(); CONTENDERS.len()];
+    for (_, pass) in CONTENDERS {
+        pass(lines, sse); // warm-up
+    }
+    for _ in 0..rounds {
+        for (i, (_, pass)) in CONTENDERS.iter().enumerate() {
+            let t = Instant::now();
+            pass(lines, sse);
+            times[i].push(t.elapsed());
+        }
+    }
+    let med: Vec<Duration> = times.into_iter().map(median).collect();
+    for ((name, _), t) in CONTENDERS.iter().zip(&med) {
+        println!("   {name:<54} {:>8.2} ms", t.as_secs_f64() * 1e3);
+    }
+    let ratio = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64();
+    println!(
+        "   consumer vs decode:                {:.2}x",
+        ratio(med[4], med[0])
+    );
+    println!(
+        "   consumer vs SSE read + decode:     {:.2}x",
+        ratio(med[4], med[1])
+    );
+    println!(
+        "   pipeline vs decode:                {:.2}x",
+        ratio(med[2], med[0])
+    );
+    println!(
+        "   pipeline + apply_owned vs decode:  {:.2}x",
+        ratio(med[3], med[0])
+    );
+    println!(
+        "   SSE read + decode vs decode:       {:.2}x",
+        ratio(med[1], med[0])
+    );
+}
+
+fn criterion_benches(c: &mut Criterion, lines: &[String], sse: &[u8]) {
+    let mut group = c.benchmark_group("apply");
+    for (name, n, keys, event) in apply_cases() {
+        let mut t = thread(n, keys);
+        group.bench_function(name, |b| b.iter(|| black_box(t.apply(&event))));
+    }
+    group.finish();
+    let mut group = c.benchmark_group("consumer/streaming");
+    group.sample_size(10);
+    group.throughput(criterion::Throughput::Bytes(
+        lines.iter().map(String::len).sum::<usize>() as u64,
+    ));
+    for (name, pass) in CONTENDERS {
+        group.bench_function(*name, |b| b.iter(|| pass(lines, sse)));
+    }
+    group.finish();
+}
+
+fn main() {
+    let lines = corpus::streaming(corpus::SEED, STREAMING_EVENTS).lines;
+    let sse = sse_of(&lines);
+    let full = std::env::args().any(|a| a == "--bench");
+    let mut c = Criterion::default().configure_from_args();
+    criterion_benches(&mut c, &lines, &sse);
+    c.final_summary();
+    summary(&lines, &sse, if full { ROUNDS } else { 1 });
+}

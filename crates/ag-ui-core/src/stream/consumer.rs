@@ -1,0 +1,304 @@
+//! [`StreamConsumer`]: SSE bytes (or event texts) in, delivered events out, a
+//! [`ThreadState`] kept current: the whole receiving side of a client in one call.
+
+use crate::codec::error::Error;
+use crate::codec::read::Warning;
+use crate::model::event::{Event, EventType};
+use crate::stream::pipeline::{EventPipeline, PipelineError};
+use crate::stream::sse::SseReader;
+use crate::stream::verify::Violation;
+use crate::thread::ThreadState;
+
+/// Why a [`StreamConsumer`] stopped.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConsumeError {
+    /// SSE framing: invalid UTF-8, a message over the size cap.
+    #[error(transparent)]
+    Sse(Error),
+    /// The pipeline refused an event: a decode error or a stream rule violation.
+    #[error(transparent)]
+    Pipeline(PipelineError),
+    /// The input ended without a terminal event (`RUN_FINISHED` or `RUN_ERROR` as the last
+    /// run event). What was delivered before stays applied.
+    #[error(
+        "the stream ended without RUN_FINISHED or RUN_ERROR ({events_delivered} events delivered{})",
+        match last_event { Some(t) => format!(", the last {t}"), None => String::new() }
+    )]
+    Incomplete {
+        /// Events delivered (and applied) in all.
+        events_delivered: usize,
+        /// The type of the last event delivered, if any.
+        last_event: Option<EventType>,
+    },
+}
+
+/// SSE bytes (or event texts) in, delivered events out, [`ThreadState`] kept current.
+///
+/// Each complete SSE message goes through the receiving pipeline of an AG-UI 1.0 client
+/// (spec §9): SSE framing ([`SseReader`]) → decode with the forgiving reader → expand chunk
+/// events → verify the stream rules ([`EventPipeline`]) → apply to the thread
+/// ([`ThreadState::apply_owned`]). The events returned are the ones the thread has just
+/// applied, in order (chunks expanded, unknown event types dropped).
+///
+/// Warnings from every stage (the reader, the stream decoder, the reducer) are kept until
+/// [`StreamConsumer::take_warnings`], each with the index and type of the event that raised
+/// it. The first error stops the consumer: events delivered before it stay applied, and
+/// any later call returns the same kind of error.
+///
+/// ```
+/// use ag_ui_core::StreamConsumer;
+///
+/// let mut consumer = StreamConsumer::new();
+/// let sse = concat!(
+///     "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n",
+///     "data: {\"type\":\"TEXT_MESSAGE_CHUNK\",\"messageId\":\"m\",\"delta\":\"Hi\"}\n\n",
+///     "data: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n",
+/// );
+/// // Bytes may arrive in any chunking.
+/// let (a, b) = sse.as_bytes().split_at(50);
+/// let mut events = consumer.feed(a)?;
+/// events.extend(consumer.feed(b)?);
+/// events.extend(consumer.finish()?);
+/// assert_eq!(events.len(), 5); // RUN_STARTED, START, CONTENT, END, RUN_FINISHED
+/// assert_eq!(consumer.thread().messages().len(), 1);
+/// assert!(consumer.take_warnings().is_empty());
+/// # Ok::<(), ag_ui_core::ConsumeError>(())
+/// ```
+#[derive(Debug)]
+pub struct StreamConsumer {
+    sse: SseReader,
+    pipeline: EventPipeline,
+    thread: ThreadState,
+    warnings: Vec<Warning>,
+    delivered: usize,
+    last_run_event: Option<EventType>,
+    last_event: Option<EventType>,
+    failed: Option<Failure>,
+}
+
+/// What the consumer failed with, to refuse later input with the same kind of error.
+#[derive(Debug, Clone)]
+enum Failure {
+    Sse(u64, String),
+    Decode(usize, String),
+    Violation(Violation),
+    Incomplete,
+}
+
+impl Default for StreamConsumer {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl StreamConsumer {
+    /// A consumer with the forgiving pipeline, the default 10 MiB SSE message cap and an
+    /// empty thread.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::with_thread(ThreadState::new())
+    }
+
+    /// A consumer that keeps `thread` current (a history loaded before the run).
+    #[must_use]
+    pub fn with_thread(thread: ThreadState) -> Self {
+        StreamConsumer {
+            sse: SseReader::new(),
+            pipeline: EventPipeline::new(),
+            thread,
+            warnings: Vec::new(),
+            delivered: 0,
+            last_run_event: None,
+            last_event: None,
+            failed: None,
+        }
+    }
+
+    /// Uses `pipeline` (exact mode, a custom id generator for translated 0.x events).
+    /// Set it before the first input.
+    #[must_use]
+    pub fn with_pipeline(mut self, pipeline: EventPipeline) -> Self {
+        self.pipeline = pipeline;
+        self
+    }
+
+    /// Caps one SSE message at `max` bytes. Set it before the first input.
+    #[must_use]
+    pub fn with_max_frame_bytes(mut self, max: usize) -> Self {
+        self.sse = SseReader::with_max_frame_bytes(max);
+        self
+    }
+
+    /// SSE bytes, in any chunking. Returns the events delivered by the complete SSE
+    /// messages in `bytes` (and earlier partial input), in order, each already applied to
+    /// the thread.
+    ///
+    /// # Errors
+    /// [`ConsumeError::Sse`] for broken framing, [`ConsumeError::Pipeline`] for a refused
+    /// event. The events of the same call before the refused one are applied (read them
+    /// from [`StreamConsumer::thread`]); they are not returned.
+    pub fn feed(&mut self, bytes: &[u8]) -> Result<Vec<Event>, ConsumeError> {
+        self.check_failed()?;
+        if let Err(e) = self.sse.feed(bytes) {
+            return Err(self.fail_sse(e));
+        }
+        let mut out = Vec::new();
+        while let Some(text) = self.sse.next_message() {
+            self.text(&text, &mut out)?;
+        }
+        Ok(out)
+    }
+
+    /// One event's JSON text (no SSE framing). Returns the events it delivers, applied.
+    ///
+    /// # Errors
+    /// [`ConsumeError::Pipeline`] for a refused event.
+    pub fn push_text(&mut self, json: &str) -> Result<Vec<Event>, ConsumeError> {
+        self.check_failed()?;
+        let mut out = Vec::new();
+        self.text(json, &mut out)?;
+        Ok(out)
+    }
+
+    /// End of input: delivers a final SSE message that lacks its blank line and the `*_END`
+    /// events closing chunk streams still pending.
+    ///
+    /// # Errors
+    /// As [`StreamConsumer::feed`], and [`ConsumeError::Incomplete`] when the stream did not
+    /// end with `RUN_FINISHED` or `RUN_ERROR` (events delivered before stay applied; those
+    /// of this call are in the thread but not returned).
+    pub fn finish(&mut self) -> Result<Vec<Event>, ConsumeError> {
+        self.check_failed()?;
+        let mut out = Vec::new();
+        match self.sse.finish() {
+            Ok(Some(text)) => self.text(&text, &mut out)?,
+            Ok(None) => {}
+            Err(e) => return Err(self.fail_sse(e)),
+        }
+        let index = self.pipeline.events_seen();
+        match self.pipeline.finish() {
+            Ok(events) => self.deliver(index, events, &mut out),
+            Err(e) => return Err(self.fail_pipeline(e)),
+        }
+        if !matches!(
+            self.last_run_event,
+            Some(EventType::RunFinished | EventType::RunError)
+        ) {
+            self.failed = Some(Failure::Incomplete);
+            return Err(self.incomplete());
+        }
+        Ok(out)
+    }
+
+    /// Warnings so far (reader, pipeline and reducer), in order, each with the index and
+    /// type of the event that raised it; drains them.
+    pub fn take_warnings(&mut self) -> Vec<Warning> {
+        std::mem::take(&mut self.warnings)
+    }
+
+    /// The thread as the events delivered so far left it.
+    #[must_use]
+    pub fn thread(&self) -> &ThreadState {
+        &self.thread
+    }
+
+    /// Mutable access to the thread (to add a user message between runs, say).
+    pub fn thread_mut(&mut self) -> &mut ThreadState {
+        &mut self.thread
+    }
+
+    /// The thread.
+    #[must_use]
+    pub fn into_thread(self) -> ThreadState {
+        self.thread
+    }
+
+    /// How many events have been delivered (and applied) in all.
+    #[must_use]
+    pub fn events_delivered(&self) -> usize {
+        self.delivered
+    }
+
+    fn text(&mut self, json: &str, out: &mut Vec<Event>) -> Result<(), ConsumeError> {
+        let index = self.pipeline.events_seen();
+        match self.pipeline.push_text(json) {
+            Ok(decoded) => {
+                self.warnings.extend(decoded.warnings);
+                self.deliver(index, decoded.value, out);
+                Ok(())
+            }
+            Err(e) => {
+                self.warnings.extend(self.pipeline.take_refused_warnings());
+                Err(self.fail_pipeline(e))
+            }
+        }
+    }
+
+    fn deliver(&mut self, index: usize, events: Vec<Event>, out: &mut Vec<Event>) {
+        out.reserve(events.len());
+        for event in events {
+            let t = event.event_type();
+            if matches!(
+                t,
+                EventType::RunStarted | EventType::RunFinished | EventType::RunError
+            ) {
+                self.last_run_event = Some(t);
+            }
+            self.last_event = Some(t);
+            let applied = self.thread.apply(&event);
+            self.warnings
+                .extend(applied.into_iter().map(|w| w.at_event(index, Some(t))));
+            self.delivered += 1;
+            out.push(event);
+        }
+    }
+
+    fn check_failed(&self) -> Result<(), ConsumeError> {
+        let Some(f) = &self.failed else {
+            return Ok(());
+        };
+        let again = |what: &str| format!("the stream already failed: {what}");
+        Err(match f {
+            Failure::Sse(offset, m) => ConsumeError::Sse(Error::Sse {
+                offset: *offset,
+                message: again(m),
+            }),
+            Failure::Decode(index, m) => ConsumeError::Pipeline(PipelineError::Decode {
+                index: *index,
+                error: Error::Invalid {
+                    pointer: String::new(),
+                    message: again(m),
+                    line: 0,
+                    column: 0,
+                },
+            }),
+            Failure::Violation(v) => ConsumeError::Pipeline(PipelineError::Violation(v.clone())),
+            Failure::Incomplete => self.incomplete(),
+        })
+    }
+
+    fn incomplete(&self) -> ConsumeError {
+        ConsumeError::Incomplete {
+            events_delivered: self.delivered,
+            last_event: self.last_event,
+        }
+    }
+
+    fn fail_sse(&mut self, e: Error) -> ConsumeError {
+        let offset = match &e {
+            Error::Sse { offset, .. } => *offset,
+            _ => 0,
+        };
+        self.failed = Some(Failure::Sse(offset, e.to_string()));
+        ConsumeError::Sse(e)
+    }
+
+    fn fail_pipeline(&mut self, e: PipelineError) -> ConsumeError {
+        self.failed = Some(match &e {
+            PipelineError::Violation(v) => Failure::Violation(v.clone()),
+            other => Failure::Decode(other.index(), other.to_string()),
+        });
+        ConsumeError::Pipeline(e)
+    }
+}
