@@ -84,6 +84,11 @@ def last_json_line(label, proc):
 def run(label, cmd, cwd):
     proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=TIMEOUT)
     result = last_json_line(label, proc)
+    keys = {"ok", "error", "errorKind", "messages", "state", "outcome", "warnings", "events"}
+    if set(result) != keys:
+        raise RuntimeError(f"{label}: the final line has keys {sorted(result)}, not {sorted(keys)}")
+    if proc.returncode != 0:
+        raise RuntimeError(f"{label}: exit code {proc.returncode} for a run (0 expected)")
     events = [l[len("EVENT ") :] for l in proc.stdout.splitlines() if l.startswith("EVENT ")]
     if len(events) != result["events"]:
         raise RuntimeError(f"{label}: {len(events)} EVENT lines but events={result['events']}")
