@@ -56,7 +56,10 @@ fn parse_args() -> Result<Args, String> {
             input,
             abort_after,
         }),
-        Err(p) => Err(format!("expected URL and INPUT, got {} argument(s)", p.len())),
+        Err(p) => Err(format!(
+            "expected URL and INPUT, got {} argument(s)",
+            p.len()
+        )),
     }
 }
 

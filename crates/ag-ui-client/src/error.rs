@@ -244,8 +244,9 @@ impl From<std::io::Error> for ClientError {
 
 fn content_type_message(content_type: Option<&str>) -> String {
     match content_type {
-        None => "the response has no Content-Type; an AG-UI agent answers text/event-stream"
-            .to_owned(),
+        None => {
+            "the response has no Content-Type; an AG-UI agent answers text/event-stream".to_owned()
+        }
         Some(ct) if crate::request::media_type(ct) == ag_ui_core::PROTO_MEDIA_TYPE => format!(
             "the agent answered with the AG-UI protobuf encoding ({ct}), which this client does \
              not support; it asks for and reads text/event-stream"

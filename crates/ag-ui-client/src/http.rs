@@ -267,9 +267,7 @@ impl HttpAgent {
         let thread = std::mem::take(&mut self.thread);
         let (mut messages, state) = thread.into_parts();
         messages.push(message.into());
-        self.thread = ThreadState::new()
-            .with_messages(messages)
-            .with_state(state);
+        self.thread = ThreadState::new().with_messages(messages).with_state(state);
     }
 
     /// Appends a user message with a random id; returns the id.
@@ -373,16 +371,18 @@ impl HttpAgent {
             core.set_max_frame_bytes(max);
         }
         core.add_warnings(warnings);
-        let phase = match check.and_then(|()| request::encode(&input)).and_then(|body| {
-            self.client
-                .post(self.url.clone())
-                .headers(self.headers.clone())
-                .body(body)
-                .build()
-                .map_err(|e| ClientError::Config {
-                    message: format!("cannot build the request: {e}"),
-                })
-        }) {
+        let phase = match check
+            .and_then(|()| request::encode(&input))
+            .and_then(|body| {
+                self.client
+                    .post(self.url.clone())
+                    .headers(self.headers.clone())
+                    .body(body)
+                    .build()
+                    .map_err(|e| ClientError::Config {
+                        message: format!("cannot build the request: {e}"),
+                    })
+            }) {
             Ok(request) => Phase::Sending(Box::pin(self.client.execute(request))),
             Err(e) => {
                 core.fail(e);
@@ -519,9 +519,7 @@ impl HttpRun<'_> {
 
     fn bytes_arrived(&mut self) {
         if let (Some(limit), Some(sleep)) = (self.idle, self.sleep.as_mut()) {
-            sleep
-                .as_mut()
-                .reset(tokio::time::Instant::now() + limit);
+            sleep.as_mut().reset(tokio::time::Instant::now() + limit);
         }
     }
 

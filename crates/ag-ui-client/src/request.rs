@@ -124,7 +124,9 @@ pub fn normalize_input(
     mut input: RunAgentInput,
     ceiling: Option<ProtocolVersion>,
 ) -> (RunAgentInput, Vec<RunWarning>) {
-    input.messages.retain(|m| !matches!(m, Message::Activity(_)));
+    input
+        .messages
+        .retain(|m| !matches!(m, Message::Activity(_)));
     input.tools.get_or_insert_with(Vec::new);
     input.context.get_or_insert_with(Vec::new);
     input

@@ -209,7 +209,8 @@ impl RunCore {
                     && pending_tool_call_ids.is_empty()
                 {
                     for id in &self.calls_started {
-                        if !self.calls_answered.contains(id) && !pending_tool_call_ids.contains(id) {
+                        if !self.calls_answered.contains(id) && !pending_tool_call_ids.contains(id)
+                        {
                             pending_tool_call_ids.push(id.clone());
                         }
                     }

@@ -24,7 +24,10 @@ fn multimodal_user() -> Message {
 #[test]
 fn versions_parse_compare_and_print() {
     assert_eq!(ProtocolVersion::parse("1.0"), Some(ProtocolVersion::V1_0));
-    assert_eq!(ProtocolVersion::parse("0.0.39"), Some(ProtocolVersion::BEFORE_CONTENT_PARTS));
+    assert_eq!(
+        ProtocolVersion::parse("0.0.39"),
+        Some(ProtocolVersion::BEFORE_CONTENT_PARTS)
+    );
     assert!(ProtocolVersion::parse("0.0.57").unwrap() < ProtocolVersion::V1_0);
     assert!(ProtocolVersion::parse("1.1").unwrap() > ProtocolVersion::V1_0);
     for bad in ["1", "1.x", "", "1..0", "1.0.0.0", "v1.0", "1.0-rc1", " 1.0"] {
@@ -79,8 +82,16 @@ fn ceilings_downgrade_only_what_the_peer_predates() {
     assert_eq!(to_json(&input.messages)[0]["content"], "Look at this");
     assert_eq!(warnings.len(), 1);
     assert_eq!(warnings[0].source, WarningSource::Compatibility);
-    assert!(warnings[0].message.contains("/messages/0"), "{}", warnings[0]);
-    assert!(warnings[0].message.contains("1 non-text part"), "{}", warnings[0]);
+    assert!(
+        warnings[0].message.contains("/messages/0"),
+        "{}",
+        warnings[0]
+    );
+    assert!(
+        warnings[0].message.contains("1 non-text part"),
+        "{}",
+        warnings[0]
+    );
 }
 
 #[tokio::test]
@@ -123,7 +134,13 @@ async fn subagent_events_are_dropped_with_a_warning_for_a_peer_that_predates_the
         let mut new = HttpAgent::new(&server.url).unwrap();
         let (events, end) = collect(new.send("Hi")).await;
         assert!(end.is_ok(), "{:?}", end.error);
-        assert_eq!(types(&events).iter().filter(|t| t.starts_with("SUBAGENT_")).count(), 2);
+        assert_eq!(
+            types(&events)
+                .iter()
+                .filter(|t| t.starts_with("SUBAGENT_"))
+                .count(),
+            2
+        );
         assert_eq!(server.requests()[1].body["protocolVersion"], "1.0");
         let _ = chat;
     })

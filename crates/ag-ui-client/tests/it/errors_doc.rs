@@ -37,35 +37,86 @@ async fn error_of_run(plan: Plan, idle: Option<Duration>) -> ClientError {
 async fn error_for(case: &str) -> ClientError {
     let sse_ct = Some("text/event-stream");
     match case {
-        "http-503" => error_of_run(plan(503, Some("text/plain"), "busy, retry later", Ending::Clean), None).await,
+        "http-503" => {
+            error_of_run(
+                plan(503, Some("text/plain"), "busy, retry later", Ending::Clean),
+                None,
+            )
+            .await
+        }
         "html" => error_of_run(plan(200, Some("text/html"), "<html/>", Ending::Clean), None).await,
         "protobuf" => {
-            error_of_run(plan(200, Some("application/vnd.ag-ui.event+proto"), vec![0, 0, 0, 0], Ending::Clean), None)
-                .await
+            error_of_run(
+                plan(
+                    200,
+                    Some("application/vnd.ag-ui.event+proto"),
+                    vec![0, 0, 0, 0],
+                    Ending::Clean,
+                ),
+                None,
+            )
+            .await
         }
-        "no-content-type" => error_of_run(plan(200, None, "data: {}\n\n", Ending::Clean), None).await,
+        "no-content-type" => {
+            error_of_run(plan(200, None, "data: {}\n\n", Ending::Clean), None).await
+        }
         "invalid-utf8" => {
-            error_of_run(plan(200, sse_ct, b"data: {\"type\":\"\xff\"}\n\n".to_vec(), Ending::Clean), None).await
+            error_of_run(
+                plan(
+                    200,
+                    sse_ct,
+                    b"data: {\"type\":\"\xff\"}\n\n".to_vec(),
+                    Ending::Clean,
+                ),
+                None,
+            )
+            .await
         }
         "malformed-json" => {
-            let body = format!("{}data: {{\"type\":\"RUN_ERROR\",\n\n", sse(&[run_started()]));
+            let body = format!(
+                "{}data: {{\"type\":\"RUN_ERROR\",\n\n",
+                sse(&[run_started()])
+            );
             error_of_run(plan(200, sse_ct, body, Ending::Clean), None).await
         }
         "malformed-field" => {
-            let body = sse(&[run_started(), json!({"type":"TEXT_MESSAGE_START","messageId":5})]);
+            let body = sse(&[
+                run_started(),
+                json!({"type":"TEXT_MESSAGE_START","messageId":5}),
+            ]);
             error_of_run(plan(200, sse_ct, body, Ending::Clean), None).await
         }
         "content-before-start" => {
-            let body = sse(&[run_started(), json!({"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"x"})]);
+            let body = sse(&[
+                run_started(),
+                json!({"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"x"}),
+            ]);
             error_of_run(plan(200, sse_ct, body, Ending::Clean), None).await
         }
-        "no-terminal" => error_of_run(plan(200, sse_ct, sse(&[run_started()]), Ending::Clean), None).await,
-        "cut" => error_of_run(plan(200, sse_ct, "data: {\"type\":\"RUN_ST", Ending::Cut), None).await,
+        "no-terminal" => {
+            error_of_run(
+                plan(200, sse_ct, sse(&[run_started()]), Ending::Clean),
+                None,
+            )
+            .await
+        }
+        "cut" => {
+            error_of_run(
+                plan(200, sse_ct, "data: {\"type\":\"RUN_ST", Ending::Cut),
+                None,
+            )
+            .await
+        }
         "idle" => {
-            error_of_run(plan(200, sse_ct, sse(&[run_started()]), Ending::Hang), Some(Duration::from_millis(200))).await
+            error_of_run(
+                plan(200, sse_ct, sse(&[run_started()]), Ending::Hang),
+                Some(Duration::from_millis(200)),
+            )
+            .await
         }
         "abort" => {
-            let server = TestServer::always(plan(200, sse_ct, sse(&[run_started()]), Ending::Hang)).await;
+            let server =
+                TestServer::always(plan(200, sse_ct, sse(&[run_started()]), Ending::Hang)).await;
             let mut agent = HttpAgent::new(&server.url).unwrap();
             let run = agent.run(RunOptions::new());
             run.abort_handle().abort();
@@ -80,7 +131,9 @@ async fn error_for(case: &str) -> ClientError {
             let server = TestServer::always(plan(200, sse_ct, body, Ending::Clean)).await;
             let mut agent = HttpAgent::new(&server.url).unwrap();
             let _ = collect(agent.run(RunOptions::new())).await;
-            agent.resume([ResumeEntry::new("i1", ResumeStatus::Resolved)]).unwrap_err()
+            agent
+                .resume([ResumeEntry::new("i1", ResumeStatus::Resolved)])
+                .unwrap_err()
         }
         "bad-url" => HttpAgent::new("ftp://example.com/agent").unwrap_err(),
         other => panic!("unknown case {other:?} in docs/errors.md"),
@@ -146,8 +199,15 @@ async fn docs_client_errors_table_matches_the_code() {
                 let got = e.to_string();
                 kinds.insert(got_kind);
                 if code(&c[1]) != got_kind || !matches(&c[2], &got) {
-                    mismatches.push(format!("{case}\n  doc:  {} {}\n  code: {got_kind} {got}", c[1], c[2]));
-                    let shown = if c[2].ends_with('…') { c[2].clone() } else { got.replace('|', "\\|") };
+                    mismatches.push(format!(
+                        "{case}\n  doc:  {} {}\n  code: {got_kind} {got}",
+                        c[1], c[2]
+                    ));
+                    let shown = if c[2].ends_with('…') {
+                        c[2].clone()
+                    } else {
+                        got.replace('|', "\\|")
+                    };
                     line = format!("| {} | `{got_kind}` | {shown} |", c[0]);
                 }
             }
@@ -156,15 +216,32 @@ async fn docs_client_errors_table_matches_the_code() {
         }
         // Every kind a run or a request can fail with has a row.
         let expected = [
-            "abort", "config", "content_type", "http_status", "incomplete_stream", "invalid_request",
-            "protocol_order", "schema", "sse_parse", "timeout", "transport",
+            "abort",
+            "config",
+            "content_type",
+            "http_status",
+            "incomplete_stream",
+            "invalid_request",
+            "protocol_order",
+            "schema",
+            "sse_parse",
+            "timeout",
+            "transport",
         ];
         if bless {
             std::fs::write(&path, out).unwrap();
         } else {
-            assert!(mismatches.is_empty(), "docs/errors.md disagrees with the code:\n{}", mismatches.join("\n"));
+            assert!(
+                mismatches.is_empty(),
+                "docs/errors.md disagrees with the code:\n{}",
+                mismatches.join("\n")
+            );
         }
-        assert_eq!(kinds.into_iter().collect::<Vec<_>>(), expected, "kinds with a row in docs/errors.md");
+        assert_eq!(
+            kinds.into_iter().collect::<Vec<_>>(),
+            expected,
+            "kinds with a row in docs/errors.md"
+        );
     })
     .await;
 }

@@ -10,7 +10,14 @@ use serde_json::json;
 use crate::server::{Ending, Part, Plan, TestServer, sse};
 use crate::{bounded, chat, collect, run_finished, run_started, to_json, types};
 
-async fn run_once(plan: Plan) -> (Vec<ag_ui_core::Event>, ag_ui_client::RunEnd, HttpAgent, TestServer) {
+async fn run_once(
+    plan: Plan,
+) -> (
+    Vec<ag_ui_core::Event>,
+    ag_ui_client::RunEnd,
+    HttpAgent,
+    TestServer,
+) {
     let server = TestServer::always(plan).await;
     let mut agent = HttpAgent::new(&server.url).unwrap();
     let (events, end) = collect(agent.send("Hi")).await;
@@ -46,7 +53,11 @@ async fn a_500_with_a_large_body_is_an_http_status_error_with_a_bounded_body() {
         assert_eq!(body.len(), ag_ui_client::DEFAULT_MAX_ERROR_BODY_BYTES);
         assert!(*truncated);
         let message = end.error.as_ref().unwrap().to_string();
-        assert!(message.starts_with("the agent answered HTTP 500: xxx"), "{}", &message[..60]);
+        assert!(
+            message.starts_with("the agent answered HTTP 500: xxx"),
+            "{}",
+            &message[..60]
+        );
         assert!(message.ends_with("[truncated]"));
         assert!(message.len() < 5000);
         assert!(end.outcome.is_none());
@@ -79,7 +90,10 @@ async fn a_response_that_is_not_sse_is_a_content_type_error_and_protobuf_is_name
     bounded(async {
         for (ct, expected) in [
             (Some("text/html; charset=utf-8"), "not text/event-stream"),
-            (Some("application/vnd.ag-ui.event+proto"), "does not support"),
+            (
+                Some("application/vnd.ag-ui.event+proto"),
+                "does not support",
+            ),
             (None, "has no Content-Type"),
         ] {
             let plan = Plan {
@@ -125,11 +139,18 @@ async fn a_connection_cut_mid_frame_is_a_transport_error_and_keeps_what_was_appl
             Ending::Cut,
         );
         let (events, end, agent, server) = run_once(plan).await;
-        assert_eq!(types(&events), ["RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT"]);
+        assert_eq!(
+            types(&events),
+            ["RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT"]
+        );
         assert_eq!(kind(&end), Some(ErrorKind::Transport), "{:?}", end.error);
         assert!(end.outcome.is_none());
         assert_eq!(to_json(agent.messages())[1]["content"], "Hel");
-        assert_eq!(server.requests().len(), 1, "nothing is retried after the POST");
+        assert_eq!(
+            server.requests().len(),
+            1,
+            "nothing is retried after the POST"
+        );
     })
     .await;
 }
@@ -174,7 +195,10 @@ async fn a_broken_stream_rule_is_a_protocol_order_error_naming_the_rule_and_even
 #[tokio::test]
 async fn malformed_json_is_sse_parse_and_a_malformed_known_field_is_schema() {
     bounded(async {
-        let body = format!("{}data: {{\"type\":\"TEXT_MESSAGE_START\",\n\n", sse(&[run_started()]));
+        let body = format!(
+            "{}data: {{\"type\":\"TEXT_MESSAGE_START\",\n\n",
+            sse(&[run_started()])
+        );
         let (_, end, _, _) = run_once(Plan::sse(body)).await;
         assert_eq!(kind(&end), Some(ErrorKind::SseParse), "{:?}", end.error);
         assert_eq!(end.error.as_ref().unwrap().event_index(), Some(1));
@@ -185,7 +209,13 @@ async fn malformed_json_is_sse_parse_and_a_malformed_known_field_is_schema() {
         ]);
         let (_, end, _, _) = run_once(Plan::sse(body)).await;
         assert_eq!(kind(&end), Some(ErrorKind::Schema), "{:?}", end.error);
-        assert!(end.error.as_ref().unwrap().to_string().contains("/messageId"));
+        assert!(
+            end.error
+                .as_ref()
+                .unwrap()
+                .to_string()
+                .contains("/messageId")
+        );
 
         let mut body = sse(&[run_started()]).into_bytes();
         body.extend_from_slice(b"data: {\"type\":\"\xff\"}\n\n");
@@ -200,7 +230,10 @@ async fn malformed_json_is_sse_parse_and_a_malformed_known_field_is_schema() {
 #[tokio::test]
 async fn an_agent_that_goes_quiet_hits_the_idle_timeout() {
     bounded(async {
-        let plan = Plan::sse_parts(vec![Part::Bytes(sse(&[run_started()]).into_bytes())], Ending::Hang);
+        let plan = Plan::sse_parts(
+            vec![Part::Bytes(sse(&[run_started()]).into_bytes())],
+            Ending::Hang,
+        );
         let server = TestServer::always(plan).await;
         let mut agent = HttpAgent::builder(&server.url)
             .idle_timeout(Duration::from_millis(300))
@@ -215,7 +248,12 @@ async fn an_agent_that_goes_quiet_hits_the_idle_timeout() {
             end.error.as_ref().unwrap().to_string(),
             "waiting for the agent's next bytes timed out after 300 ms"
         );
-        assert!(server.client_gone_within(Duration::from_secs(5)).await.is_some());
+        assert!(
+            server
+                .client_gone_within(Duration::from_secs(5))
+                .await
+                .is_some()
+        );
     })
     .await;
 }
@@ -278,7 +316,9 @@ async fn crlf_framing_with_comments_and_other_fields_reads_like_lf() {
     bounded(async {
         let mut body = String::from(": welcome\r\n\r\nretry: 1000\r\n\r\n");
         for (i, e) in chat("a1", "one", "two").iter().enumerate() {
-            body.push_str(&format!("event: agui\r\nid: {i}\r\ndata: {e}\r\n\r\n: ping\r\n\r\n"));
+            body.push_str(&format!(
+                "event: agui\r\nid: {i}\r\ndata: {e}\r\n\r\n: ping\r\n\r\n"
+            ));
         }
         // The last message without its blank line: delivered at the end of the body.
         body.truncate(body.len() - ": ping\r\n\r\n".len() - 2);
@@ -327,7 +367,11 @@ async fn an_unknown_event_type_and_an_unknown_field_are_warnings_not_failures() 
 
 fn endless_stream() -> Plan {
     let mut parts = vec![Part::Bytes(
-        sse(&[run_started(), json!({"type":"TEXT_MESSAGE_START","messageId":"a1"})]).into_bytes(),
+        sse(&[
+            run_started(),
+            json!({"type":"TEXT_MESSAGE_START","messageId":"a1"}),
+        ])
+        .into_bytes(),
     )];
     for i in 0..400 {
         parts.push(Part::Pause(Duration::from_millis(25)));
@@ -399,7 +443,10 @@ async fn an_abort_handle_ends_the_run_as_an_abort_and_closes_the_connection() {
         let end = end.unwrap();
         assert_eq!(kind(&end), Some(ErrorKind::Abort));
         assert!(end.events >= 4);
-        assert!(end.outcome.is_none(), "an abort is not the agent's cancelled outcome");
+        assert!(
+            end.outcome.is_none(),
+            "an abort is not the agent's cancelled outcome"
+        );
         let gone = server
             .client_gone_within(Duration::from_secs(5))
             .await
@@ -415,7 +462,10 @@ async fn an_abort_handle_ends_the_run_as_an_abort_and_closes_the_connection() {
 async fn an_abort_before_the_response_sends_nothing_more_and_ends_as_abort() {
     bounded(async {
         let plan = Plan::sse_parts(
-            vec![Part::Pause(Duration::from_secs(10)), Part::Bytes(b"data: {}\n\n".to_vec())],
+            vec![
+                Part::Pause(Duration::from_secs(10)),
+                Part::Bytes(b"data: {}\n\n".to_vec()),
+            ],
             Ending::Clean,
         );
         let server = TestServer::always(plan).await;

@@ -1,5 +1,11 @@
 //! Integration tests: the client against a real HTTP server on 127.0.0.1.
-#![allow(clippy::unwrap_used, clippy::panic, clippy::expect_used, missing_docs, unreachable_pub)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::panic,
+    clippy::expect_used,
+    missing_docs,
+    unreachable_pub
+)]
 
 mod compat;
 mod errors_doc;

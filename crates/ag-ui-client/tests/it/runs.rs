@@ -43,7 +43,10 @@ async fn a_chat_run_delivers_events_folds_the_answer_and_sends_the_history_next_
             })
         );
         let messages = to_json(agent.messages());
-        assert_eq!(messages[1], json!({"id":"a1","role":"assistant","content":"Hello there"}));
+        assert_eq!(
+            messages[1],
+            json!({"id":"a1","role":"assistant","content":"Hello there"})
+        );
         assert_eq!(messages.as_array().unwrap().len(), 2);
 
         // The request of the first run: spec §8.1.

@@ -20,8 +20,11 @@ fn a_recorded_body_in_any_chunking_gives_the_same_thread() {
     let body = sse(&chat("a1", "Grüße ", "🌍"));
     let mut reference = None;
     for size in [1, 2, 3, 7, 64, body.len()] {
-        let chunks: Vec<Result<Vec<u8>, std::io::Error>> =
-            body.as_bytes().chunks(size).map(|c| Ok(c.to_vec())).collect();
+        let chunks: Vec<Result<Vec<u8>, std::io::Error>> = body
+            .as_bytes()
+            .chunks(size)
+            .map(|c| Ok(c.to_vec()))
+            .collect();
         let mut run = EventStream::new(stream::iter(chunks));
         let items = read(&mut run);
         assert_eq!(items.len(), 7, "chunk size {size}");
@@ -44,7 +47,9 @@ fn a_stream_continues_a_given_thread() {
     let history = ThreadState::new()
         .with_messages(vec![Message::User(UserMessage::new("u1", "Hi"))])
         .with_state(json!({"n":1}));
-    let chunks = stream::iter([Ok::<_, std::convert::Infallible>(sse(&chat("a1", "x", "y")))]);
+    let chunks = stream::iter([Ok::<_, std::convert::Infallible>(sse(&chat(
+        "a1", "x", "y",
+    )))]);
     let mut run = EventStream::with_thread(chunks, history);
     let items = read(&mut run);
     assert!(matches!(
@@ -59,7 +64,10 @@ fn a_stream_continues_a_given_thread() {
 fn a_source_error_is_a_transport_error_after_the_events_before_it() {
     let chunks = stream::iter([
         Ok(sse(&[run_started()]).into_bytes()),
-        Err(std::io::Error::new(std::io::ErrorKind::ConnectionReset, "reset by peer")),
+        Err(std::io::Error::new(
+            std::io::ErrorKind::ConnectionReset,
+            "reset by peer",
+        )),
         Ok(sse(&[run_finished()]).into_bytes()),
     ]);
     let mut run = EventStream::new(chunks);
@@ -68,14 +76,22 @@ fn a_source_error_is_a_transport_error_after_the_events_before_it() {
     let Some(RunItem::End(end)) = items.into_iter().last() else {
         panic!()
     };
-    assert_eq!(end.error.as_ref().map(ClientError::kind), Some(ErrorKind::Transport));
+    assert_eq!(
+        end.error.as_ref().map(ClientError::kind),
+        Some(ErrorKind::Transport)
+    );
     assert!(end.error.unwrap().to_string().contains("reset by peer"));
 }
 
 #[test]
 fn an_abort_handle_stops_a_stream_without_a_runtime() {
     let body = sse(&chat("a1", "x", "y"));
-    let chunks = stream::iter(body.as_bytes().chunks(10).map(|c| Ok::<_, std::io::Error>(c.to_vec())).collect::<Vec<_>>());
+    let chunks = stream::iter(
+        body.as_bytes()
+            .chunks(10)
+            .map(|c| Ok::<_, std::io::Error>(c.to_vec()))
+            .collect::<Vec<_>>(),
+    );
     let mut run = EventStream::new(chunks);
     let handle = run.abort_handle();
     let first = futures_executor::block_on(run.next());
@@ -85,7 +101,10 @@ fn an_abort_handle_stops_a_stream_without_a_runtime() {
     let Some(RunItem::End(end)) = rest.into_iter().last() else {
         panic!()
     };
-    assert_eq!(end.error.as_ref().map(ClientError::kind), Some(ErrorKind::Abort));
+    assert_eq!(
+        end.error.as_ref().map(ClientError::kind),
+        Some(ErrorKind::Abort)
+    );
     assert!(handle.is_aborted());
     // Nothing follows the end.
     assert!(futures_executor::block_on(run.next()).is_none());
@@ -93,13 +112,23 @@ fn an_abort_handle_stops_a_stream_without_a_runtime() {
 
 #[test]
 fn an_oversized_message_is_an_sse_parse_error() {
-    let body = format!("data: {{\"type\":\"RUN_STARTED\",\"threadId\":\"{}\",\"runId\":\"r\"}}\n\n", "t".repeat(4096));
+    let body = format!(
+        "data: {{\"type\":\"RUN_STARTED\",\"threadId\":\"{}\",\"runId\":\"r\"}}\n\n",
+        "t".repeat(4096)
+    );
     // The message grows past the cap before its end arrives.
-    let chunks: Vec<Result<Vec<u8>, std::io::Error>> = body.as_bytes().chunks(256).map(|c| Ok(c.to_vec())).collect();
+    let chunks: Vec<Result<Vec<u8>, std::io::Error>> = body
+        .as_bytes()
+        .chunks(256)
+        .map(|c| Ok(c.to_vec()))
+        .collect();
     let mut run = EventStream::new(stream::iter(chunks)).with_max_frame_bytes(1024);
     let items = read(&mut run);
     let Some(RunItem::End(end)) = items.into_iter().last() else {
         panic!()
     };
-    assert_eq!(end.error.as_ref().map(ClientError::kind), Some(ErrorKind::SseParse));
+    assert_eq!(
+        end.error.as_ref().map(ClientError::kind),
+        Some(ErrorKind::SseParse)
+    );
 }
