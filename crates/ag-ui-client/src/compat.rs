@@ -7,11 +7,12 @@
 //! | ceiling | request | stream |
 //! |---|---|---|
 //! | below 1.0 | `protocolVersion` omitted; tool message content parts flattened to text | |
-//! | at or below 0.0.57 | `subagentRunId` stripped from messages | `SUBAGENT_*` events dropped |
+//! | at or below 0.0.57 | `subagentRunId` stripped from messages | `SUBAGENT_*` events dropped, `subagentRunId` removed from events |
 //! | at or below 0.0.39 | user message content parts flattened to text | |
 //!
 //! Flattening keeps the text parts in order and drops the rest; dropping a media part is
-//! reported as a warning.
+//! reported as a warning, and so is each event dropped or changed. Event indices in
+//! warnings and errors count the events as the agent sent them, dropped ones included.
 
 use std::fmt;
 use std::str::FromStr;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll};
 
-use ag_ui_core::{ConsumeError, Event, SseReader, StreamConsumer, ThreadState};
+use ag_ui_core::{ConsumeError, Event, PipelineError, SseReader, StreamConsumer, ThreadState};
 use futures_core::Stream;
 use futures_util::task::AtomicWaker;
 
@@ -74,8 +74,10 @@ pub(crate) struct RunCore {
     calls_started: Vec<ag_ui_core::ToolCallId>,
     calls_answered: std::collections::HashSet<ag_ui_core::ToolCallId>,
     error: Option<ClientError>,
-    /// Events the agent sent (the pipeline's indices), dropped ones included.
+    /// Events the agent sent, dropped ones included.
     sent: usize,
+    /// Indices (as sent) of the events a downgrade dropped before the pipeline.
+    dropped: Vec<usize>,
     delivered: usize,
     /// The source is done (ended or failed); only the queue and the end remain.
     closed: bool,
@@ -97,6 +99,7 @@ impl RunCore {
             calls_answered: std::collections::HashSet::new(),
             error: None,
             sent: 0,
+            dropped: Vec::new(),
             delivered: 0,
             closed: false,
             end_taken: false,
@@ -156,6 +159,7 @@ impl RunCore {
             && let Some(t) = compat::event_type_of(text)
             && t.starts_with("SUBAGENT_")
         {
+            self.dropped.push(self.sent);
             self.warnings.push(RunWarning {
                 source: WarningSource::Compatibility,
                 event_index: Some(self.sent),
@@ -170,12 +174,62 @@ impl RunCore {
             return;
         }
         self.sent += 1;
-        let result = self.consumer.push_text(text);
+        let text = self.strip_subagent_run_id(text);
+        let result = self.consumer.push_text(&text);
         self.collect(result);
+    }
+
+    /// For a peer that predates subagents, removes a top-level `subagentRunId` from the
+    /// event (with a warning), as the official client does.
+    fn strip_subagent_run_id<'t>(&mut self, text: &'t str) -> std::borrow::Cow<'t, str> {
+        if !self.compat.drops_subagent_events() || !text.contains("\"subagentRunId\"") {
+            return std::borrow::Cow::Borrowed(text);
+        }
+        let Ok(serde_json::Value::Object(mut map)) = serde_json::from_str(text) else {
+            return std::borrow::Cow::Borrowed(text);
+        };
+        if map.remove("subagentRunId").is_none() {
+            return std::borrow::Cow::Borrowed(text);
+        }
+        let index = self.sent - 1;
+        self.warnings.push(RunWarning {
+            source: WarningSource::Compatibility,
+            event_index: Some(index),
+            event_type: map.get("type").and_then(|t| t.as_str()).map(str::to_owned),
+            kind: None,
+            message: format!(
+                "event {index}: subagentRunId removed: the agent's protocol predates subagents"
+            ),
+        });
+        std::borrow::Cow::Owned(serde_json::Value::Object(map).to_string())
+    }
+
+    /// The index of an event in the stream as the agent sent it, from its index among the
+    /// events given to the pipeline (they differ when a downgrade dropped events).
+    fn sent_index(&self, pipeline_index: usize) -> usize {
+        let mut i = pipeline_index;
+        for d in &self.dropped {
+            if *d <= i {
+                i += 1;
+            }
+        }
+        i
     }
 
     fn collect(&mut self, result: Result<Vec<Event>, ConsumeError>) {
         self.take_stream_warnings();
+        let result = result.map_err(|mut e| {
+            match &mut e {
+                ConsumeError::Pipeline(PipelineError::Decode { index, .. }) => {
+                    *index = self.sent_index(*index);
+                }
+                ConsumeError::Pipeline(PipelineError::Violation(v)) => {
+                    v.index = self.sent_index(v.index);
+                }
+                _ => {}
+            }
+            e
+        });
         match result {
             Ok(events) => {
                 for e in events {
@@ -228,7 +282,9 @@ impl RunCore {
 
     fn take_stream_warnings(&mut self) {
         for w in self.consumer.take_warnings() {
-            self.warnings.push(crate::end::stream_warning(w));
+            let mut w = crate::end::stream_warning(w);
+            w.event_index = w.event_index.map(|i| self.sent_index(i));
+            self.warnings.push(w);
         }
     }
 

@@ -100,7 +100,7 @@ async fn subagent_events_are_dropped_with_a_warning_for_a_peer_that_predates_the
         let body = sse(&[
             run_started(),
             json!({"type":"SUBAGENT_STARTED","subagentRunId":"s1","name":"helper"}),
-            json!({"type":"TEXT_MESSAGE_START","messageId":"a1"}),
+            json!({"type":"TEXT_MESSAGE_START","messageId":"a1","subagentRunId":"s1","mood":1}),
             json!({"type":"TEXT_MESSAGE_CONTENT","messageId":"a1","delta":"hi"}),
             json!({"type":"TEXT_MESSAGE_END","messageId":"a1"}),
             json!({"type":"SUBAGENT_FINISHED","subagentRunId":"s1"}),
@@ -125,9 +125,19 @@ async fn subagent_events_are_dropped_with_a_warning_for_a_peer_that_predates_the
             dropped,
             [
                 (Some(1), Some("SUBAGENT_STARTED".to_owned())),
+                (Some(2), Some("TEXT_MESSAGE_START".to_owned())),
                 (Some(5), Some("SUBAGENT_FINISHED".to_owned()))
             ]
         );
+        // Indices count the events as the agent sent them, dropped ones included.
+        let unknown_field = |end: &ag_ui_client::RunEnd| {
+            end.warnings
+                .iter()
+                .find(|w| w.kind == Some(ag_ui_core::WarningKind::UnknownField))
+                .and_then(|w| w.event_index)
+        };
+        assert_eq!(unknown_field(&end), Some(2));
+        assert!(to_json(old.messages())[1].get("subagentRunId").is_none());
         assert!(server.requests()[0].body.get("protocolVersion").is_none());
 
         // A 1.0 agent's subagent events are delivered.
@@ -142,6 +152,8 @@ async fn subagent_events_are_dropped_with_a_warning_for_a_peer_that_predates_the
             2
         );
         assert_eq!(server.requests()[1].body["protocolVersion"], "1.0");
+        assert_eq!(unknown_field(&end), Some(2));
+        assert_eq!(to_json(new.messages())[1]["subagentRunId"], "s1");
         let _ = chat;
     })
     .await;

@@ -135,6 +135,12 @@ async fn error_for(case: &str) -> ClientError {
                 .resume([ResumeEntry::new("i1", ResumeStatus::Resolved)])
                 .unwrap_err()
         }
+        "invalid-input" => {
+            let mut agent = HttpAgent::new("http://127.0.0.1:9/agent").unwrap();
+            agent
+                .run_json(r#"{"threadId":"t","runId":"r","messages":[{"id":"1","role":"user"}]}"#)
+                .unwrap_err()
+        }
         "bad-url" => HttpAgent::new("ftp://example.com/agent").unwrap_err(),
         other => panic!("unknown case {other:?} in docs/errors.md"),
     }
