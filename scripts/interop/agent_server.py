@@ -9,6 +9,7 @@ stops on SIGTERM or when stdin closes. Standard library HTTP server only.
     POST <base>/interrupt   a tool call, then RUN_FINISHED with an interrupt outcome;
                             a request with `resume` gets the tool result and success
     POST <base>/run_error   partial text, then RUN_ERROR
+    POST <base>/slow        a text message streamed over about ten seconds (for aborts)
 
 The events use the request's threadId and runId; every other id is fixed, so two clients
 given the same input must end with the same messages and state.
@@ -17,6 +18,7 @@ given the same input must end with the same messages and state.
 import json
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from ag_ui.core import (
@@ -103,7 +105,19 @@ def run_error(inp):
     yield RunErrorEvent(type=EventType.RUN_ERROR, message="the model is overloaded", code="overloaded")
 
 
-SCENARIOS = {"chat": chat, "interrupt": interrupt, "run_error": run_error}
+def slow(inp):
+    yield TextMessageStartEvent(type=EventType.TEXT_MESSAGE_START, message_id="a7", role="assistant")
+    for i in range(50):
+        yield PAUSE
+        yield TextMessageContentEvent(type=EventType.TEXT_MESSAGE_CONTENT, message_id="a7", delta=f"{i} ")
+    yield TextMessageEndEvent(type=EventType.TEXT_MESSAGE_END, message_id="a7")
+    yield RunFinishedEvent(type=EventType.RUN_FINISHED, thread_id=inp.thread_id, run_id=inp.run_id)
+
+
+# Yielded by a scenario: wait before the next event.
+PAUSE = object()
+
+SCENARIOS = {"chat": chat, "interrupt": interrupt, "run_error": run_error, "slow": slow}
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -137,9 +151,15 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         events = [RunStartedEvent(type=EventType.RUN_STARTED, thread_id=inp.thread_id, run_id=inp.run_id)]
         events.extend(scenario(inp))
-        for event in events:
-            self.wfile.write(encoder.encode(event).encode("utf-8"))
-            self.wfile.flush()
+        try:
+            for event in events:
+                if event is PAUSE:
+                    time.sleep(0.2)
+                    continue
+                self.wfile.write(encoder.encode(event).encode("utf-8"))
+                self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client went away (an abort)
         self.close_connection = True
 
 

@@ -71,6 +71,10 @@ SCENARIOS = {
 }
 
 
+# Both clients abort this run after ABORT_MS; both must report an abort, not an outcome.
+ABORT_MS = "700"
+
+
 def last_json_line(label, proc):
     lines = [l for l in proc.stdout.splitlines() if l.strip()]
     if not lines:
@@ -146,13 +150,34 @@ def main():
                         print(f"  {p}")
                 else:
                     print(f"ok   {name}: {len(rust['messages'])} messages, outcome {outcome_type}, {rust['events']} events")
+            # An abort while the agent streams: both clients stop and say so.
+            url = f"{base}/slow"
+            rust = run(
+                "rust run_agent (abort)",
+                ["cargo", "run", "-q", "-p", "ag-ui-client", "--example", "run_agent", "--locked", "--",
+                 url, "Count slowly", "--abort-after-ms", ABORT_MS],
+                ROOT,
+            )
+            ts = run("ts run-agent.mjs (abort)", ["node", "run-agent.mjs", url, "Count slowly", "--abort-after-ms", ABORT_MS], HERE)
+            problems = [
+                f"{side}: ok={r['ok']} errorKind={r['errorKind']} outcome={r['outcome']} events={r['events']}"
+                for side, r in (("rust", rust), ("ts", ts))
+                if r["ok"] or r["errorKind"] != "abort" or r["outcome"] is not None or not 1 <= r["events"] < 50
+            ]
+            if problems:
+                failures += 1
+                print("FAIL abort")
+                for p in problems:
+                    print(f"  {p}")
+            else:
+                print(f"ok   abort: rust after {rust['events']} events, ts after {ts['events']} events")
     finally:
         server.stdin.close()
         try:
             server.wait(timeout=10)
         except subprocess.TimeoutExpired:
             server.kill()
-    total = len(SCENARIOS)
+    total = len(SCENARIOS) + 1
     print(f"{total - failures} passed, {failures} failed")
     return 1 if failures else 0
 
