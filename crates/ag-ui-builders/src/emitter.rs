@@ -145,45 +145,17 @@ impl fmt::Debug for RunEmitter {
     }
 }
 
-/// Sets the attribution of an attributable event.
+/// Sets the attribution of an attributable event, by value.
 trait Attribute: Into<Event> {
     fn owned_by(self, owner: Option<&SubagentRunId>) -> Self;
 }
 
-macro_rules! attribute {
-    ($($t:ident),* $(,)?) => {$(
-        impl Attribute for ag_ui_core::$t {
-            fn owned_by(mut self, owner: Option<&SubagentRunId>) -> Self {
-                self.subagent_run_id = owner.cloned();
-                self
-            }
-        }
-    )*};
+impl<E: ag_ui_core::Attributable + Into<Event>> Attribute for E {
+    fn owned_by(mut self, owner: Option<&SubagentRunId>) -> Self {
+        self.set_subagent_run_id(owner.cloned());
+        self
+    }
 }
-
-attribute!(
-    TextMessageStartEvent,
-    TextMessageContentEvent,
-    TextMessageEndEvent,
-    ToolCallStartEvent,
-    ToolCallArgsEvent,
-    ToolCallEndEvent,
-    ToolCallResultEvent,
-    StateSnapshotEvent,
-    StateDeltaEvent,
-    ActivitySnapshotEvent,
-    ActivityDeltaEvent,
-    RawEvent,
-    CustomEvent,
-    StepStartedEvent,
-    StepFinishedEvent,
-    ReasoningStartEvent,
-    ReasoningMessageStartEvent,
-    ReasoningMessageContentEvent,
-    ReasoningMessageEndEvent,
-    ReasoningEndEvent,
-    ReasoningEncryptedValueEvent,
-);
 
 /// Unix epoch milliseconds now (0 if the clock is before 1970).
 fn now_ms() -> i64 {

@@ -9,7 +9,7 @@ pub use codec::read;
 pub use model::event;
 pub use stream::{chunk, sse, verify};
 
-pub use codec::error::{Error, Result};
+pub use codec::error::{Error, ErrorKind, Result};
 pub use codec::read::{
     Decoded, ReadMode, Warning, WarningKind, decode, decode_slice, decode_value, from_slice,
     from_str,
@@ -25,6 +25,7 @@ pub use model::content::{
     AudioPart, BinaryInputContent, Content, ContentPart, DataSource, DocumentPart, FileSource,
     ImagePart, PartSource, TextPart, UrlSource, VideoPart,
 };
+pub use model::definitions::{DEFINITIONS, MIXINS};
 pub use model::event::*;
 pub use model::id::{InterruptId, MessageId, RunId, SubagentRunId, ThreadId, ToolCallId};
 pub use model::input::RunAgentInput;

@@ -256,9 +256,12 @@ fn run<T: DeserializeOwned + Serialize>(json: &str, mode: ReadMode) -> Result<Ou
 /// Declares the registry of definitions: [`DEFINITIONS`] and [`decode_as`] come from one
 /// list, so they cannot disagree.
 macro_rules! registry {
-    ($($name:ident),* $(,)?) => {
+    ([] events: [$($event:ident)*] types: [$($other:ident)*] mixins: [$($mixin:ident)*]) => {
+        registry!(@ $($event,)* $($other,)*);
+    };
+    (@ $($name:ident),* $(,)?) => {
         /// Every standalone definition name [`decode_as`] knows (the 1.0 schema's definitions
-        /// less the [`MIXINS`]), sorted.
+        /// less the [`MIXINS`]): the events in the event table's order, then the others sorted.
         pub const DEFINITIONS: &[&str] = &[$(stringify!($name)),*];
 
         /// Decodes `json` as the definition `def` in `mode`.
@@ -275,106 +278,10 @@ macro_rules! registry {
     };
 }
 
-registry! {
-    ActivityDeltaEvent,
-    ActivityMessage,
-    ActivitySnapshotEvent,
-    AddOperation,
-    AgentCapabilities,
-    AssistantMessage,
-    AudioPart,
-    ContentPart,
-    Context,
-    CopyOperation,
-    CustomEvent,
-    DataSource,
-    DeveloperMessage,
-    DocumentPart,
-    Event,
-    EventType,
-    ExecutionCapabilities,
-    FileSource,
-    FunctionCall,
-    HumanInTheLoopCapabilities,
-    IdentityCapabilities,
-    ImagePart,
-    Interrupt,
-    JsonPatch,
-    JsonPatchOperation,
-    JsonPointer,
-    Message,
-    MessagesSnapshotEvent,
-    Metadata,
-    MoveOperation,
-    MultiAgentCapabilities,
-    MultimodalCapabilities,
-    MultimodalInputCapabilities,
-    MultimodalOutputCapabilities,
-    OutputCapabilities,
-    PartSource,
-    RawEvent,
-    ReasoningCapabilities,
-    ReasoningEncryptedValueEvent,
-    ReasoningEncryptedValueSubtype,
-    ReasoningEndEvent,
-    ReasoningMessage,
-    ReasoningMessageChunkEvent,
-    ReasoningMessageContentEvent,
-    ReasoningMessageEndEvent,
-    ReasoningMessageStartEvent,
-    ReasoningStartEvent,
-    RemoveOperation,
-    ReplaceOperation,
-    ResumeEntry,
-    Role,
-    RunAgentInput,
-    RunErrorEvent,
-    RunFinishedCancelledOutcome,
-    RunFinishedEvent,
-    RunFinishedInterruptOutcome,
-    RunFinishedOutcome,
-    RunFinishedSuccessOutcome,
-    RunStartedEvent,
-    State,
-    StateCapabilities,
-    StateDeltaEvent,
-    StateSnapshotEvent,
-    StepFinishedEvent,
-    StepStartedEvent,
-    SubagentErrorEvent,
-    SubagentFinishedEvent,
-    SubagentFinishedOutcome,
-    SubagentFinishedSuccessOutcome,
-    SubagentFinishedSuspendedOutcome,
-    SubagentInfo,
-    SubagentRunId,
-    SubagentStartedEvent,
-    SystemMessage,
-    TestOperation,
-    TextMessageChunkEvent,
-    TextMessageContentEvent,
-    TextMessageEndEvent,
-    TextMessageRole,
-    TextMessageStartEvent,
-    TextPart,
-    TokenUsage,
-    Tool,
-    ToolCall,
-    ToolCallArgsEvent,
-    ToolCallChunkEvent,
-    ToolCallEndEvent,
-    ToolCallResultEvent,
-    ToolCallStartEvent,
-    ToolMessage,
-    ToolsCapabilities,
-    TransportCapabilities,
-    UrlSource,
-    UserMessage,
-    VideoPart,
-}
+ag_ui_core::for_each_definition!(registry);
 
 /// The three mixins of the 1.0 schema: open, never sent on their own.
-pub const MIXINS: &[&str] = &["BaseEvent", "BaseMessage", "Attributable"];
+pub const MIXINS: &[&str] = &ag_ui_core::MIXINS;
 
 /// Decodes an event through a stream decoder that mints `ids` in order (for legacy cases).
 /// An event the decoder drops (an unknown type) gives `encoded: null` and its warnings.

@@ -1,6 +1,6 @@
 //! The crate's one error type.
 
-use crate::codec::read::{Location, WarningKind};
+use crate::codec::read::{Fault, Location, WarningKind};
 
 /// Everything that can go wrong reading or writing AG-UI.
 ///
@@ -22,6 +22,21 @@ pub enum Error {
         /// 1-based line of the offending byte.
         line: usize,
         /// 1-based column of the offending byte.
+        column: usize,
+    },
+    /// Arrays and objects nested deeper than the reader allows (127 levels): refused before
+    /// the stack is at risk.
+    #[error(
+        "document nested too deep at {} (line {line}, column {column}): arrays and objects nest at most 127 levels deep",
+        Location(pointer)
+    )]
+    TooDeep {
+        /// Pointer of the member being read when the limit was met: the container one
+        /// level too deep, or the unknown member being skipped that holds it.
+        pointer: String,
+        /// 1-based line of the offending byte (0 when not read from text).
+        line: usize,
+        /// 1-based column of the offending byte (0 when not read from text).
         column: usize,
     },
     /// Well-formed JSON that breaks the AG-UI 1.0 shape: a missing required field, a value of
@@ -106,43 +121,61 @@ impl std::fmt::Display for LineCol {
     }
 }
 
-/// Whether `message` is one of the messages serde_json gives for malformed input (its
-/// syntax and end-of-input error codes), as opposed to a type or value mismatch.
-fn is_syntax_message(message: &str) -> bool {
-    matches!(
-        message,
-        "EOF while parsing a list"
-            | "EOF while parsing an object"
-            | "EOF while parsing a string"
-            | "EOF while parsing a value"
-            | "expected `:`"
-            | "expected `,` or `]`"
-            | "expected `,` or `}`"
-            | "expected ident"
-            | "expected value"
-            | "expected `\"`"
-            | "invalid escape"
-            | "invalid number"
-            | "number out of range"
-            | "invalid unicode code point"
-            | "control character (\\u0000-\\u001F) found while parsing a string"
-            | "key must be a string"
-            | "float key must be finite (got NaN or +/-inf)"
-            | "lone leading surrogate in hex escape"
-            | "trailing comma"
-            | "trailing characters"
-            | "unexpected end of hex escape"
-            | "recursion limit exceeded"
-    )
+/// What serde_json said, recognised: the one place that reads serde_json's message texts.
+#[derive(Debug, PartialEq, Eq)]
+enum JsonFault<'a> {
+    /// Malformed input (a syntax or end-of-input message), with the message.
+    Syntax(&'a str),
+    /// Nesting beyond serde_json's recursion limit.
+    TooDeep,
+    /// A type or value mismatch, with the message.
+    Data(&'a str),
 }
 
-/// Adds what serde_json's terse message leaves implicit, for the two limits a hostile
-/// document runs into.
+/// Recognises serde_json's message `raised` (the text of an error as first raised, possibly
+/// followed by serde_json's ` at line L column C`). A syntax error met inside a member is
+/// re-raised by the visitors with the member's pointer, which makes serde_json report it as
+/// a data error: the message tells them apart.
+fn recognise(raised: &str, line: usize, column: usize, syntax: bool) -> JsonFault<'_> {
+    let message = raised
+        .strip_suffix(&format!(" at line {line} column {column}"))
+        .unwrap_or(raised);
+    let syntax = syntax
+        || matches!(
+            message,
+            "EOF while parsing a list"
+                | "EOF while parsing an object"
+                | "EOF while parsing a string"
+                | "EOF while parsing a value"
+                | "expected `:`"
+                | "expected `,` or `]`"
+                | "expected `,` or `}`"
+                | "expected ident"
+                | "expected value"
+                | "expected `\"`"
+                | "invalid escape"
+                | "invalid number"
+                | "number out of range"
+                | "invalid unicode code point"
+                | "control character (\\u0000-\\u001F) found while parsing a string"
+                | "key must be a string"
+                | "float key must be finite (got NaN or +/-inf)"
+                | "lone leading surrogate in hex escape"
+                | "trailing comma"
+                | "trailing characters"
+                | "unexpected end of hex escape"
+                | "recursion limit exceeded"
+        );
+    match message {
+        "recursion limit exceeded" => JsonFault::TooDeep,
+        m if syntax => JsonFault::Syntax(m),
+        m => JsonFault::Data(m),
+    }
+}
+
+/// Adds what serde_json's terse message leaves implicit.
 fn explain_syntax(message: &str) -> String {
     match message {
-        "recursion limit exceeded" => {
-            "recursion limit exceeded (arrays and objects nest at most 127 levels deep)".to_owned()
-        }
         "number out of range" => {
             "number out of range (beyond the largest finite 64-bit float)".to_owned()
         }
@@ -150,37 +183,104 @@ fn explain_syntax(message: &str) -> String {
     }
 }
 
+/// What went wrong, in a form to match on: [`Error::kind`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// Malformed JSON ([`Error::Syntax`]).
+    Syntax,
+    /// Nesting beyond the reader's limit ([`Error::TooDeep`]).
+    TooDeep,
+    /// Well-formed JSON outside the AG-UI 1.0 shape ([`Error::Invalid`]).
+    Invalid,
+    /// An event `type` outside the 31 of 1.0 ([`Error::UnknownEventType`]).
+    UnknownEventType,
+    /// A 0.x event type read as a single document ([`Error::LegacyEventType`]).
+    LegacyEventType,
+    /// Refused by exact mode ([`Error::NotExact`]).
+    NotExact,
+    /// A value that cannot be written as AG-UI 1.0 ([`Error::Encode`]).
+    Encode,
+    /// SSE framing or a size cap ([`Error::Sse`]).
+    Sse,
+    /// The underlying reader or writer failed ([`Error::Io`]).
+    Io,
+}
+
 impl Error {
-    /// Converts a `serde_json` error raised by this crate's visitors, recovering the pointer
-    /// they put at the front of the message.
-    pub(crate) fn from_json(e: serde_json::Error) -> Self {
+    /// What kind of error this is.
+    ///
+    /// ```
+    /// use ag_ui_core::{ErrorKind, Event};
+    ///
+    /// let err = ag_ui_core::from_str::<Event>(r#"{"type":"RUN_ERROR"}"#).unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::Invalid);
+    /// assert_eq!(err.pointer(), Some(""));
+    /// let err = ag_ui_core::from_str::<Event>(r#"{"type":"RUN_ERROR","#).unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::Syntax);
+    /// ```
+    #[must_use]
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::Syntax { .. } => ErrorKind::Syntax,
+            Error::TooDeep { .. } => ErrorKind::TooDeep,
+            Error::Invalid { .. } => ErrorKind::Invalid,
+            Error::UnknownEventType { .. } => ErrorKind::UnknownEventType,
+            Error::LegacyEventType { .. } => ErrorKind::LegacyEventType,
+            Error::NotExact { .. } => ErrorKind::NotExact,
+            Error::Encode { .. } => ErrorKind::Encode,
+            Error::Sse { .. } => ErrorKind::Sse,
+            Error::Io(_) => ErrorKind::Io,
+        }
+    }
+
+    /// 1-based line and column in the input text, when the error is about a document read
+    /// from text.
+    #[must_use]
+    pub fn line_column(&self) -> Option<(usize, usize)> {
+        match self {
+            Error::Syntax { line, column, .. }
+            | Error::TooDeep { line, column, .. }
+            | Error::Invalid { line, column, .. }
+                if *line > 0 =>
+            {
+                Some((*line, *column))
+            }
+            _ => None,
+        }
+    }
+
+    /// Converts a `serde_json` error raised while this crate's visitors ran, taking the
+    /// pointer from the reader's fault record.
+    pub(crate) fn from_json(e: &serde_json::Error, fault: &Fault) -> Self {
         let (line, column) = (e.line(), e.column());
-        let full = e.to_string();
-        let suffix = format!(" at line {line} column {column}");
-        let text = full.strip_suffix(&suffix).unwrap_or(&full);
-        let (pointer, message) = crate::codec::wire::split_pointer(text);
-        // A syntax error met inside a member was re-raised by the visitors with the
-        // member's pointer, which turns it into a data error for serde_json: recover it.
-        let category = match e.classify() {
-            serde_json::error::Category::Data if is_syntax_message(message) => {
-                serde_json::error::Category::Syntax
-            }
-            other => other,
+        let text = e.to_string();
+        if e.classify() == serde_json::error::Category::Io {
+            return Error::Io(std::io::Error::other(text));
+        }
+        let (pointer, raised) = match &fault.base {
+            Some(base) if fault.matches(&text) => (fault.pointer.clone(), base.as_str()),
+            _ => (String::new(), text.as_str()),
         };
-        let message = explain_syntax(message);
-        match category {
-            serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
-                Error::Syntax {
-                    pointer,
-                    message,
-                    line,
-                    column,
-                }
-            }
-            serde_json::error::Category::Io => Error::Io(std::io::Error::other(message)),
-            serde_json::error::Category::Data => Error::Invalid {
+        let syntax = matches!(
+            e.classify(),
+            serde_json::error::Category::Syntax | serde_json::error::Category::Eof
+        );
+        match recognise(raised, line, column, syntax) {
+            JsonFault::TooDeep => Error::TooDeep {
                 pointer,
-                message,
+                line,
+                column,
+            },
+            JsonFault::Syntax(m) => Error::Syntax {
+                pointer,
+                message: explain_syntax(m),
+                line,
+                column,
+            },
+            JsonFault::Data(m) => Error::Invalid {
+                pointer,
+                message: m.to_owned(),
                 line,
                 column,
             },
@@ -199,10 +299,51 @@ impl Error {
     pub fn pointer(&self) -> Option<&str> {
         match self {
             Error::Syntax { pointer, .. }
+            | Error::TooDeep { pointer, .. }
             | Error::Invalid { pointer, .. }
             | Error::NotExact { pointer, .. } => Some(pointer),
             Error::UnknownEventType { .. } | Error::LegacyEventType { .. } => Some("/type"),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, reason = "tests fail by panicking")]
+mod tests {
+    use super::{JsonFault, recognise};
+
+    /// serde_json's own messages, as the reader meets them.
+    #[test]
+    fn recognises_serde_json_messages() {
+        for (json, kind) in [
+            ("[", "syntax"),
+            ("x", "syntax"),
+            ("[1,]", "syntax"),
+            ("1 2", "syntax"),
+        ] {
+            let e = serde_json::from_str::<serde_json::Value>(json).unwrap_err();
+            let text = e.to_string();
+            let f = recognise(&text, e.line(), e.column(), false);
+            assert!(
+                matches!(f, JsonFault::Syntax(m) if !m.contains(" at line ")),
+                "{json}: {f:?} ({kind})"
+            );
+        }
+        let deep = "[".repeat(200);
+        let e = serde_json::from_str::<serde_json::Value>(&deep).unwrap_err();
+        assert_eq!(
+            recognise(&e.to_string(), e.line(), e.column(), false),
+            JsonFault::TooDeep
+        );
+        let e = serde_json::from_str::<String>("1").unwrap_err();
+        assert_eq!(
+            recognise(&e.to_string(), e.line(), e.column(), false),
+            JsonFault::Data("invalid type: integer `1`, expected a string")
+        );
+        assert_eq!(
+            recognise("missing required field `runId`", 0, 0, false),
+            JsonFault::Data("missing required field `runId`")
+        );
     }
 }

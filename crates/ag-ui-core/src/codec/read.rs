@@ -288,6 +288,125 @@ thread_local! {
     static DIRTY: Cell<bool> = const { Cell::new(false) };
     static SINK: RefCell<Vec<Warning>> = const { RefCell::new(Vec::new()) };
     static UNKNOWN_EVENT: RefCell<Option<String>> = const { RefCell::new(None) };
+    static FAULT: RefCell<Fault> = const { RefCell::new(Fault::new()) };
+}
+
+/// Where the error being raised is, gathered while it unwinds through the visitors.
+///
+/// serde's error type carries nothing but a message, so the reader's visitors note each
+/// JSON Pointer segment here as an error passes through them ([`crate::codec::wire::at`]),
+/// outermost last; [`Error::from_json`] turns the record into the error's data. Only one
+/// error unwinds at a time; a record whose last message is not the error's is stale and
+/// ignored (see [`Fault::matches`]).
+#[derive(Debug, Default)]
+pub(crate) struct Fault {
+    /// Pointer built so far (segments are prepended as the error unwinds).
+    pub(crate) pointer: String,
+    /// The message of the error as first raised, before any segment was added.
+    pub(crate) base: Option<String>,
+    /// The message text the last segment produced (for plain serde_json callers the
+    /// pointer is also written in front of the message).
+    pub(crate) last: String,
+    /// The tag of the outermost tagged union whose member failed (for an event: its type).
+    pub(crate) tag: Option<String>,
+    /// The error is a `null` where the protocol forbids one.
+    pub(crate) null: bool,
+    /// The required field found missing, when that is the error.
+    pub(crate) missing: Option<&'static str>,
+    /// The id (a required `id`, `messageId`, `toolCallId` or `subagentRunId`) of the
+    /// innermost object the error is in, when that object had read it before the error.
+    pub(crate) owner: Option<String>,
+}
+
+impl Fault {
+    const fn new() -> Self {
+        Fault {
+            pointer: String::new(),
+            base: None,
+            last: String::new(),
+            tag: None,
+            null: false,
+            missing: None,
+            owner: None,
+        }
+    }
+
+    /// Whether this record describes the error whose message (as serde_json prints it,
+    /// possibly followed by its position) is `text`.
+    pub(crate) fn matches(&self, text: &str) -> bool {
+        self.base.is_some() && text.starts_with(self.last.as_str())
+    }
+}
+
+/// Notes that the error `inner` passed member `segment` and was re-raised as `rendered`.
+#[cold]
+pub(crate) fn fault_at(inner: &str, segment: &dyn fmt::Display, rendered: String) {
+    if MODE.with(Cell::get) == OFF {
+        return;
+    }
+    FAULT.with(|f| {
+        let mut f = f.borrow_mut();
+        if f.base.is_some() && !inner.starts_with(f.last.as_str()) {
+            // A record left by an error that was not raised to the end: start anew.
+            *f = Fault::new();
+        }
+        if f.base.is_none() {
+            f.base = Some(inner.to_owned());
+        }
+        f.pointer.insert_str(0, &format!("/{segment}"));
+        f.last = rendered;
+    });
+}
+
+/// Notes the tag of a tagged union whose member failed to decode.
+#[cold]
+pub(crate) fn fault_tag(tag: &str) {
+    if MODE.with(Cell::get) != OFF {
+        FAULT.with(|f| f.borrow_mut().tag = Some(tag.to_owned()));
+    }
+}
+
+/// Notes that the error about to be raised is a forbidden `null`.
+#[cold]
+pub(crate) fn fault_null() {
+    if MODE.with(Cell::get) != OFF {
+        FAULT.with(|f| {
+            let mut f = f.borrow_mut();
+            *f = Fault::new();
+            f.null = true;
+        });
+    }
+}
+
+/// Notes that the error about to be raised is the required field `key` missing.
+#[cold]
+pub(crate) fn fault_missing(key: &'static str) {
+    if MODE.with(Cell::get) != OFF {
+        FAULT.with(|f| {
+            let mut f = f.borrow_mut();
+            *f = Fault::new();
+            f.missing = Some(key);
+        });
+    }
+}
+
+/// Notes the id of the object an error is leaving, unless an inner object gave one.
+#[cold]
+pub(crate) fn fault_owner(id: &str) {
+    if MODE.with(Cell::get) != OFF {
+        FAULT.with(|f| {
+            let mut f = f.borrow_mut();
+            if f.owner.is_none() {
+                f.owner = Some(id.to_owned());
+            }
+        });
+    }
+}
+
+/// Takes the record of the error that just ended a decode.
+#[cold]
+pub(crate) fn take_fault() -> Fault {
+    FAULT.with(|f| std::mem::take(&mut *f.borrow_mut()))
 }
 
 /// Whether warnings are being collected with pointers (visitors then fix up paths).
@@ -356,6 +475,7 @@ impl ModeGuard {
         let prev = MODE.with(|m| m.replace(mode));
         DIRTY.with(|d| d.set(false));
         UNKNOWN_EVENT.with(|u| u.borrow_mut().take());
+        FAULT.with(|f| *f.borrow_mut() = Fault::new());
         if mode == COLLECT {
             SINK.with(|s| s.borrow_mut().clear());
         }
@@ -415,16 +535,14 @@ pub fn decode_slice<T: DeserializeOwned>(json: &[u8], mode: ReadMode) -> Result<
 /// stack either.
 ///
 /// # Errors
-/// As [`decode`]; the only [`Error::Syntax`] is for a value nested too deep.
+/// As [`decode`], and [`Error::TooDeep`] for a value nested too deep.
 pub fn decode_value<T: DeserializeOwned>(
     value: &serde_json::Value,
     mode: ReadMode,
 ) -> Result<Decoded<T>, Error> {
     if let Some(pointer) = too_deep(value) {
-        return Err(Error::Syntax {
+        return Err(Error::TooDeep {
             pointer,
-            message: "recursion limit exceeded (arrays and objects nest at most 127 levels deep)"
-                .to_owned(),
             line: 0,
             column: 0,
         });
@@ -474,10 +592,54 @@ fn too_deep(value: &serde_json::Value) -> Option<String> {
     None
 }
 
+/// A refusal, with what the reader knew of it beyond the error (for the stream pipeline,
+/// which names the stream rule a refusal breaks).
+#[derive(Debug)]
+pub(crate) struct Rejection {
+    /// The error.
+    pub(crate) error: Error,
+    /// The reader's record of where and why (empty for errors raised outside the visitors).
+    pub(crate) fault: Box<Fault>,
+}
+
+impl From<Error> for Rejection {
+    fn from(error: Error) -> Self {
+        Rejection {
+            error,
+            fault: Box::default(),
+        }
+    }
+}
+
+impl Rejection {
+    fn from_json(e: &serde_json::Error) -> Self {
+        let fault = take_fault();
+        Rejection {
+            error: Error::from_json(e, &fault),
+            fault: Box::new(fault),
+        }
+    }
+}
+
+/// [`decode`], keeping the reader's record of a refusal.
+pub(crate) fn decode_detailed<T: DeserializeOwned>(
+    json: &str,
+    mode: ReadMode,
+) -> Result<Decoded<T>, Rejection> {
+    run_detailed(mode, || serde_json::from_str::<T>(json))
+}
+
 fn run<T>(
     mode: ReadMode,
     parse: impl Fn() -> Result<T, serde_json::Error>,
 ) -> Result<Decoded<T>, Error> {
+    run_detailed(mode, parse).map_err(|r| r.error)
+}
+
+fn run_detailed<T>(
+    mode: ReadMode,
+    parse: impl Fn() -> Result<T, serde_json::Error>,
+) -> Result<Decoded<T>, Rejection> {
     let dirty = {
         let _g = ModeGuard::enter(DETECT);
         match parse() {
@@ -497,17 +659,18 @@ fn run<T>(
                         return Err(Error::LegacyEventType {
                             event_type,
                             successor: *successor,
-                        });
+                        }
+                        .into());
                     }
-                    return Err(Error::UnknownEventType { event_type });
+                    return Err(Error::UnknownEventType { event_type }.into());
                 }
-                return Err(Error::from_json(e));
+                return Err(Rejection::from_json(&e));
             }
         }
     };
     debug_assert!(dirty);
     let _g = ModeGuard::enter(COLLECT);
-    let value = parse().map_err(Error::from_json)?;
+    let value = parse().map_err(|e| Rejection::from_json(&e))?;
     let warnings = SINK.with(|s| std::mem::take(&mut *s.borrow_mut()));
     if mode == ReadMode::Exact
         && let Some(w) = warnings.iter().find(|w| !w.kind.valid_in_exact_mode())
@@ -515,7 +678,8 @@ fn run<T>(
         return Err(Error::NotExact {
             kind: w.kind,
             pointer: w.pointer.clone(),
-        });
+        }
+        .into());
     }
     Ok(Decoded { value, warnings })
 }

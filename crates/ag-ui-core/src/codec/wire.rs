@@ -41,27 +41,21 @@ pub(crate) fn escape_token(token: &str) -> std::borrow::Cow<'_, str> {
 
 /// Re-raises `err` with `segment` prepended to its JSON Pointer.
 ///
-/// Messages produced here start with `/` followed by the pointer and `: `; a message that
-/// does not start with `/` has no pointer yet. No serde or serde_json message starts with
-/// `/`, and neither does any message of this crate, so the convention is unambiguous.
+/// The segment is noted in the reader's fault record ([`read::fault_at`]), from which the
+/// crate's [`Error`](crate::Error) takes its pointer as data. For callers that use serde_json
+/// directly (`serde_json::from_str::<Event>`), the pointer is also written in front of the
+/// message: `/messages/0/content: invalid type …`.
 #[cold]
 pub(crate) fn at<E: de::Error>(err: E, segment: &dyn fmt::Display) -> E {
     let inner = err.to_string();
-    if inner.starts_with('/') {
-        E::custom(format_args!("/{segment}{inner}"))
+    let rendered = if inner.starts_with('/') {
+        format!("/{segment}{inner}")
     } else {
-        E::custom(format_args!("/{segment}: {inner}"))
-    }
-}
-
-/// Splits a message produced by [`at`] into its pointer and the rest.
-pub(crate) fn split_pointer(message: &str) -> (String, &str) {
-    if message.starts_with('/')
-        && let Some(idx) = message.find(": ")
-    {
-        return (message[..idx].to_owned(), &message[idx + 2..]);
-    }
-    (String::new(), message)
+        format!("/{segment}: {inner}")
+    };
+    let err = E::custom(&rendered);
+    read::fault_at(&inner, segment, rendered);
+    err
 }
 
 // ---------------------------------------------------------------------------
@@ -139,10 +133,31 @@ pub(crate) trait Wire: Sized {
     fn omitted_when_optional(&self) -> bool {
         false
     }
+    /// The id this value is, for an identifier newtype (names the object an error is in).
+    #[doc(hidden)]
+    #[inline]
+    fn as_id(&self) -> Option<&str> {
+        None
+    }
 }
 
 /// Implements [`Wire`] for a type that is its own proxy and serializes as itself.
 macro_rules! wire_as_self {
+    (id $t:ty) => {
+        impl $crate::codec::wire::Wire for $t {
+            type Proxy = Self;
+            #[inline]
+            fn from_proxy(p: Self) -> Self { p }
+            #[inline]
+            fn write<S: ::serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                ::serde::Serialize::serialize(self, s)
+            }
+            #[inline]
+            fn as_id(&self) -> Option<&str> {
+                Some(self.as_str())
+            }
+        }
+    };
     ($($t:ty),* $(,)?) => {$(
         impl $crate::codec::wire::Wire for $t {
             type Proxy = Self;
@@ -431,12 +446,15 @@ pub(crate) fn optional<'de, A: MapAccess<'de>, T: Wire>(
                 read::report(WarningKind::NullState, key);
                 Ok(None)
             }
-            OnNull::Reject => Err(at(
-                de::Error::custom(
-                    "null is not allowed here; omit the field instead (AG-UI 1.0 §6 rule 12)",
-                ),
-                &key,
-            )),
+            OnNull::Reject => {
+                read::fault_null();
+                Err(at(
+                    de::Error::custom(
+                        "null is not allowed here; omit the field instead (AG-UI 1.0 §6 rule 12)",
+                    ),
+                    &key,
+                ))
+            }
         },
         Err(e) => Err(at(e, &key)),
     }
@@ -464,6 +482,7 @@ pub(crate) fn duplicate<E: de::Error>(key: &'static str) -> E {
 /// The error for a required field that is missing (reported at the object's pointer).
 #[cold]
 pub(crate) fn missing<E: de::Error>(key: &'static str, what: &'static str) -> E {
+    read::fault_missing(key);
     E::custom(format_args!("missing required field `{key}` ({what})"))
 }
 
@@ -710,48 +729,65 @@ macro_rules! wire_struct {
                 let mut tag_seen = tag_read;
                 $( let mut $rfield: Option<$rty> = None; )*
                 $( let mut $ofield: Option<Option<$oty>> = None; )*
-                while let Some(key) = map.next_key_seed($crate::codec::wire::KeySeed)? {
-                    match key.as_str() {
-                        $(
-                            $rwire => {
-                                if $rfield.is_some() {
-                                    return Err($crate::codec::wire::duplicate($rwire));
+                // The fields are read in a closure so that an error leaving it can be given
+                // the id this object had read (for messages that name the offending item).
+                let read = (|| -> Result<(), A::Error> {
+                    while let Some(key) = map.next_key_seed($crate::codec::wire::KeySeed)? {
+                        match key.as_str() {
+                            $(
+                                $rwire => {
+                                    if $rfield.is_some() {
+                                        return Err($crate::codec::wire::duplicate($rwire));
+                                    }
+                                    $rfield = Some($crate::codec::wire::required::<A, $rty>(&mut map, $rwire, track)?);
                                 }
-                                $rfield = Some($crate::codec::wire::required::<A, $rty>(&mut map, $rwire, track)?);
-                            }
-                        )*
-                        $(
-                            $owire => {
-                                if $ofield.is_some() {
-                                    return Err($crate::codec::wire::duplicate($owire));
+                            )*
+                            $(
+                                $owire => {
+                                    if $ofield.is_some() {
+                                        return Err($crate::codec::wire::duplicate($owire));
+                                    }
+                                    $ofield = Some($crate::codec::wire::optional::<A, $oty>(
+                                        &mut map, $owire, $crate::codec::wire::OnNull::$onull, track)?);
                                 }
-                                $ofield = Some($crate::codec::wire::optional::<A, $oty>(
-                                    &mut map, $owire, $crate::codec::wire::OnNull::$onull, track)?);
-                            }
-                        )*
-                        $(
-                            $tagkey => {
-                                if tag_seen {
-                                    return Err($crate::codec::wire::duplicate($tagkey));
+                            )*
+                            $(
+                                $tagkey => {
+                                    if tag_seen {
+                                        return Err($crate::codec::wire::duplicate($tagkey));
+                                    }
+                                    tag_seen = true;
+                                    $crate::codec::wire::check_tag(&mut map, $tagkey, $tagval)?;
                                 }
-                                tag_seen = true;
-                                $crate::codec::wire::check_tag(&mut map, $tagkey, $tagval)?;
+                            )?
+                            other => {
+                                $crate::codec::wire::unknown(
+                                    &mut map,
+                                    other,
+                                    $crate::codec::wire::wire_struct!(@unknown_kind $($open)?),
+                                )?;
                             }
-                        )?
-                        other => {
-                            $crate::codec::wire::unknown(
-                                &mut map,
-                                other,
-                                $crate::codec::wire::wire_struct!(@unknown_kind $($open)?),
-                            )?;
                         }
                     }
-                }
+                    Ok(())
+                })();
+                read.inspect_err(|_| {
+                    $( $crate::codec::wire::wire_struct!(@owner $rwire, $rfield.as_ref()); )*
+                    $( $crate::codec::wire::wire_struct!(@owner $owire, $ofield.as_ref().and_then(Option::as_ref)); )*
+                })?;
                 $(
                     if !tag_seen {
                         return Err($crate::codec::wire::missing($tagkey, concat!("the constant ", stringify!($tagval))));
                     }
                 )?
+                let absent: Option<(&'static str, &'static str)> = None
+                    $( .or(if $rfield.is_none() { Some(($rwire, $rwhat)) } else { None }) )*;
+                if let Some((key, what)) = absent {
+                    let e = $crate::codec::wire::missing(key, what);
+                    $( $crate::codec::wire::wire_struct!(@owner $rwire, $rfield.as_ref()); )*
+                    $( $crate::codec::wire::wire_struct!(@owner $owire, $ofield.as_ref().and_then(Option::as_ref)); )*
+                    return Err(e);
+                }
                 Ok(Self {
                     $(
                         $rfield: match $rfield {
@@ -809,6 +845,13 @@ macro_rules! wire_struct {
     (@open) => { false };
     (@unknown_kind open) => { $crate::codec::read::WarningKind::IgnoredMember };
     (@unknown_kind) => { $crate::codec::read::WarningKind::UnknownField };
+    (@owner $wire:expr, $v:expr) => {
+        if matches!($wire, "id" | "messageId" | "toolCallId" | "subagentRunId")
+            && let Some(id) = $v.and_then($crate::codec::wire::Wire::as_id)
+        {
+            $crate::codec::read::fault_owner(id);
+        }
+    };
 }
 pub(crate) use wire_struct;
 
@@ -860,7 +903,9 @@ macro_rules! tagged_union {
                 map: A,
             ) -> Result<Self, A::Error> {
                 match tag {
-                    $( $tag => <$inner>::__from_map(map, true).map(|v| Self::$variant(v.into())), )*
+                    $( $tag => <$inner>::__from_map(map, true)
+                        .map(|v| Self::$variant(v.into()))
+                        .map_err(|e| { $crate::codec::read::fault_tag($tag); e }), )*
                     other => {
                         $( if let Some(r) = $legacy(other, map) { return r; } )?
                         Err($crate::codec::wire::unknown_tag($tagkey, other, $what, Self::TAGS))
@@ -919,6 +964,7 @@ macro_rules! tagged_union {
     };
     (@ty $inner:ty) => { $inner };
     (@ty $inner:ty, boxed) => { Box<$inner> };
+    (@ty $inner:ty, inline) => { $inner };
 }
 pub(crate) use tagged_union;
 

@@ -105,7 +105,7 @@ macro_rules! id_type {
             }
         }
 
-        $crate::codec::wire::wire_as_self!($name);
+        $crate::codec::wire::wire_as_self!(id $name);
     };
 }
 

@@ -6,6 +6,7 @@ pub mod event;
 
 pub(crate) mod capabilities;
 pub(crate) mod content;
+pub(crate) mod definitions;
 pub(crate) mod id;
 pub(crate) mod input;
 pub(crate) mod interrupt;

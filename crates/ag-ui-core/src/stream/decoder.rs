@@ -5,7 +5,7 @@
 use serde_json::{Map, Value};
 
 use crate::codec::error::{Error, Result};
-use crate::codec::read::{self, Decoded, ReadMode, Warning, WarningKind};
+use crate::codec::read::{self, Decoded, ReadMode, Rejection, Warning, WarningKind};
 use crate::model::event::{Event, LEGACY_EVENT_TYPES};
 
 /// A stateful event decoder for one stream.
@@ -65,7 +65,15 @@ impl EventDecoder {
     /// not `MAJOR.MINOR` is decoded with a [`WarningKind::ProtocolVersion`] warning (spec
     /// §10: proceed, and warn); an older, equal or absent version is quiet.
     pub fn decode(&mut self, json: &str) -> Result<Decoded<Option<Event>>> {
-        match read::decode::<Event>(json, self.mode) {
+        self.decode_detailed(json).map_err(|r| r.error)
+    }
+
+    /// [`EventDecoder::decode`], keeping the reader's record of a refusal.
+    pub(crate) fn decode_detailed(
+        &mut self,
+        json: &str,
+    ) -> Result<Decoded<Option<Event>>, Rejection> {
+        match read::decode_detailed::<Event>(json, self.mode) {
             Ok(mut d) => {
                 if let Event::RunStarted(e) = &d.value
                     && let Some(v) = &e.protocol_version
@@ -78,10 +86,12 @@ impl EventDecoder {
                     warnings: d.warnings,
                 })
             }
-            Err(
-                Error::UnknownEventType { event_type } | Error::LegacyEventType { event_type, .. },
-            ) => self.unknown(json, &event_type),
-            Err(e) => Err(e),
+            Err(Rejection {
+                error:
+                    Error::UnknownEventType { event_type } | Error::LegacyEventType { event_type, .. },
+                ..
+            }) => self.unknown(json, &event_type).map_err(Rejection::from),
+            Err(r) => Err(r),
         }
     }
 

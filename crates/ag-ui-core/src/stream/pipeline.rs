@@ -1,9 +1,7 @@
 //! The client's receiving pipeline: decode (spec §2.3) → expand chunks (§9.3) → verify (§9.1).
 
-use serde_json::Value;
-
 use crate::codec::error::Error;
-use crate::codec::read::{Decoded, ReadMode, Warning};
+use crate::codec::read::{Decoded, ReadMode, Rejection, Warning};
 use crate::model::event::Event;
 use crate::stream::decoder::EventDecoder;
 use crate::stream::verify::{Rule, StreamChecker, Violation};
@@ -54,8 +52,10 @@ impl PipelineError {
 ///
 /// Indices in errors count the events given to the pipeline, dropped ones included.
 ///
-/// Rules that a typed [`Event`] cannot break are reported here, from the reader's
-/// rejection of the event text: `O6` (`subagentRunId: null`, spec §6 rule 12), the string
+/// Rules that a typed [`Event`] cannot break are reported here, from the reader's refusal
+/// of the event (its error and the reader's record of it: the event's type, the member, the
+/// id of the object concerned when it came before the offending member; the text is not
+/// read again): `O6` (`subagentRunId: null`, spec §6 rule 12), the string
 /// `subagentRunId` and `name` of `A1`, the string `subagentRunId` and `message` of `A2`,
 /// and the outcome type of `A3`. Any other rejected text is a [`PipelineError::Decode`].
 ///
@@ -125,13 +125,16 @@ impl EventPipeline {
     /// that is not an AG-UI 1.0 event. Stop reading the stream at the first error, as the
     /// reference client does.
     pub fn push_text(&mut self, json: &str) -> Result<Decoded<Vec<Event>>, PipelineError> {
-        let decoded = match self.decoder.decode(json) {
+        let decoded = match self.decoder.decode_detailed(json) {
             Ok(d) => d,
-            Err(error) => {
+            Err(rejection) => {
                 let index = self.checker.skip();
-                return Err(match rule_of_rejection(json, &error, index) {
+                return Err(match rule_of_rejection(&rejection, index) {
                     Some(v) => PipelineError::Violation(v),
-                    None => PipelineError::Decode { index, error },
+                    None => PipelineError::Decode {
+                        index,
+                        error: rejection.error,
+                    },
                 });
             }
         };
@@ -191,72 +194,47 @@ impl EventPipeline {
     }
 }
 
-/// The stream rule behind the reader's rejection of `json`, if there is one.
-fn rule_of_rejection(json: &str, error: &Error, index: usize) -> Option<Violation> {
-    let doc: Value = serde_json::from_str(json).ok()?;
-    if let Some(pointer) = error.pointer()
-        && pointer.rsplit('/').next() == Some("subagentRunId")
-        && doc.pointer(pointer).is_some_and(Value::is_null)
-    {
-        let parent = &pointer[..pointer.len() - "/subagentRunId".len()];
-        let ids = doc
-            .pointer(parent)
-            .and_then(|o| {
-                ["id", "messageId", "toolCallId"]
-                    .iter()
-                    .find_map(|k| o.get(k).and_then(Value::as_str))
-            })
-            .map(|id| vec![id.to_owned()])
-            .unwrap_or_default();
+/// The stream rule behind the reader's refusal of an event, if there is one, named from the
+/// refusal itself (the error's pointer and the reader's record: the event's type, the field
+/// missing, a forbidden `null`, the id of the object concerned).
+fn rule_of_rejection(rejection: &Rejection, index: usize) -> Option<Violation> {
+    let fault = &rejection.fault;
+    let error = &rejection.error;
+    let pointer = error.pointer()?;
+    let event_type = fault.tag.as_deref().unwrap_or("event");
+    let ids = || fault.owner.iter().cloned().collect::<Vec<_>>();
+    if fault.null && pointer.ends_with("/subagentRunId") {
         return Some(Violation::new(
             Rule::O6,
             index,
-            ids,
+            ids(),
             format!(
-                "{} carries subagentRunId: null at {pointer}: the field is optional and is left out for the parent agent; null is rejected everywhere (spec §6 rule 12)",
-                event_type(&doc)
+                "{event_type} carries subagentRunId: null at {pointer}: the field is optional and is left out for the parent agent; null is rejected everywhere (spec §6 rule 12)"
             ),
         ));
     }
-    let string = |key: &str| doc.get(key).and_then(Value::as_str);
-    let id = string("subagentRunId")
-        .map(|s| vec![s.to_owned()])
-        .unwrap_or_default();
-    let (rule, what) = match event_type(&doc) {
-        "SUBAGENT_STARTED" if string("subagentRunId").is_none() => {
-            (Rule::A1, "a string subagentRunId")
-        }
-        "SUBAGENT_STARTED" if string("name").is_none() => (Rule::A1, "a string name"),
-        "SUBAGENT_FINISHED" | "SUBAGENT_ERROR" if string("subagentRunId").is_none() => {
+    // The top-level member the refusal is about: a missing field, or the member pointed at.
+    let field = match (fault.missing, pointer) {
+        (Some(missing), "") => missing,
+        (_, p) => p.strip_prefix('/').unwrap_or(p),
+    };
+    let (rule, what) = match (event_type, field) {
+        ("SUBAGENT_STARTED", "subagentRunId") => (Rule::A1, "a string subagentRunId"),
+        ("SUBAGENT_STARTED", "name") => (Rule::A1, "a string name"),
+        ("SUBAGENT_FINISHED" | "SUBAGENT_ERROR", "subagentRunId") => {
             (Rule::A2, "a string subagentRunId")
         }
-        "SUBAGENT_ERROR" if string("message").is_none() => (Rule::A2, "a string message"),
-        "SUBAGENT_FINISHED"
-            if doc.get("outcome").is_some_and(|o| {
-                !matches!(
-                    o.get("type").and_then(Value::as_str),
-                    Some("success" | "suspended")
-                )
-            }) =>
-        {
-            (
-                Rule::A3,
-                "an outcome of type \"success\" or \"suspended\" (or no outcome)",
-            )
-        }
+        ("SUBAGENT_ERROR", "message") => (Rule::A2, "a string message"),
+        ("SUBAGENT_FINISHED", "outcome" | "outcome/type") => (
+            Rule::A3,
+            "an outcome of type \"success\" or \"suspended\" (or no outcome)",
+        ),
         _ => return None,
     };
     Some(Violation::new(
         rule,
         index,
-        id,
-        format!(
-            "{} needs {what} (the reader says: {error})",
-            event_type(&doc)
-        ),
+        ids(),
+        format!("{event_type} needs {what} (the reader says: {error})"),
     ))
-}
-
-fn event_type(doc: &Value) -> &str {
-    doc.get("type").and_then(Value::as_str).unwrap_or("event")
 }

@@ -110,3 +110,64 @@ fn stream_decoder_drops_unknown_types_and_translates_legacy_reasoning() {
         "{exact}"
     );
 }
+
+#[test]
+fn errors_have_a_kind_and_their_place_as_data() {
+    use ag_ui_core::{ErrorKind, Event, RunAgentInput, from_str};
+    let cases: [(&str, ErrorKind, Option<&str>); 5] = [
+        (
+            r#"{"type":"RUN_ERROR","message":1}"#,
+            ErrorKind::Invalid,
+            Some("/message"),
+        ),
+        (
+            r#"{"type":"RUN_ERROR","message":"m""#,
+            ErrorKind::Syntax,
+            Some(""),
+        ),
+        (
+            r#"{"type":"NOPE"}"#,
+            ErrorKind::UnknownEventType,
+            Some("/type"),
+        ),
+        (
+            r#"{"type":"THINKING_START"}"#,
+            ErrorKind::LegacyEventType,
+            Some("/type"),
+        ),
+        (
+            &format!(
+                r#"{{"type":"RAW","event":{}{}}}"#,
+                "[".repeat(200),
+                "]".repeat(200)
+            ),
+            ErrorKind::TooDeep,
+            None,
+        ),
+    ];
+    for (text, kind, pointer) in cases {
+        let e = from_str::<Event>(text).unwrap_err();
+        assert_eq!(e.kind(), kind, "{text}: {e}");
+        if let Some(p) = pointer {
+            assert_eq!(e.pointer(), Some(p), "{text}");
+        }
+    }
+    // A nested member: the pointer and the position are data, not parsed from the message.
+    let e = from_str::<RunAgentInput>(
+        "{\"threadId\":\"t\",\"runId\":\"r\",\n\"messages\":[{\"role\":\"user\",\"id\":\"u\",\"content\":7}]}",
+    )
+    .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Invalid);
+    assert_eq!(e.pointer(), Some("/messages/0/content"));
+    assert_eq!(e.line_column().map(|(line, _)| line), Some(2));
+    assert!(!e.to_string().contains("/messages/0/content: "), "{e}");
+    // serde_json used directly still shows the pointer in its message.
+    let plain = serde_json::from_str::<RunAgentInput>(
+        r#"{"threadId":"t","runId":"r","messages":[{"role":"user","id":"u","content":7}]}"#,
+    )
+    .unwrap_err();
+    assert!(
+        plain.to_string().starts_with("/messages/0/content: "),
+        "{plain}"
+    );
+}

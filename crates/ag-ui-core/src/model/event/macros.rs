@@ -1,5 +1,6 @@
 //! The event-struct macro: a [`wire_struct!`](crate::codec::wire) with the base fields of every
-//! event (`timestamp`, `rawEvent`, `metadata`) and, for attributable events, `subagentRunId`.
+//! event (`timestamp`, `rawEvent`, `metadata`) and, for attributable events, `subagentRunId`
+//! and an [`Attributable`](super::Attributable) impl.
 
 macro_rules! event_struct {
     (
@@ -19,6 +20,16 @@ macro_rules! event_struct {
                     subagent_run_id / with_subagent_run_id: $crate::SubagentRunId = "subagentRunId" [Reject],
                     $($opt)*
                 }
+            }
+        }
+
+        impl $crate::model::event::Attributable for $name {
+            fn subagent_run_id(&self) -> Option<&$crate::SubagentRunId> {
+                self.subagent_run_id.as_ref()
+            }
+
+            fn set_subagent_run_id(&mut self, subagent_run_id: Option<$crate::SubagentRunId>) {
+                self.subagent_run_id = subagent_run_id;
             }
         }
     };

@@ -1,0 +1,70 @@
+//! Every public path of the crate as of its first release still resolves (the modules were
+//! reorganised behind re-exports). This module fails to compile if one goes away.
+
+mod root {
+    #[allow(unused_imports, deprecated)]
+    use ag_ui_core::{
+        AGUI_METADATA_KEY, ActivityMessage, AddOperation, AgentCapabilities, AssistantMessage,
+        AudioInputContent, AudioPart, BinaryInputContent, ChunkExpander, Content, ContentPart,
+        Context, CopyOperation, DataSource, Decoded, DeveloperMessage, DocumentInputContent,
+        DocumentPart, Error, EventDecoder, EventPipeline, ExecutionCapabilities, FileSource,
+        FunctionCall, HumanInTheLoopCapabilities, IdentityCapabilities, ImageInputContent,
+        ImagePart, InputContent, InputContentDataSource, InputContentSource, InputContentUrlSource,
+        Interrupt, InterruptId, JsonPatch, JsonPatchOperation, JsonPointer, MAX_SAFE_INTEGER,
+        Message, MessageId, Metadata, MoveOperation, MultiAgentCapabilities,
+        MultimodalCapabilities, MultimodalInputCapabilities, MultimodalOutputCapabilities,
+        NonEmpty, OutputCapabilities, PROTO_MEDIA_TYPE, PROTOCOL_VERSION, PartSource,
+        PipelineError, REASON_CONFIRMATION, REASON_INPUT_REQUIRED, REASON_TOOL_CALL, ReadMode,
+        ReasoningCapabilities, ReasoningMessage, RemoveOperation, ReplaceOperation, Result,
+        ResumeEntry, ResumeStatus, Role, Rule, RunAgentInput, RunFinishedCancelledOutcome,
+        RunFinishedInterruptOutcome, RunFinishedOutcome, RunFinishedSuccessOutcome, RunId,
+        SSE_MEDIA_TYPE, SseReader, State, StateCapabilities, SubagentFinishedOutcome,
+        SubagentFinishedSuccessOutcome, SubagentFinishedSuspendedOutcome, SubagentInfo,
+        SubagentRunId, SystemMessage, TestOperation, TextInputContent, TextMessageRole, TextPart,
+        ThreadId, TokenUsage, Tool, ToolCall, ToolCallId, ToolMessage, ToolsCapabilities,
+        TransportCapabilities, UrlSource, UserMessage, Verifier, VideoInputContent, VideoPart,
+        Violation, Warning, WarningKind, decode, decode_slice, decode_value, from_slice, from_str,
+        to_sse_frame, to_string, to_vec, verify_events, write_sse_frame,
+    };
+}
+
+mod event {
+    #[allow(unused_imports)]
+    use ag_ui_core::event::{
+        ActivityDeltaEvent, ActivitySnapshotEvent, CustomEvent, Event, EventType,
+        LEGACY_EVENT_TYPES, MessagesSnapshotEvent, RawEvent, ReasoningEncryptedValueEvent,
+        ReasoningEncryptedValueSubtype, ReasoningEndEvent, ReasoningMessageChunkEvent,
+        ReasoningMessageContentEvent, ReasoningMessageEndEvent, ReasoningMessageStartEvent,
+        ReasoningRole, ReasoningStartEvent, RunErrorEvent, RunFinishedEvent, RunStartedEvent,
+        StateDeltaEvent, StateSnapshotEvent, StepFinishedEvent, StepStartedEvent,
+        SubagentErrorEvent, SubagentFinishedEvent, SubagentStartedEvent, TextMessageChunkEvent,
+        TextMessageContentEvent, TextMessageEndEvent, TextMessageStartEvent, ToolCallArgsEvent,
+        ToolCallChunkEvent, ToolCallEndEvent, ToolCallResultEvent, ToolCallStartEvent, ToolRole,
+    };
+}
+
+mod read {
+    #[allow(unused_imports)]
+    use ag_ui_core::read::{
+        Decoded, ReadMode, Warning, WarningKind, decode, decode_slice, decode_value, from_slice,
+        from_str,
+    };
+}
+
+mod sse {
+    #[allow(unused_imports)]
+    use ag_ui_core::sse::{
+        DEFAULT_MAX_FRAME_BYTES, PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, SseReader, to_sse_frame,
+        to_string, to_vec, write_sse_frame,
+    };
+}
+
+mod verify {
+    #[allow(unused_imports)]
+    use ag_ui_core::verify::{Rule, Verifier, Violation, verify_events};
+}
+
+mod chunk {
+    #[allow(unused_imports)]
+    use ag_ui_core::chunk::ChunkExpander;
+}

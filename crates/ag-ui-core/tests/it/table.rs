@@ -1,0 +1,166 @@
+//! The event table and the definitions table agree with everything derived from them.
+
+use std::collections::BTreeSet;
+
+use ag_ui_core::{DEFINITIONS, Event, EventType, MIXINS, ReadMode, SubagentRunId};
+use ag_ui_fixtures::{CaseKind, load_cases};
+
+/// One row of the event table, as the callback sees it.
+#[derive(Debug)]
+struct Row {
+    wire: &'static str,
+    variant: &'static str,
+    ty: &'static str,
+    area: &'static str,
+    attribution: &'static str,
+    boxing: &'static str,
+    size: usize,
+}
+
+macro_rules! rows {
+    ([] $($variant:ident($ty:ident) = $wire:literal in $area:ident [$attr:ident, $boxing:ident],)*) => {
+        vec![$(Row {
+            wire: $wire,
+            variant: stringify!($variant),
+            ty: stringify!($ty),
+            area: stringify!($area),
+            attribution: stringify!($attr),
+            boxing: stringify!($boxing),
+            size: std::mem::size_of::<ag_ui_core::$ty>(),
+        }),*]
+    };
+}
+
+fn table() -> Vec<Row> {
+    ag_ui_core::for_each_event!(rows)
+}
+
+#[test]
+fn event_table_has_the_31_events_and_drives_event_type() {
+    let rows = table();
+    assert_eq!(rows.len(), 31);
+    let wires: Vec<&str> = rows.iter().map(|r| r.wire).collect();
+    assert_eq!(wires, EventType::WIRE_NAMES);
+    assert_eq!(EventType::ALL.len(), 31);
+    assert_eq!(Event::TAGS, EventType::WIRE_NAMES);
+    for (row, &t) in rows.iter().zip(EventType::ALL) {
+        assert_eq!(t.as_str(), row.wire);
+        assert_eq!(format!("{t:?}"), row.variant);
+        assert_eq!(
+            row.ty,
+            format!("{}Event", row.variant),
+            "struct name of {}",
+            row.wire
+        );
+        assert_eq!(
+            t.is_attributable(),
+            row.attribution == "attributable",
+            "{}",
+            row.wire
+        );
+        let area_prefix = row.area.replace('_', "").to_uppercase();
+        assert!(
+            row.wire.replace('_', "").starts_with(&area_prefix)
+                || matches!(row.area, "special" | "state"),
+            "{} is filed under {}",
+            row.wire,
+            row.area
+        );
+    }
+}
+
+#[test]
+fn inline_events_fit_the_event_slot_and_boxed_ones_would_not() {
+    let slot = std::mem::size_of::<Event>();
+    for row in table() {
+        match row.boxing {
+            "inline" => assert!(
+                row.size < slot,
+                "{} ({} bytes) in a {slot}-byte Event",
+                row.ty,
+                row.size
+            ),
+            "boxed" => assert!(
+                row.size >= slot - 8,
+                "{} ({} bytes) need not be boxed",
+                row.ty,
+                row.size
+            ),
+            other => panic!("unknown boxing {other}"),
+        }
+    }
+}
+
+#[test]
+fn accessors_follow_the_attribution_column() {
+    let rows = table();
+    let cases = load_cases().unwrap();
+    for row in &rows {
+        let case = cases
+            .iter()
+            .find(|c| c.definition == row.ty && matches!(c.kind, CaseKind::Valid))
+            .unwrap_or_else(|| panic!("no valid case for {}", row.ty));
+        let mut event: Event = ag_ui_core::decode(&case.text, ReadMode::Exact)
+            .unwrap()
+            .value;
+        assert_eq!(event.event_type().as_str(), row.wire);
+        let before = event.subagent_run_id().cloned();
+        let id = SubagentRunId::from("sub-table");
+        let changed = event.set_subagent_run_id(Some(id.clone()));
+        match row.attribution {
+            "attributable" => {
+                assert!(changed, "{}", row.wire);
+                assert_eq!(event.subagent_run_id(), Some(&id));
+                assert!(event.set_subagent_run_id(None));
+                assert_eq!(event.subagent_run_id(), None);
+            }
+            "identity" => {
+                assert!(!changed, "{}", row.wire);
+                assert!(before.is_some(), "{} has its identity", row.wire);
+                assert_eq!(event.subagent_run_id().cloned(), before);
+            }
+            "scoped" => {
+                assert!(!changed, "{}", row.wire);
+                assert_eq!(event.subagent_run_id(), None);
+            }
+            other => panic!("unknown attribution {other}"),
+        }
+        event.set_timestamp(Some(7));
+        assert_eq!(event.timestamp(), Some(7));
+        event.metadata_mut().insert("k".to_owned(), 1.into());
+        assert!(event.metadata().is_some());
+        assert!(event.clear_metadata().is_some());
+        assert!(event.metadata().is_none());
+    }
+}
+
+macro_rules! definitions {
+    ([] events: [$($event:ident)*] types: [$($other:ident)*] mixins: [$($mixin:ident)*]) => {
+        (
+            vec![$(stringify!($event)),*],
+            vec![$(stringify!($other)),*],
+            vec![$(stringify!($mixin)),*],
+        )
+    };
+}
+
+#[test]
+fn definitions_table_has_the_98_definitions() {
+    let (events, others, mixins) = ag_ui_core::for_each_definition!(definitions);
+    assert_eq!((events.len(), others.len(), mixins.len()), (31, 64, 3));
+    let table_events: Vec<&str> = table().iter().map(|r| r.ty).collect();
+    assert_eq!(events, table_events);
+    assert_eq!(mixins, MIXINS);
+    let all: BTreeSet<&str> = events
+        .iter()
+        .chain(&others)
+        .chain(&mixins)
+        .copied()
+        .collect();
+    assert_eq!(all.len(), 98, "no name twice");
+    assert_eq!(DEFINITIONS.len(), 98);
+    assert!(DEFINITIONS.windows(2).all(|w| w[0] < w[1]), "sorted");
+    assert_eq!(DEFINITIONS.iter().copied().collect::<BTreeSet<_>>(), all);
+    let standalone: BTreeSet<&str> = ag_ui_fixtures::DEFINITIONS.iter().copied().collect();
+    assert_eq!(standalone, &all - &mixins.iter().copied().collect());
+}
