@@ -484,3 +484,41 @@ async fn an_abort_before_the_response_sends_nothing_more_and_ends_as_abort() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn a_connection_that_cannot_be_made_in_time_is_a_connect_timeout() {
+    bounded(async {
+        // A listener that never accepts, its queue filled: further connects hang (loopback
+        // SYNs are dropped while the accept queue is full).
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+        let addr = socket.local_addr().unwrap();
+        let _listener = socket.listen(1).unwrap();
+        let mut fillers = Vec::new();
+        for _ in 0..8 {
+            match tokio::time::timeout(
+                Duration::from_millis(200),
+                tokio::net::TcpStream::connect(addr),
+            )
+            .await
+            {
+                Ok(Ok(s)) => fillers.push(s),
+                _ => break,
+            }
+        }
+        let mut agent = HttpAgent::builder(format!("http://{addr}/agent"))
+            .connect_timeout(Duration::from_millis(300))
+            .build()
+            .unwrap();
+        let start = Instant::now();
+        let (_, end) = collect(agent.send("Hi")).await;
+        assert!(start.elapsed() < Duration::from_secs(10));
+        let Some(ClientError::Timeout { phase, limit }) = &end.error else {
+            panic!("{:?}", end.error)
+        };
+        assert_eq!(*phase, ag_ui_client::TimeoutPhase::Connect);
+        assert_eq!(*limit, Some(Duration::from_millis(300)));
+        assert_eq!(kind(&end), Some(ErrorKind::Timeout));
+    })
+    .await;
+}
