@@ -132,3 +132,27 @@ fn an_oversized_message_is_an_sse_parse_error() {
         Some(ErrorKind::SseParse)
     );
 }
+
+#[test]
+fn a_body_with_two_runs_is_read_to_its_end_and_reports_the_last_terminal_event() {
+    let body = sse(&[
+        run_started(),
+        run_finished(),
+        json!({"type":"RUN_STARTED","threadId":"t1","runId":"r2"}),
+        json!({"type":"RUN_ERROR","message":"second run failed"}),
+    ]);
+    let mut run = EventStream::new(stream::iter([Ok::<_, std::io::Error>(body)]));
+    let items = read(&mut run);
+    assert_eq!(items.len(), 5);
+    let Some(RunItem::End(end)) = items.into_iter().last() else {
+        panic!()
+    };
+    assert!(end.is_ok());
+    assert_eq!(
+        end.outcome,
+        Some(RunOutcome::Error {
+            message: "second run failed".into(),
+            code: None
+        })
+    );
+}
