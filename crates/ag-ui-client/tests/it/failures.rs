@@ -322,10 +322,26 @@ async fn crlf_framing_with_comments_and_other_fields_reads_like_lf() {
         }
         // The last message without its blank line: delivered at the end of the body.
         body.truncate(body.len() - ": ping\r\n\r\n".len() - 2);
-        let (events, end, agent, _) = run_once(Plan::sse(body)).await;
+        let (events, end, agent, _) = run_once(Plan::sse(body.clone())).await;
         assert!(end.is_ok(), "{:?}", end.error);
         assert_eq!(events.len(), 6);
         assert_eq!(to_json(agent.messages())[1]["content"], "onetwo");
+
+        // CR-only line ends, a CRLF split across two chunks.
+        let cr = body.replace("\r\n", "\r");
+        let (events, end, agent, _) = run_once(Plan::sse(cr)).await;
+        assert!(end.is_ok(), "{:?}", end.error);
+        assert_eq!(events.len(), 6);
+        assert_eq!(to_json(agent.messages())[1]["content"], "onetwo");
+        let split = body.find("\r\n").unwrap() + 1;
+        let parts = vec![
+            Part::Bytes(body.as_bytes()[..split].to_vec()),
+            Part::Pause(Duration::from_millis(20)),
+            Part::Bytes(body.as_bytes()[split..].to_vec()),
+        ];
+        let (events, end, _, _) = run_once(Plan::sse_parts(parts, Ending::Clean)).await;
+        assert!(end.is_ok(), "{:?}", end.error);
+        assert_eq!(events.len(), 6);
     })
     .await;
 }

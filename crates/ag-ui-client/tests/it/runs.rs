@@ -303,6 +303,7 @@ async fn headers_bearer_and_fixed_headers_and_no_activity_messages() {
             .bearer_token("s3cret")
             .header("x-tenant", "acme")
             .header("accept", "application/json")
+            .header("content-type", "text/plain")
             .build()
             .unwrap();
         let activity: Message = ag_ui_core::from_str(
@@ -320,6 +321,8 @@ async fn headers_bearer_and_fixed_headers_and_no_activity_messages() {
         assert_eq!(req.headers["x-tenant"], "acme");
         let accepts: Vec<_> = req.headers.get_all("accept").iter().collect();
         assert_eq!(accepts, ["text/event-stream"]);
+        let types: Vec<_> = req.headers.get_all("content-type").iter().collect();
+        assert_eq!(types, ["application/json"]);
         assert_eq!(req.body["forwardedProps"], json!({"k":1}));
         assert_eq!(req.body["messages"].as_array().unwrap().len(), 1);
         // The activity message stays in the thread.
