@@ -30,8 +30,9 @@ pub enum WarningKind {
     /// `RunAgentInput.state: null`, read as absent. Valid in exact mode too: every 1.0
     /// SDK normalises it (spec §4 RunAgentInput).
     NullState,
-    /// An extra member of a JSON Patch operation; ignored as RFC 6902 §4 requires. Valid in
-    /// exact mode: patch operations are open objects.
+    /// No longer reported: extra members of a JSON Patch operation are kept in the
+    /// operation's `extra` and written back (RFC 6902 §4 open objects). Kept so that code
+    /// matching on it still compiles.
     IgnoredMember,
     /// A 0.x `THINKING_*` event, translated to its `REASONING_*` successor (spec §3.1).
     LegacyEvent,
@@ -46,6 +47,12 @@ pub enum WarningKind {
     /// [`crate::ThreadState`]: a `TOOL_CALL_ARGS`, `TOOL_CALL_END` or
     /// `REASONING_ENCRYPTED_VALUE` names a tool call that the thread does not hold; skipped.
     MissingToolCall,
+    /// A member of a union whose tag (`role`, part / source / outcome `type`, patch `op`) is
+    /// not one 1.0 knows, in a list or an optional slot: removed (a list element dropped,
+    /// an optional member omitted; an unknown `RUN_FINISHED` outcome therefore reads as
+    /// success). In a required slot (a media part's `source`) the object holding it is
+    /// removed from its list instead. The pointer names the unknown tag (spec §2.3).
+    UnknownMember,
     /// `RUN_STARTED.protocolVersion` is newer than [`crate::PROTOCOL_VERSION`] or not
     /// `MAJOR.MINOR` (spec §10): the stream is read on, but material the producer's version
     /// added is stripped. Only [`crate::EventDecoder`] produces this warning; the schema
@@ -78,6 +85,7 @@ impl WarningKind {
             Self::LegacyEvent => "legacy-event",
             Self::LegacyBinaryPart => "legacy-binary-part",
             Self::UnknownEventType => "unknown-event-type",
+            Self::UnknownMember => "unknown-member",
             Self::ProtocolVersion => "protocol-version",
             Self::MissingMessage => "missing-message",
             Self::MissingToolCall => "missing-tool-call",
@@ -89,7 +97,7 @@ impl WarningKind {
     }
 
     /// Every kind, in declaration order.
-    pub const ALL: [WarningKind; 14] = [
+    pub const ALL: [WarningKind; 15] = [
         Self::UnknownField,
         Self::NullAsAbsent,
         Self::NullState,
@@ -97,6 +105,7 @@ impl WarningKind {
         Self::LegacyEvent,
         Self::LegacyBinaryPart,
         Self::UnknownEventType,
+        Self::UnknownMember,
         Self::ProtocolVersion,
         Self::MissingMessage,
         Self::MissingToolCall,
@@ -145,6 +154,9 @@ impl WarningKind {
             Self::LegacyEvent => "0.x THINKING_* event (retired in 1.0; use REASONING_*)",
             Self::LegacyBinaryPart => "0.x binary content part (retired in 1.0; use a media part)",
             Self::UnknownEventType => "event type unknown to AG-UI 1.0",
+            Self::UnknownMember => {
+                "union member with a tag unknown to AG-UI 1.0 (removed with what holds it)"
+            }
             Self::ProtocolVersion => {
                 "producer protocol version newer than 1.0 or not MAJOR.MINOR (read on; newer material is stripped)"
             }
@@ -316,6 +328,8 @@ pub(crate) struct Fault {
     /// The id (a required `id`, `messageId`, `toolCallId` or `subagentRunId`) of the
     /// innermost object the error is in, when that object had read it before the error.
     pub(crate) owner: Option<String>,
+    /// The error is an unrecognised tag of a union (which the forgiving reader may remove).
+    pub(crate) unknown_tag: bool,
 }
 
 impl Fault {
@@ -328,6 +342,7 @@ impl Fault {
             null: false,
             missing: None,
             owner: None,
+            unknown_tag: false,
         }
     }
 
@@ -374,6 +389,18 @@ pub(crate) fn fault_null() {
             let mut f = f.borrow_mut();
             *f = Fault::new();
             f.null = true;
+        });
+    }
+}
+
+/// Notes that the error about to be raised is an unrecognised union tag.
+#[cold]
+pub(crate) fn fault_unknown_tag() {
+    if MODE.with(Cell::get) != OFF {
+        FAULT.with(|f| {
+            let mut f = f.borrow_mut();
+            *f = Fault::new();
+            f.unknown_tag = true;
         });
     }
 }
@@ -517,7 +544,12 @@ pub fn from_slice<T: DeserializeOwned>(json: &[u8]) -> Result<T, Error> {
 /// As [`from_str`], plus [`Error::NotExact`] in [`ReadMode::Exact`] when the document is
 /// outside the 1.0 schema (an unknown field, an optional `null`, a legacy shape).
 pub fn decode<T: DeserializeOwned>(json: &str, mode: ReadMode) -> Result<Decoded<T>, Error> {
-    run(mode, || serde_json::from_str::<T>(json))
+    recover(
+        mode,
+        run_detailed(mode, || serde_json::from_str::<T>(json)),
+        || serde_json::from_str(json).ok(),
+    )
+    .map_err(|r| r.error)
 }
 
 /// [`decode`] over bytes (which must be UTF-8).
@@ -525,7 +557,12 @@ pub fn decode<T: DeserializeOwned>(json: &str, mode: ReadMode) -> Result<Decoded
 /// # Errors
 /// As [`decode`].
 pub fn decode_slice<T: DeserializeOwned>(json: &[u8], mode: ReadMode) -> Result<Decoded<T>, Error> {
-    run(mode, || serde_json::from_slice::<T>(json))
+    recover(
+        mode,
+        run_detailed(mode, || serde_json::from_slice::<T>(json)),
+        || serde_json::from_slice(json).ok(),
+    )
+    .map_err(|r| r.error)
 }
 
 /// Decodes `T` from an already-parsed JSON value in `mode`.
@@ -547,7 +584,10 @@ pub fn decode_value<T: DeserializeOwned>(
             column: 0,
         });
     }
-    run(mode, || T::deserialize(value))
+    recover(mode, run_detailed(mode, || T::deserialize(value)), || {
+        Some(value.clone())
+    })
+    .map_err(|r| r.error)
 }
 
 /// Levels of arrays and objects the text readers accept (serde_json's recursion limit of
@@ -626,14 +666,11 @@ pub(crate) fn decode_detailed<T: DeserializeOwned>(
     json: &str,
     mode: ReadMode,
 ) -> Result<Decoded<T>, Rejection> {
-    run_detailed(mode, || serde_json::from_str::<T>(json))
-}
-
-fn run<T>(
-    mode: ReadMode,
-    parse: impl Fn() -> Result<T, serde_json::Error>,
-) -> Result<Decoded<T>, Error> {
-    run_detailed(mode, parse).map_err(|r| r.error)
+    recover(
+        mode,
+        run_detailed(mode, || serde_json::from_str::<T>(json)),
+        || serde_json::from_str(json).ok(),
+    )
 }
 
 fn run_detailed<T>(
@@ -682,4 +719,162 @@ fn run_detailed<T>(
         .into());
     }
     Ok(Decoded { value, warnings })
+}
+
+/// At most this many union members are removed from one document (each removal decodes
+/// the document again); past it the document is refused.
+const MAX_REMOVALS: usize = 32;
+
+/// The forgiving reader's handling of unknown union members (spec §2.3): when `first`
+/// failed on an unrecognised tag, the member (or, in a required slot, the object holding
+/// it) is removed from the parsed document, which is decoded again, until it decodes.
+/// Clean documents never get here.
+fn recover<T: DeserializeOwned>(
+    mode: ReadMode,
+    first: Result<Decoded<T>, Rejection>,
+    source: impl FnOnce() -> Option<serde_json::Value>,
+) -> Result<Decoded<T>, Rejection> {
+    let rejection = match first {
+        Err(r) if mode == ReadMode::Forgiving && r.fault.unknown_tag => r,
+        other => return other,
+    };
+    let Some(mut doc) = source() else {
+        return Err(rejection);
+    };
+    // Array elements removed so far, as (array pointer, index) in the document as it was
+    // when each was removed: pointers in the final result are mapped back through them.
+    let mut removed: Vec<(String, usize)> = Vec::new();
+    let mut warnings: Vec<Warning> = Vec::new();
+    let mut current = rejection;
+    loop {
+        let tag_pointer = current.error.pointer().unwrap_or_default().to_owned();
+        if removed.len() >= MAX_REMOVALS {
+            return Err(current);
+        }
+        let Some((detail, shift)) = remove_unknown_member(&mut doc, &tag_pointer) else {
+            return Err(current);
+        };
+        warnings.push(
+            Warning::new(WarningKind::UnknownMember, original(&tag_pointer, &removed))
+                .with_detail(detail),
+        );
+        removed.extend(shift);
+        match run_detailed(mode, || T::deserialize(&doc)) {
+            Ok(d) => {
+                for mut w in d.warnings {
+                    w.pointer = original(&w.pointer, &removed);
+                    warnings.push(w);
+                }
+                return Ok(Decoded {
+                    value: d.value,
+                    warnings,
+                });
+            }
+            Err(r) if r.fault.unknown_tag => current = r,
+            Err(mut r) => {
+                r.error = with_pointer(r.error, |p| original(p, &removed));
+                return Err(r);
+            }
+        }
+    }
+}
+
+/// Removes what an unknown tag at `tag_pointer` makes removable: the union member when it
+/// is a list element or a `RUN_FINISHED` outcome, the media part holding it when it is a
+/// part's `source`. Returns what was done and the array element removed, if any.
+fn remove_unknown_member(
+    doc: &mut serde_json::Value,
+    tag_pointer: &str,
+) -> Option<(String, Option<(String, usize)>)> {
+    use serde_json::Value;
+    let (member, _) = tag_pointer.rsplit_once('/')?;
+    let (parent, token) = member.rsplit_once('/')?;
+    let remove_element = |doc: &mut Value, array: &str, token: &str| {
+        let items = doc.pointer_mut(array)?.as_array_mut()?;
+        let i: usize = token.parse().ok().filter(|i| *i < items.len())?;
+        items.remove(i);
+        Some((array.to_owned(), i))
+    };
+    match doc.pointer(parent)? {
+        Value::Array(_) => {
+            let at = remove_element(doc, parent, token)?;
+            Some(("the list element was removed".to_owned(), Some(at)))
+        }
+        Value::Object(o)
+            if token == "outcome"
+                && o.get("type").and_then(Value::as_str) == Some("RUN_FINISHED") =>
+        {
+            doc.pointer_mut(parent)?.as_object_mut()?.remove("outcome");
+            Some((
+                "the outcome was removed, so the run reads as a success".to_owned(),
+                None,
+            ))
+        }
+        Value::Object(_) if token == "source" => {
+            let (list, index) = parent.rsplit_once('/')?;
+            let at = remove_element(doc, list, index)?;
+            Some((
+                "the part holding this source (a required member) was removed from its list"
+                    .to_owned(),
+                Some(at),
+            ))
+        }
+        _ => None,
+    }
+}
+
+/// Maps a pointer into the document after removals back to the document as it was read.
+fn original(pointer: &str, removed: &[(String, usize)]) -> String {
+    let mut p = pointer.to_owned();
+    for (array, index) in removed.iter().rev() {
+        let Some(rest) = p
+            .strip_prefix(array.as_str())
+            .and_then(|r| r.strip_prefix('/'))
+        else {
+            continue;
+        };
+        let (token, tail) = match rest.find('/') {
+            Some(i) => (&rest[..i], &rest[i..]),
+            None => (rest, ""),
+        };
+        if let Ok(i) = token.parse::<usize>()
+            && i >= *index
+        {
+            p = format!("{array}/{}{tail}", i + 1);
+        }
+    }
+    p
+}
+
+/// The error with its pointer mapped by `f`.
+fn with_pointer(error: Error, f: impl Fn(&str) -> String) -> Error {
+    match error {
+        Error::Invalid {
+            pointer,
+            message,
+            line,
+            column,
+        } => Error::Invalid {
+            pointer: f(&pointer),
+            message,
+            line,
+            column,
+        },
+        Error::Syntax {
+            pointer,
+            message,
+            line,
+            column,
+        } => Error::Syntax {
+            pointer: f(&pointer),
+            message,
+            line,
+            column,
+        },
+        Error::NotExact { kind, pointer } => Error::NotExact {
+            kind,
+            pointer: f(&pointer),
+        },
+        other => other,
+    }
 }

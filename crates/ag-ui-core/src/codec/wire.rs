@@ -588,6 +588,7 @@ pub(crate) fn unknown_tag<E: de::Error>(
     union: &'static str,
     expected: &'static [&'static str],
 ) -> E {
+    read::fault_unknown_tag();
     at(
         E::custom(format_args!(
             "unknown {union} {found:?}; expected one of {}",
@@ -679,6 +680,12 @@ macro_rules! wire_struct {
                     transform = $crate::codec::schema::optional::<$crate::codec::schema::$onull>))]
                 pub $ofield: Option<$oty>,
             )*
+            $(
+                /// Members beyond the declared ones, kept as read and written back after
+                /// them (an open object: RFC 6902 §4 for patch operations).
+                #[cfg_attr(feature = "schemars", schemars(skip))]
+                pub $open: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+            )?
         }
 
         impl $name {
@@ -689,6 +696,7 @@ macro_rules! wire_struct {
                 Self {
                     $($rfield: $rfield.into(),)*
                     $($ofield: None,)*
+                    $($open: ::serde_json::Map::new(),)?
                 }
             }
 
@@ -729,6 +737,7 @@ macro_rules! wire_struct {
                 let mut tag_seen = tag_read;
                 $( let mut $rfield: Option<$rty> = None; )*
                 $( let mut $ofield: Option<Option<$oty>> = None; )*
+                $( let mut $open = ::serde_json::Map::new(); )?
                 // The fields are read in a closure so that an error leaving it can be given
                 // the id this object had read (for messages that name the offending item).
                 let read = (|| -> Result<(), A::Error> {
@@ -761,11 +770,7 @@ macro_rules! wire_struct {
                                 }
                             )?
                             other => {
-                                $crate::codec::wire::unknown(
-                                    &mut map,
-                                    other,
-                                    $crate::codec::wire::wire_struct!(@unknown_kind $($open)?),
-                                )?;
+                                $crate::codec::wire::wire_struct!(@other map, other $(, $open)?);
                             }
                         }
                     }
@@ -796,6 +801,7 @@ macro_rules! wire_struct {
                         },
                     )*
                     $( $ofield: $ofield.flatten(), )*
+                    $( $open, )?
                 })
             }
         }
@@ -813,6 +819,11 @@ macro_rules! wire_struct {
                         m.serialize_entry($owire, &$crate::codec::wire::W(v))?;
                     }
                 )*
+                $(
+                    for (k, v) in &self.$open {
+                        m.serialize_entry(k, v)?;
+                    }
+                )?
                 m.end()
             }
         }
@@ -841,10 +852,16 @@ macro_rules! wire_struct {
         concat!("Always `", $v, "`: the `", $k, "` tag that identifies this object.")
     };
     (@tag_doc) => { "" };
-    (@open open) => { true };
+    (@open $extra:ident) => { true };
     (@open) => { false };
-    (@unknown_kind open) => { $crate::codec::read::WarningKind::IgnoredMember };
-    (@unknown_kind) => { $crate::codec::read::WarningKind::UnknownField };
+    (@other $map:ident, $key:ident, $extra:ident) => {
+        let value = ::serde::de::MapAccess::next_value::<::serde_json::Value>(&mut $map)
+            .map_err(|e| $crate::codec::wire::at(e, &$crate::codec::wire::escape_token($key)))?;
+        $extra.insert($key.to_owned(), value);
+    };
+    (@other $map:ident, $key:ident) => {
+        $crate::codec::wire::unknown(&mut $map, $key, $crate::codec::read::WarningKind::UnknownField)?;
+    };
     (@owner $wire:expr, $v:expr) => {
         if matches!($wire, "id" | "messageId" | "toolCallId" | "subagentRunId")
             && let Some(id) = $v.and_then($crate::codec::wire::Wire::as_id)

@@ -142,7 +142,7 @@ wire_struct! {
             value: Value = "value" ("any JSON value, null included"),
         }
         optional {}
-        open { open }
+        open { extra }
     }
 }
 
@@ -154,7 +154,7 @@ wire_struct! {
             path: JsonPointer = "path" ("a JSON Pointer string"),
         }
         optional {}
-        open { open }
+        open { extra }
     }
 }
 
@@ -168,7 +168,7 @@ wire_struct! {
             value: Value = "value" ("any JSON value, null included"),
         }
         optional {}
-        open { open }
+        open { extra }
     }
 }
 
@@ -182,7 +182,7 @@ wire_struct! {
             path: JsonPointer = "path" ("a JSON Pointer string"),
         }
         optional {}
-        open { open }
+        open { extra }
     }
 }
 
@@ -196,7 +196,7 @@ wire_struct! {
             path: JsonPointer = "path" ("a JSON Pointer string"),
         }
         optional {}
-        open { open }
+        open { extra }
     }
 }
 
@@ -210,13 +210,14 @@ wire_struct! {
             value: Value = "value" ("any JSON value, null included"),
         }
         optional {}
-        open { open }
+        open { extra }
     }
 }
 
 tagged_union! {
     /// `JsonPatchOperation`: one RFC 6902 operation, tagged by `op`. Operations are open
-    /// objects: unknown members are ignored (RFC 6902 §4), not rejected.
+    /// objects (RFC 6902 §4): members beyond the declared ones are kept in each operation's
+    /// `extra` and written back, without a warning; they change nothing when applied.
     pub enum JsonPatchOperation ["op", "JSON Patch op"] {
         /// `add`.
         Add(AddOperation) = "add",

@@ -125,10 +125,28 @@ impl ThreadState {
     pub fn apply(&mut self, event: &Event) -> Vec<Warning> {
         let mut warnings = Vec::new();
         // The streamed deltas, most of a stream, are applied from the borrowed event.
+        // So are the events that store nothing of their payload; the others are copied
+        // once, since the thread keeps what they bring.
         match event {
             Event::TextMessageContent(e) => self.text_content(e, &mut warnings),
             Event::ToolCallArgs(e) => self.tool_call_args(e, &mut warnings),
             Event::ReasoningMessageContent(e) => self.reasoning_content(e, &mut warnings),
+            Event::StateDelta(e) => {
+                if let Err(err) = e.delta.apply(&mut self.state) {
+                    warnings.push(patch_failed(&err));
+                }
+            }
+            Event::RunStarted(_) => self.run_started(),
+            Event::RunFinished(e) => self.run_finished(e.outcome.clone()),
+            Event::StepStarted(_)
+            | Event::StepFinished(_)
+            | Event::Raw(_)
+            | Event::Custom(_)
+            | Event::ReasoningStart(_)
+            | Event::ReasoningEnd(_)
+            | Event::SubagentStarted(_)
+            | Event::SubagentFinished(_)
+            | Event::SubagentError(_) => {}
             other => return self.apply_owned(other.clone()),
         }
         stamp(&mut warnings, event);
@@ -159,10 +177,7 @@ impl ThreadState {
             Event::StateSnapshot(e) => self.state = e.snapshot,
             Event::StateDelta(e) => {
                 if let Err(err) = e.delta.apply_owned(&mut self.state) {
-                    w.push(
-                        Warning::new(WarningKind::PatchFailed, format!("/delta/{}", err.index))
-                            .with_detail(format!("state kept: {err}")),
-                    );
+                    w.push(patch_failed(&err));
                 }
             }
             Event::MessagesSnapshot(e) => self.messages_snapshot(e.messages),
@@ -172,14 +187,8 @@ impl ThreadState {
             Event::ReasoningMessageContent(e) => self.reasoning_content(&e, w),
             Event::ReasoningMessageEnd(e) => self.reasoning_end(e, w),
             Event::ReasoningEncryptedValue(e) => self.encrypted_value(e, w),
-            Event::RunStarted(_) => {
-                self.status = RunStatus::Running;
-                self.run_error = None;
-            }
-            Event::RunFinished(e) => {
-                self.status = RunStatus::Finished;
-                self.outcome = Some(e.outcome.unwrap_or_else(RunFinishedOutcome::success));
-            }
+            Event::RunStarted(_) => self.run_started(),
+            Event::RunFinished(e) => self.run_finished(e.outcome),
             Event::RunError(e) => {
                 self.status = RunStatus::Errored;
                 self.run_error = Some(e);
@@ -196,6 +205,16 @@ impl ThreadState {
             // nor the state.
             _ => {}
         }
+    }
+
+    fn run_started(&mut self) {
+        self.status = RunStatus::Running;
+        self.run_error = None;
+    }
+
+    fn run_finished(&mut self, outcome: Option<RunFinishedOutcome>) {
+        self.status = RunStatus::Finished;
+        self.outcome = Some(outcome.unwrap_or_else(RunFinishedOutcome::success));
     }
 
     /// The messages, in order.
@@ -291,6 +310,11 @@ fn merge_metadata_ref(target: &mut Option<Metadata>, incoming: Option<&Metadata>
         return;
     }
     target.get_or_insert_default().merge_from(incoming);
+}
+
+fn patch_failed(err: &crate::PatchError) -> Warning {
+    Warning::new(WarningKind::PatchFailed, format!("/delta/{}", err.index))
+        .with_detail(format!("state kept: {err}"))
 }
 
 fn stamp(warnings: &mut [Warning], event: &Event) {

@@ -195,7 +195,13 @@ fn every_event_type_round_trips_exactly() {
             let d = EventDecoder::new(ReadMode::Exact)
                 .decode(&data)
                 .map_err(|x| x.to_string())?;
-            if d.value.as_ref() != Some(&e) || !d.warnings.is_empty() {
+            // The only warning a valid event can raise is §10's, on a RUN_STARTED whose
+            // version is newer than 1.0 or not MAJOR.MINOR.
+            if d.value.as_ref() != Some(&e)
+                || d.warnings
+                    .iter()
+                    .any(|w| w.kind != ag_ui_core::WarningKind::ProtocolVersion)
+            {
                 return Err(format!("EventDecoder differs on {data}"));
             }
             Ok(())
