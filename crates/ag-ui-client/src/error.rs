@@ -119,7 +119,7 @@ pub enum ErrorKind {
     /// `content_type`: a response that is not `text/event-stream` (protobuf included).
     ContentType,
     /// `sse_parse`: bytes that cannot be framed as SSE, or an SSE message whose data is not
-    /// JSON.
+    /// JSON (or nests deeper than the reader's 127 levels).
     SseParse,
     /// `transport`: connecting, sending or reading failed (a dropped connection).
     Transport,
@@ -175,7 +175,7 @@ impl ClientError {
             ClientError::Sse(_) => ErrorKind::SseParse,
             ClientError::Event(PipelineError::Violation(_)) => ErrorKind::ProtocolOrder,
             ClientError::Event(PipelineError::Decode {
-                error: ag_ui_core::Error::Syntax { .. },
+                error: ag_ui_core::Error::Syntax { .. } | ag_ui_core::Error::TooDeep { .. },
                 ..
             }) => ErrorKind::SseParse,
             ClientError::Event(_) => ErrorKind::Schema,

@@ -217,6 +217,15 @@ async fn malformed_json_is_sse_parse_and_a_malformed_known_field_is_schema() {
                 .contains("/messageId")
         );
 
+        let deep = format!(
+            "{}data: {{\"type\":\"CUSTOM\",\"name\":\"n\",\"value\":{}{}}}\n\n",
+            sse(&[run_started()]),
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        let (_, end, _, _) = run_once(Plan::sse(deep)).await;
+        assert_eq!(kind(&end), Some(ErrorKind::SseParse), "{:?}", end.error);
+
         let mut body = sse(&[run_started()]).into_bytes();
         body.extend_from_slice(b"data: {\"type\":\"\xff\"}\n\n");
         let (events, end, _, _) = run_once(Plan::sse(body)).await;
