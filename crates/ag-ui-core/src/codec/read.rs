@@ -47,6 +47,10 @@ pub enum WarningKind {
     /// [`crate::ThreadState`]: a `TOOL_CALL_ARGS`, `TOOL_CALL_END` or
     /// `REASONING_ENCRYPTED_VALUE` names a tool call that the thread does not hold; skipped.
     MissingToolCall,
+    /// `subagentRunId: null`, which spec §6 rule 12 forbids, read as absent: some servers
+    /// write it on every event and the official client tolerates it. The exact reader
+    /// rejects it; a stream decoder reports it once per run.
+    LegacyNull,
     /// A member of a union whose tag (`role`, part / source / outcome `type`, patch `op`) is
     /// not one 1.0 knows, in a list or an optional slot: removed (a list element dropped,
     /// an optional member omitted; an unknown `RUN_FINISHED` outcome therefore reads as
@@ -85,6 +89,7 @@ impl WarningKind {
             Self::LegacyEvent => "legacy-event",
             Self::LegacyBinaryPart => "legacy-binary-part",
             Self::UnknownEventType => "unknown-event-type",
+            Self::LegacyNull => "legacy-null",
             Self::UnknownMember => "unknown-member",
             Self::ProtocolVersion => "protocol-version",
             Self::MissingMessage => "missing-message",
@@ -97,7 +102,7 @@ impl WarningKind {
     }
 
     /// Every kind, in declaration order.
-    pub const ALL: [WarningKind; 15] = [
+    pub const ALL: [WarningKind; 16] = [
         Self::UnknownField,
         Self::NullAsAbsent,
         Self::NullState,
@@ -105,6 +110,7 @@ impl WarningKind {
         Self::LegacyEvent,
         Self::LegacyBinaryPart,
         Self::UnknownEventType,
+        Self::LegacyNull,
         Self::UnknownMember,
         Self::ProtocolVersion,
         Self::MissingMessage,
@@ -154,6 +160,9 @@ impl WarningKind {
             Self::LegacyEvent => "0.x THINKING_* event (retired in 1.0; use REASONING_*)",
             Self::LegacyBinaryPart => "0.x binary content part (retired in 1.0; use a media part)",
             Self::UnknownEventType => "event type unknown to AG-UI 1.0",
+            Self::LegacyNull => {
+                "subagentRunId: null (forbidden by AG-UI 1.0 §6 rule 12; read as absent)"
+            }
             Self::UnknownMember => {
                 "union member with a tag unknown to AG-UI 1.0 (removed with what holds it)"
             }
@@ -301,6 +310,7 @@ thread_local! {
     static SINK: RefCell<Vec<Warning>> = const { RefCell::new(Vec::new()) };
     static UNKNOWN_EVENT: RefCell<Option<String>> = const { RefCell::new(None) };
     static FAULT: RefCell<Fault> = const { RefCell::new(Fault::new()) };
+    static STRICT: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Where the error being raised is, gathered while it unwinds through the visitors.
@@ -434,6 +444,28 @@ pub(crate) fn fault_owner(id: &str) {
 #[cold]
 pub(crate) fn take_fault() -> Fault {
     FAULT.with(|f| std::mem::take(&mut *f.borrow_mut()))
+}
+
+/// Whether the decode in progress is in [`ReadMode::Exact`] (for the rules whose forgiving
+/// reading is not a warning-and-continue of the same value).
+#[inline]
+pub(crate) fn strict() -> bool {
+    STRICT.with(Cell::get)
+}
+
+/// Sets [`strict`] for one decode, restoring the previous value after it.
+struct StrictGuard(bool);
+
+impl StrictGuard {
+    fn enter(mode: ReadMode) -> Self {
+        StrictGuard(STRICT.with(|s| s.replace(mode == ReadMode::Exact)))
+    }
+}
+
+impl Drop for StrictGuard {
+    fn drop(&mut self) {
+        STRICT.with(|s| s.set(self.0));
+    }
 }
 
 /// Whether warnings are being collected with pointers (visitors then fix up paths).
@@ -677,6 +709,7 @@ fn run_detailed<T>(
     mode: ReadMode,
     parse: impl Fn() -> Result<T, serde_json::Error>,
 ) -> Result<Decoded<T>, Rejection> {
+    let _strict = StrictGuard::enter(mode);
     let dirty = {
         let _g = ModeGuard::enter(DETECT);
         match parse() {

@@ -418,7 +418,9 @@ pub(crate) enum OnNull {
     Absent,
     /// Read as absent; valid even in exact mode (`RunAgentInput.state`).
     State,
-    /// Rejected: `null` is forbidden here everywhere (`subagentRunId`, spec §6 rule 12).
+    /// Forbidden (`subagentRunId`, spec §6 rule 12): rejected by the exact reader; the
+    /// forgiving one reads it as absent and reports `legacy-null` (servers that emit it
+    /// on every event exist, and the official client tolerates them).
     Reject,
 }
 
@@ -444,6 +446,10 @@ pub(crate) fn optional<'de, A: MapAccess<'de>, T: Wire>(
             }
             OnNull::State => {
                 read::report(WarningKind::NullState, key);
+                Ok(None)
+            }
+            OnNull::Reject if !read::strict() => {
+                read::report(WarningKind::LegacyNull, key);
                 Ok(None)
             }
             OnNull::Reject => {

@@ -18,6 +18,8 @@ pub struct EventDecoder {
     reasoning_id: Option<String>,
     message_id: Option<String>,
     mint: Box<dyn FnMut() -> String + Send>,
+    /// Fields whose `null` was already reported in the current run.
+    nulls_reported: std::collections::HashSet<String>,
 }
 
 impl std::fmt::Debug for EventDecoder {
@@ -45,6 +47,7 @@ impl EventDecoder {
             reasoning_id: None,
             message_id: None,
             mint: Box::new(|| uuid::Uuid::new_v4().to_string()),
+            nulls_reported: std::collections::HashSet::new(),
         }
     }
 
@@ -61,6 +64,9 @@ impl EventDecoder {
     /// # Errors
     /// As [`crate::decode`], except that an unknown event type is a warning, not an error.
     ///
+    /// A `null` read as absent (`null-as-absent`, `legacy-null`) is reported once per field
+    /// name per run: servers that write them write them on every event.
+    ///
     /// A `RUN_STARTED` whose `protocolVersion` is newer than [`crate::PROTOCOL_VERSION`] or
     /// not `MAJOR.MINOR` is decoded with a [`WarningKind::ProtocolVersion`] warning (spec
     /// §10: proceed, and warn); an older, equal or absent version is quiet.
@@ -75,11 +81,22 @@ impl EventDecoder {
     ) -> Result<Decoded<Option<Event>>, Rejection> {
         match read::decode_detailed::<Event>(json, self.mode) {
             Ok(mut d) => {
-                if let Event::RunStarted(e) = &d.value
-                    && let Some(v) = &e.protocol_version
-                    && let Some(w) = version_warning(v)
-                {
-                    d.warnings.push(w);
+                if let Event::RunStarted(e) = &d.value {
+                    self.nulls_reported.clear();
+                    if let Some(w) = e.protocol_version.as_deref().and_then(version_warning) {
+                        d.warnings.push(w);
+                    }
+                }
+                if d.warnings.iter().any(|w| is_null(w.kind)) {
+                    let reported = &mut self.nulls_reported;
+                    d.warnings.retain(|w| {
+                        !is_null(w.kind)
+                            || reported.insert(format!(
+                                "{}{}",
+                                w.kind.as_str(),
+                                w.pointer.rsplit('/').next().unwrap_or_default()
+                            ))
+                    });
                 }
                 Ok(Decoded {
                     value: Some(d.value),
@@ -168,4 +185,8 @@ fn version_warning(version: &str) -> Option<Warning> {
         Some(_) => return None,
     };
     Some(Warning::new(WarningKind::ProtocolVersion, "/protocolVersion").with_detail(detail))
+}
+
+fn is_null(kind: WarningKind) -> bool {
+    matches!(kind, WarningKind::NullAsAbsent | WarningKind::LegacyNull)
 }

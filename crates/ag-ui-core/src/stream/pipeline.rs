@@ -55,12 +55,13 @@ impl PipelineError {
 /// Rules that a typed [`Event`] cannot break are reported here, from the reader's refusal
 /// of the event (its error and the reader's record of it: the event's type, the member, the
 /// id of the object concerned when it came before the offending member; the text is not
-/// read again): `O6` (`subagentRunId: null`, spec §6 rule 12), the string
+/// read again): `O6` (`subagentRunId: null`, spec §6 rule 12, refused by an exact decoder;
+/// the forgiving one reads it as absent with a `legacy-null` warning), the string
 /// `subagentRunId` and `name` of `A1`, the string `subagentRunId` and `message` of `A2`,
 /// and the outcome type of `A3`. Any other rejected text is a [`PipelineError::Decode`].
 ///
 /// ```
-/// use ag_ui_core::{EventPipeline, Rule};
+/// use ag_ui_core::{EventDecoder, EventPipeline, ReadMode, Rule};
 ///
 /// let mut pipeline = EventPipeline::new();
 /// pipeline.push_text(r#"{"type":"RUN_STARTED","threadId":"t1","runId":"r1"}"#)?;
@@ -71,10 +72,16 @@ impl PipelineError {
 /// assert!(dropped.value.is_empty());
 /// assert_eq!(dropped.warnings.len(), 1);
 ///
-/// let err = pipeline
-///     .push_text(r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"!","subagentRunId":null}"#)
-///     .unwrap_err();
-/// assert_eq!((err.rule(), err.index()), (Some(Rule::O6), 3));
+/// let null = r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"!","subagentRunId":null}"#;
+/// let step = r#"{"type":"STEP_STARTED","stepName":"s","subagentRunId":null}"#;
+/// let read = pipeline.push_text(step)?; // forgiving: read as absent, with a warning
+/// assert_eq!(read.warnings[0].kind.as_str(), "legacy-null");
+///
+/// let mut exact = EventPipeline::with_decoder(EventDecoder::new(ReadMode::Exact));
+/// exact.push_text(r#"{"type":"RUN_STARTED","threadId":"t1","runId":"r1"}"#)?;
+/// exact.push_text(r#"{"type":"TEXT_MESSAGE_START","messageId":"m1"}"#)?;
+/// let err = exact.push_text(null).unwrap_err();
+/// assert_eq!((err.rule(), err.index()), (Some(Rule::O6), 2));
 /// # Ok::<(), ag_ui_core::PipelineError>(())
 /// ```
 #[derive(Debug)]

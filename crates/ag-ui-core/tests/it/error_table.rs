@@ -77,6 +77,7 @@ fn message(reads_as: &str, input: &str) -> String {
         "RunAgentInput" => err(decode::<RunAgentInput>(input, ReadMode::Forgiving)),
         "RunAgentInput (exact)" => err(decode::<RunAgentInput>(input, ReadMode::Exact)),
         "Message" => err(decode::<Message>(input, ReadMode::Forgiving)),
+        "Message (exact)" => err(decode::<Message>(input, ReadMode::Exact)),
         "EventDecoder (exact)" => err(EventDecoder::new(ReadMode::Exact).decode(input)),
         "SseReader" => {
             let mut r = SseReader::new();

@@ -6,10 +6,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use ag_ui_core::{
-    ChunkExpander, ConsumeError, Event, EventPipeline, EventType, Message, PipelineError, Rule,
-    RunFinishedEvent, RunStartedEvent, StepStartedEvent, StreamConsumer, TextMessageChunkEvent,
-    TextMessageContentEvent, TextMessageStartEvent, ThreadState, ToolCallChunkEvent, Verifier,
-    verify_events,
+    ChunkExpander, ConsumeError, Event, EventDecoder, EventPipeline, EventType, Message,
+    PipelineError, ReadMode, Rule, RunFinishedEvent, RunStartedEvent, StepStartedEvent,
+    StreamConsumer, TextMessageChunkEvent, TextMessageContentEvent, TextMessageStartEvent,
+    ThreadState, ToolCallChunkEvent, Verifier, verify_events,
 };
 use serde_json::{Value, json};
 
@@ -65,8 +65,16 @@ struct Run {
 }
 
 /// Feeds each event's JSON text to a fresh pipeline, then ends the stream.
+/// The pipeline a case asks for: forgiving, or exact with `"mode": "exact"`.
+fn pipeline_for(case: &Case) -> EventPipeline {
+    match case.doc.get("mode").and_then(Value::as_str) {
+        Some("exact") => EventPipeline::with_decoder(EventDecoder::new(ReadMode::Exact)),
+        _ => EventPipeline::new(),
+    }
+}
+
 fn run(case: &Case) -> Run {
-    let mut pipeline = EventPipeline::new();
+    let mut pipeline = pipeline_for(case);
     let mut run = Run {
         output: Vec::new(),
         warnings: Vec::new(),
@@ -161,7 +169,7 @@ fn check_thread(case: &Case) -> Result<(), String> {
         bytes.extend_from_slice(serde_json::to_string(event).unwrap().as_bytes());
         bytes.extend_from_slice(b"\n\n");
     }
-    let mut consumer = StreamConsumer::with_thread(thread);
+    let mut consumer = StreamConsumer::with_thread(thread).with_pipeline(pipeline_for(case));
     let fed = consumer.feed(&bytes).and_then(|_| consumer.finish());
     match (fed, doc.get("rule")) {
         (Ok(_) | Err(ConsumeError::Incomplete { .. }), None) => {}
@@ -376,7 +384,7 @@ fn invalid_streams_pass_up_to_the_offending_event() {
     for case in load("invalid") {
         let index = usize::try_from(case.doc["index"].as_u64().unwrap()).unwrap();
         let events = events_of(&case);
-        let mut pipeline = EventPipeline::new();
+        let mut pipeline = pipeline_for(&case);
         for (i, event) in events.iter().take(index).enumerate() {
             if let Err(e) = pipeline.push_text(&serde_json::to_string(event).unwrap()) {
                 failures.push(format!("{}: event {i} already fails: {e}", case.name));
@@ -600,7 +608,7 @@ fn pipeline_counts_dropped_and_rejected_events() {
 
 #[test]
 fn pipeline_names_the_pointer_of_a_null_subagent_run_id() {
-    let mut p = EventPipeline::new();
+    let mut p = EventPipeline::with_decoder(EventDecoder::new(ReadMode::Exact));
     p.push_text(r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#)
         .unwrap();
     let err = p
