@@ -32,13 +32,13 @@ fn model_stream(round: u32) -> Vec<ModelChunk> {
             ModelChunk::ToolCallEnd {
                 id: "call_1".into(),
             },
-            ModelChunk::Finish { usage: Some(usage) },
+            ModelChunk::EndTurn { usage: Some(usage) },
         ]
     } else {
         vec![
             ModelChunk::Text("It is 14 °C ".into()),
             ModelChunk::Text("in Amsterdam.".into()),
-            ModelChunk::Finish {
+            ModelChunk::EndTurn {
                 usage: Some(ProviderUsage::new(480, 9).model("openai", "gpt-5")),
             },
         ]

@@ -6,7 +6,7 @@ use std::fmt;
 use ag_ui_core::{
     Content, FunctionCall, Message, MessageId, ReasoningMessage, ToolCall, ToolCallId,
 };
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 
 use crate::error::Error;
 use crate::ids::{IdGenerator, UuidIds};
@@ -17,6 +17,9 @@ use crate::message::{
 use crate::tool::IntoArguments;
 
 /// A conversation (`Vec<Message>`) built by chaining.
+///
+/// It serializes as the JSON array of its messages and can be passed wherever messages are
+/// taken (it is an iterator of [`Message`]s).
 ///
 /// Message and tool-call ids come from an [`IdGenerator`] ([`UuidIds`] unless
 /// [`Conversation::with_ids`] says otherwise). The conversation keeps track of the tool calls
@@ -76,7 +79,7 @@ impl Conversation {
     }
 
     /// Continues an existing history: the tool calls it left unanswered are open.
-    pub fn from_messages(messages: impl IntoIterator<Item = Message>) -> Self {
+    pub fn from_messages(messages: impl IntoIterator<Item = impl Into<Message>>) -> Self {
         messages
             .into_iter()
             .fold(Self::new(), |conv, message| conv.message(message))
@@ -247,5 +250,33 @@ impl Conversation {
             tool_call_id,
             open: self.open_calls.iter().map(|c| c.to_string()).collect(),
         }
+    }
+}
+
+impl Serialize for Conversation {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.messages.serialize(serializer)
+    }
+}
+
+impl IntoIterator for Conversation {
+    type Item = Message;
+    type IntoIter = std::vec::IntoIter<Message>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.messages.into_iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a Conversation {
+    type Item = &'a Message;
+    type IntoIter = std::slice::Iter<'a, Message>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.messages.iter()
+    }
+}
+
+impl From<Conversation> for Vec<Message> {
+    fn from(c: Conversation) -> Vec<Message> {
+        c.messages
     }
 }

@@ -1,12 +1,14 @@
 //! [`RunEmitter`]: turns an agent's work — a model's streamed output, tool results, state,
 //! steps, activity, subagents — into a well-ordered AG-UI event sequence.
 
+use std::collections::HashMap;
 use std::fmt;
 
 use ag_ui_core::{
-    Content, Event, EventType, Interrupt, JsonPatchOperation, Message, MessageId,
+    Content, Event, EventType, Interrupt, InterruptId, JsonPatchOperation, Message, MessageId,
     ReasoningEncryptedValueSubtype, RunFinishedOutcome, RunId, RunStartedEvent,
     SubagentFinishedOutcome, SubagentRunId, SubagentStartedEvent, ThreadId, TokenUsage, ToolCallId,
+    Verifier,
 };
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -19,13 +21,26 @@ use crate::patch::{check, diff};
 use crate::tool::IntoArguments;
 use crate::usage::{ProviderUsage, UsageMeter};
 
+/// How many fresh ids the emitter draws from its generator before giving up on finding one
+/// not yet used in the run (a generator that keeps repeating itself).
+const MINT_ATTEMPTS: usize = 64;
+
 /// One piece of a model's streamed output, as agent frameworks report it (text, thinking,
-/// tool-call start / argument delta / end, finish with usage).
+/// tool-call start / argument delta / end, the end of the model's turn with usage).
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum ModelChunk {
-    /// A fragment of the answer text.
+    /// A fragment of the answer text (of the open text message, or of a new one with a
+    /// minted id).
     Text(String),
+    /// A fragment of the answer text of the provider's message `id` (the message id is
+    /// reused; several messages may interleave).
+    TextWithId {
+        /// The provider's message id.
+        id: String,
+        /// The fragment.
+        delta: String,
+    },
     /// A fragment of visible reasoning ("thinking").
     Thinking(String),
     /// A tool call begins; `id` is the provider's call id.
@@ -47,8 +62,12 @@ pub enum ModelChunk {
         /// The call.
         id: String,
     },
-    /// The model call is over (its usage, if reported, is counted).
-    Finish {
+    /// The model call is over: the assistant's turn ends (open text, reasoning and tool
+    /// calls are closed, see [`RunEmitter::end_turn`]) and its usage, if reported, is
+    /// counted. It does **not** end the run: the agent may run tools and call the model
+    /// again; end the run with [`RunEmitter::finish`], [`RunEmitter::interrupt`],
+    /// [`RunEmitter::cancel`] or [`RunEmitter::fail`].
+    EndTurn {
         /// The provider's counts for this call.
         usage: Option<ProviderUsage>,
     },
@@ -58,21 +77,48 @@ pub enum ModelChunk {
 #[derive(Debug, Default)]
 struct Lane {
     owner: Option<SubagentRunId>,
+    /// Open text messages, in opening order.
+    texts: Vec<MessageId>,
+    /// The open text message that [`RunEmitter::text`] appends to.
     text: Option<MessageId>,
+    /// The assistant message the turn's tool calls attach to.
     turn: Option<MessageId>,
-    reasoning_span: Option<MessageId>,
-    reasoning_message: Option<MessageId>,
+    /// Open reasoning spans, in opening order.
+    reasoning_spans: Vec<MessageId>,
+    /// Open reasoning messages, in opening order (the last one is appended to).
+    reasoning_messages: Vec<MessageId>,
     last_reasoning: Option<MessageId>,
     calls: Vec<ToolCallId>,
     steps: Vec<String>,
 }
 
-/// An activity message the emitter has created, with its last content (for deltas).
+impl Lane {
+    fn owned_by(owner: Option<SubagentRunId>) -> Self {
+        Self {
+            owner,
+            ..Self::default()
+        }
+    }
+}
+
+/// A tool call the run has seen: started in it, or answered in it after an earlier run
+/// made it.
+#[derive(Debug)]
+struct Call {
+    id: ToolCallId,
+    owner: Option<SubagentRunId>,
+    /// The argument text so far; `None` when the call was made by an earlier run.
+    arguments: Option<String>,
+}
+
+/// An activity message the emitter has created, with its last content (for deltas;
+/// `None` once a raw patch made it unknown).
 #[derive(Debug)]
 struct Activity {
     id: MessageId,
     activity_type: String,
-    content: Map<String, Value>,
+    owner: Option<SubagentRunId>,
+    content: Option<Map<String, Value>>,
 }
 
 /// Emits the events of one run in an order the protocol accepts (spec §9.1).
@@ -84,16 +130,24 @@ struct Activity {
 /// * Text and reasoning deltas open their message (and reasoning span) when none is open and
 ///   close the other kind first; starting a tool call closes the open text message and
 ///   attaches the call to it (`parentMessageId`); a tool result ends the assistant turn, so
-///   the next text is a new message.
+///   the next text is a new message. [`text_with_id`](Self::text_with_id) reuses a
+///   provider's message id and lets several text messages interleave.
+/// * Ids are unique within the run (spec §9.5): a tool-call id cannot be started twice, a
+///   message id cannot be taken over by another owner, and minted ids skip ids already used.
 /// * Finishing closes what is still open — reasoning, text, tool calls, then steps, innermost
 ///   first — because `RUN_FINISHED` is not accepted with anything open; it refuses
 ///   ([`Error::SubagentActive`]) while a subagent invocation is active, since only the caller
-///   knows how that ended. `fail` emits `RUN_ERROR` at once, which the protocol accepts with
-///   anything open.
+///   knows how that ended, and it refuses ([`Error::IncompleteArguments`]) to hand out a
+///   tool call whose arguments are not complete JSON. `fail` emits `RUN_ERROR` at once,
+///   which the protocol accepts with anything open.
 /// * Between [`subagent_start`](Self::subagent_start) and its end, everything emitted is
 ///   attributed to that invocation (`subagentRunId`); nested starts name their parent.
 /// * Calls that would break an order rule (a delta for a call that is not open, a step
-///   finished twice, …) return an error and emit nothing.
+///   finished twice, …) return an error and emit nothing. Every event, the emitter's own
+///   and the hand-built ones sent with [`push_event`](Self::push_event), is checked with
+///   the lifecycle rules of [`ag_ui_core::Verifier`] before it is emitted, so the stream
+///   stays valid even when hand-built events or a `MESSAGES_SNAPSHOT` changed what the run
+///   holds ([`Error::Violation`]).
 ///
 /// Events accumulate in the emitter; take them with [`drain`](Self::drain) as you go (to
 /// write them to a stream) or all at once with [`into_events`](Self::into_events).
@@ -105,7 +159,7 @@ struct Activity {
 /// run.push(ModelChunk::Thinking("The user greets me.".into()))?;
 /// run.push(ModelChunk::Text("Hello".into()))?;
 /// run.push(ModelChunk::Text(" there!".into()))?;
-/// run.push(ModelChunk::Finish { usage: Some(ProviderUsage::new(12, 5).model("openai", "gpt-5")) })?;
+/// run.push(ModelChunk::EndTurn { usage: Some(ProviderUsage::new(12, 5).model("openai", "gpt-5")) })?;
 /// run.finish()?;
 /// let types: Vec<_> = run.drain().iter().map(|e| e.event_type().as_str()).collect();
 /// assert_eq!(types, [
@@ -126,11 +180,18 @@ pub struct RunEmitter {
     ended: Option<EventType>,
     lanes: Vec<Lane>,
     subagents_used: Vec<SubagentRunId>,
-    call_owners: Vec<(ToolCallId, Option<SubagentRunId>)>,
+    calls: Vec<Call>,
+    /// Message ids used in the run (text, tool, reasoning, activity) and their owners.
+    messages: HashMap<MessageId, Option<SubagentRunId>>,
+    interrupt_ids: Vec<InterruptId>,
     unanswered: Vec<ToolCallId>,
     activities: Vec<Activity>,
     state: Option<Value>,
     usage: UsageMeter,
+    verifier: Verifier,
+    /// Why the `RUN_STARTED` given to [`RunEmitter::start_with`] was refused, if it was:
+    /// every call then fails with it.
+    refused: Option<Error>,
 }
 
 impl fmt::Debug for RunEmitter {
@@ -164,6 +225,12 @@ fn now_ms() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
+/// Whether a call's argument text can be handed out: complete JSON, or nothing at all (a
+/// call without arguments).
+fn complete_arguments(arguments: &str) -> bool {
+    arguments.trim().is_empty() || serde_json::from_str::<serde::de::IgnoredAny>(arguments).is_ok()
+}
+
 impl RunEmitter {
     /// Starts run `run_id` on thread `thread_id`: emits `RUN_STARTED` with
     /// `protocolVersion: "1.0"`. Ids are UUID v4 unless [`with_ids`](Self::with_ids) says
@@ -183,21 +250,29 @@ impl RunEmitter {
     /// `input`, …).
     #[must_use]
     pub fn start_with(started: RunStartedEvent) -> Self {
-        Self {
+        let mut run = Self {
             thread_id: started.thread_id.clone(),
             run_id: started.run_id.clone(),
             ids: Box::new(UuidIds),
             clock: None,
-            out: vec![started.into()],
+            out: Vec::new(),
             ended: None,
             lanes: vec![Lane::default()],
             subagents_used: Vec::new(),
-            call_owners: Vec::new(),
+            calls: Vec::new(),
+            messages: HashMap::new(),
+            interrupt_ids: Vec::new(),
             unanswered: Vec::new(),
             activities: Vec::new(),
             state: None,
             usage: UsageMeter::new(),
+            verifier: Verifier::new(),
+            refused: None,
+        };
+        if let Err(refused) = run.emit(started) {
+            run.refused = Some(refused);
         }
+        run
     }
 
     /// Mints ids from `ids` from now on.
@@ -261,10 +336,33 @@ impl RunEmitter {
         self.out
     }
 
-    /// The id of the open text message of the current owner, if any.
+    /// The id of the text message of the current owner that [`text`](Self::text) appends
+    /// to, if one is open.
     #[must_use]
     pub fn open_text_message(&self) -> Option<&MessageId> {
         self.lane().text.as_ref()
+    }
+
+    /// The text messages the current owner has open, in opening order.
+    #[must_use]
+    pub fn open_text_messages(&self) -> &[MessageId] {
+        &self.lane().texts
+    }
+
+    /// The tool calls started in this run and not answered yet, in call order (what
+    /// [`finish`](Self::finish) names as pending).
+    #[must_use]
+    pub fn unanswered_tool_calls(&self) -> &[ToolCallId] {
+        &self.unanswered
+    }
+
+    /// The argument text call `id` of this run has received so far.
+    #[must_use]
+    pub fn tool_call_arguments(&self, id: &str) -> Option<&str> {
+        self.calls
+            .iter()
+            .find(|c| c.id.as_str() == id)
+            .and_then(|c| c.arguments.as_deref())
     }
 
     /// The innermost active subagent invocation, if any.
@@ -279,23 +377,57 @@ impl RunEmitter {
         self.usage.entries()
     }
 
+    /// A fresh interrupt id from the emitter's generator, not used before in this run (as
+    /// tool-call and message ids are minted), for the interrupts the run ends with.
+    ///
+    /// ```
+    /// use ag_ui_builders::{RunEmitter, SequentialIds, tool_approval};
+    ///
+    /// let mut run = RunEmitter::start("thread-1", "run-1").with_ids(SequentialIds::new());
+    /// let call = run.tool_call("send_email", serde_json::json!({"to": "a@b.com"}))?;
+    /// let approval = tool_approval(run.new_interrupt_id()?, call, "Send it?");
+    /// assert_eq!(approval.id.as_str(), "int-1");
+    /// run.interrupt([approval])?;
+    /// # Ok::<(), ag_ui_builders::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::AlreadyOpen`] when the generator keeps returning used ids.
+    pub fn new_interrupt_id(&mut self) -> Result<InterruptId, Error> {
+        let mut last = String::new();
+        for _ in 0..MINT_ATTEMPTS {
+            let id = self.ids.interrupt_id();
+            if !self.interrupt_ids.contains(&id) {
+                self.interrupt_ids.push(id.clone());
+                return Ok(id);
+            }
+            last = id.into_string();
+        }
+        Err(Error::AlreadyOpen {
+            kind: "interrupt",
+            id: last,
+        })
+    }
+
     // ---------------------------------------------------------------- model output
 
     /// Feeds one chunk of a model's streamed output.
     ///
     /// # Errors
     /// As the method each chunk maps to ([`text`](Self::text),
-    /// [`reasoning`](Self::reasoning), [`tool_call_start_with_id`](Self::tool_call_start_with_id),
+    /// [`text_with_id`](Self::text_with_id), [`reasoning`](Self::reasoning),
+    /// [`tool_call_start_with_id`](Self::tool_call_start_with_id),
     /// [`tool_call_args`](Self::tool_call_args), [`tool_call_end`](Self::tool_call_end),
     /// [`end_turn`](Self::end_turn)).
     pub fn push(&mut self, chunk: ModelChunk) -> Result<(), Error> {
         match chunk {
             ModelChunk::Text(delta) => self.text(delta).map(drop),
+            ModelChunk::TextWithId { id, delta } => self.text_with_id(id, delta),
             ModelChunk::Thinking(delta) => self.reasoning(delta).map(drop),
             ModelChunk::ToolCallStart { id, name } => self.tool_call_start_with_id(id, name),
             ModelChunk::ToolCallDelta { id, delta } => self.tool_call_args(id, delta),
             ModelChunk::ToolCallEnd { id } => self.tool_call_end(id),
-            ModelChunk::Finish { usage } => {
+            ModelChunk::EndTurn { usage } => {
                 self.live()?;
                 if let Some(u) = usage {
                     self.usage(u);
@@ -305,38 +437,104 @@ impl RunEmitter {
         }
     }
 
-    /// Appends `delta` to the open text message, opening one (and closing open reasoning)
-    /// when none is open. Returns the message id.
+    /// Appends `delta` to the open text message, opening one with a minted id (and closing
+    /// open reasoning) when none is open. Returns the message id.
     ///
     /// # Errors
-    /// [`Error::RunEnded`].
+    /// [`Error::RunEnded`]; [`Error::AlreadyOpen`] when the generator keeps returning used
+    /// ids.
     pub fn text(&mut self, delta: impl Into<String>) -> Result<MessageId, Error> {
         self.live()?;
         let id = match self.lane().text.clone() {
             Some(id) => id,
             None => {
-                self.close_reasoning_inner();
-                let id = self.ids.message_id();
-                let owner = self.owner();
-                self.emit(event::text_message_start(id.clone()).owned_by(owner.as_ref()));
-                let lane = self.lane_mut();
-                lane.text = Some(id.clone());
-                lane.turn = Some(id.clone());
+                let id = self.mint_message_id()?;
+                self.open_text(id.clone())?;
                 id
             }
         };
         let owner = self.owner();
-        self.emit(event::text_message_content(id.clone(), delta).owned_by(owner.as_ref()));
+        self.emit(event::text_message_content(id.clone(), delta).owned_by(owner.as_ref()))?;
         Ok(id)
     }
 
-    /// Closes the open text message, if any.
+    /// Appends `delta` to text message `id` (a provider's message id), opening it (and
+    /// closing open reasoning) when it is not open. The message becomes the one
+    /// [`text`](Self::text) appends to and the one tool calls attach to; other open messages
+    /// stay open, so that messages can interleave (spec §9.1 T2) until closed with
+    /// [`close_text_message`](Self::close_text_message) or the end of the turn.
+    ///
+    /// ```
+    /// use ag_ui_builders::RunEmitter;
+    ///
+    /// let mut run = RunEmitter::start("thread-1", "run-1");
+    /// run.text_with_id("msg_a", "Hello ")?;
+    /// run.text_with_id("msg_b", "Bonjour ")?;
+    /// run.text_with_id("msg_a", "world")?;
+    /// run.close_text_message("msg_a")?;
+    /// run.text_with_id("msg_b", "le monde")?;
+    /// run.finish()?;
+    /// # Ok::<(), ag_ui_builders::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::AlreadyOpen`] when `id` is open for another owner or was used in this run by
+    /// another owner (a message id keeps its owner for the whole run); [`Error::RunEnded`].
+    pub fn text_with_id(
+        &mut self,
+        id: impl Into<MessageId>,
+        delta: impl Into<String>,
+    ) -> Result<(), Error> {
+        self.live()?;
+        let id = id.into();
+        let owner = self.owner();
+        if self.lane().texts.contains(&id) {
+            let lane = self.lane_mut();
+            lane.text = Some(id.clone());
+            lane.turn = Some(id.clone());
+        } else {
+            let taken = self.lanes.iter().any(|l| l.texts.contains(&id))
+                || self.messages.get(&id).is_some_and(|o| *o != owner);
+            if taken {
+                return Err(Error::AlreadyOpen {
+                    kind: "message",
+                    id: id.into_string(),
+                });
+            }
+            self.open_text(id.clone())?;
+        }
+        self.emit(event::text_message_content(id, delta).owned_by(owner.as_ref()))?;
+        Ok(())
+    }
+
+    /// Closes the text message [`text`](Self::text) appends to, if any (other open text
+    /// messages stay open).
     ///
     /// # Errors
     /// [`Error::RunEnded`].
     pub fn close_text(&mut self) -> Result<(), Error> {
         self.live()?;
-        self.close_text_inner();
+        let top = self.top();
+        self.close_text_in(top)?;
+        Ok(())
+    }
+
+    /// Closes text message `id` of the current owner.
+    ///
+    /// # Errors
+    /// [`Error::NotOpen`] when the current owner has no text message `id` open;
+    /// [`Error::RunEnded`].
+    pub fn close_text_message(&mut self, id: impl Into<MessageId>) -> Result<(), Error> {
+        self.live()?;
+        let id = id.into();
+        let top = self.top();
+        if !self.lanes[top].texts.contains(&id) {
+            return Err(Error::NotOpen {
+                kind: "text message",
+                id: id.into_string(),
+            });
+        }
+        self.end_text_in(top, &id)?;
         Ok(())
     }
 
@@ -347,7 +545,8 @@ impl RunEmitter {
     /// [`Error::RunEnded`].
     pub fn end_turn(&mut self) -> Result<(), Error> {
         self.live()?;
-        self.close_turn_inner();
+        let top = self.top();
+        self.close_turn_in(top)?;
         Ok(())
     }
 
@@ -355,37 +554,41 @@ impl RunEmitter {
     /// (and closing open text) when none is open. Returns the reasoning message id.
     ///
     /// # Errors
-    /// [`Error::RunEnded`].
+    /// [`Error::RunEnded`]; [`Error::AlreadyOpen`] when the generator keeps returning used
+    /// ids.
     pub fn reasoning(&mut self, delta: impl Into<String>) -> Result<MessageId, Error> {
         self.live()?;
         let owner = self.owner();
-        let id = match self.lane().reasoning_message.clone() {
+        let top = self.top();
+        let id = match self.lane().reasoning_messages.last().cloned() {
             Some(id) => id,
             None => {
-                self.close_text_inner();
-                let id = self.ids.message_id();
-                if self.lane().reasoning_span.is_none() {
-                    self.emit(event::reasoning_start(id.clone()).owned_by(owner.as_ref()));
-                    self.lane_mut().reasoning_span = Some(id.clone());
+                let id = self.mint_message_id()?;
+                self.close_text_in(top)?;
+                if self.lane().reasoning_spans.is_empty() {
+                    self.emit(event::reasoning_start(id.clone()).owned_by(owner.as_ref()))?;
+                    self.lane_mut().reasoning_spans.push(id.clone());
                 }
-                self.emit(event::reasoning_message_start(id.clone()).owned_by(owner.as_ref()));
+                self.emit(event::reasoning_message_start(id.clone()).owned_by(owner.as_ref()))?;
                 let lane = self.lane_mut();
-                lane.reasoning_message = Some(id.clone());
+                lane.reasoning_messages.push(id.clone());
                 lane.last_reasoning = Some(id.clone());
+                self.messages.insert(id.clone(), owner.clone());
                 id
             }
         };
-        self.emit(event::reasoning_message_content(id.clone(), delta).owned_by(owner.as_ref()));
+        self.emit(event::reasoning_message_content(id.clone(), delta).owned_by(owner.as_ref()))?;
         Ok(id)
     }
 
-    /// Closes the open reasoning message and span, if any.
+    /// Closes the open reasoning messages and spans, if any.
     ///
     /// # Errors
     /// [`Error::RunEnded`].
     pub fn close_reasoning(&mut self) -> Result<(), Error> {
         self.live()?;
-        self.close_reasoning_inner();
+        let top = self.top();
+        self.close_reasoning_in(top)?;
         Ok(())
     }
 
@@ -408,7 +611,8 @@ impl RunEmitter {
     }
 
     /// Attaches an encrypted artefact to any message or tool call
-    /// (`REASONING_ENCRYPTED_VALUE`).
+    /// (`REASONING_ENCRYPTED_VALUE`), attributed to the entity's owner when the run knows
+    /// the entity, else to the current owner.
     ///
     /// # Errors
     /// [`Error::RunEnded`].
@@ -419,32 +623,56 @@ impl RunEmitter {
         value: impl Into<String>,
     ) -> Result<(), Error> {
         self.live()?;
-        let owner = self.owner();
+        let entity_id = entity_id.into();
+        let known = match subtype {
+            ReasoningEncryptedValueSubtype::ToolCall => self
+                .calls
+                .iter()
+                .find(|c| c.id.as_str() == entity_id)
+                .map(|c| c.owner.clone()),
+            ReasoningEncryptedValueSubtype::Message => {
+                self.messages.get(entity_id.as_str()).cloned()
+            }
+            _ => None,
+        };
+        let owner = known.unwrap_or_else(|| self.owner());
         self.emit(
             event::reasoning_encrypted_value(subtype, entity_id, value).owned_by(owner.as_ref()),
-        );
+        )?;
         Ok(())
     }
 
     // ---------------------------------------------------------------- tool calls
 
-    /// Starts a call of `name` with a minted id, attached to the current assistant message
-    /// (the open text message is closed). Returns the call id.
+    /// Starts a call of `name` with a minted id (one not used in this run), attached to the
+    /// current assistant message (the open text message is closed). Returns the call id.
     ///
     /// # Errors
-    /// [`Error::RunEnded`].
+    /// [`Error::RunEnded`]; [`Error::AlreadyOpen`] when the generator keeps returning used
+    /// ids.
     pub fn tool_call_start(&mut self, name: impl Into<String>) -> Result<ToolCallId, Error> {
         self.live()?;
-        let id = self.ids.tool_call_id();
-        self.tool_call_start_with_id(id.clone(), name)?;
-        Ok(id)
+        let mut last = String::new();
+        for _ in 0..MINT_ATTEMPTS {
+            let id = self.ids.tool_call_id();
+            if !self.calls.iter().any(|c| c.id == id) {
+                self.tool_call_start_with_id(id.clone(), name)?;
+                return Ok(id);
+            }
+            last = id.into_string();
+        }
+        Err(Error::AlreadyOpen {
+            kind: "tool call",
+            id: last,
+        })
     }
 
     /// Starts call `id` (a provider's call id) of `name`.
     ///
     /// # Errors
-    /// [`Error::AlreadyOpen`] when call `id` is open, or was used in this run by another
-    /// owner (a call id keeps its owner for the whole run); [`Error::RunEnded`].
+    /// [`Error::AlreadyOpen`] when call `id` was already started in this run (open or not:
+    /// tool-call ids are unique within a run, spec §9.5) or answered in it;
+    /// [`Error::RunEnded`].
     pub fn tool_call_start_with_id(
         &mut self,
         id: impl Into<ToolCallId>,
@@ -452,39 +680,36 @@ impl RunEmitter {
     ) -> Result<(), Error> {
         self.live()?;
         let id = id.into();
-        let owner = self.owner();
-        let reused_elsewhere = self
-            .call_owners
-            .iter()
-            .any(|(c, o)| *c == id && *o != owner);
-        if reused_elsewhere || self.lanes.iter().any(|l| l.calls.contains(&id)) {
+        if self.calls.iter().any(|c| c.id == id) {
             return Err(Error::AlreadyOpen {
                 kind: "tool call",
                 id: id.into_string(),
             });
         }
-        self.close_reasoning_inner();
-        self.close_text_inner();
+        let owner = self.owner();
         let parent = match self.lane().turn.clone() {
             Some(p) => p,
-            None => {
-                let p = self.ids.message_id();
-                self.lane_mut().turn = Some(p.clone());
-                p
-            }
+            None => self.mint_message_id()?,
         };
+        let top = self.top();
+        self.close_reasoning_in(top)?;
+        self.close_text_in(top)?;
+        self.lane_mut().turn = Some(parent.clone());
+        self.messages
+            .entry(parent.clone())
+            .or_insert_with(|| owner.clone());
         self.emit(
             event::tool_call_start(id.clone(), name)
                 .with_parent_message_id(parent)
                 .owned_by(owner.as_ref()),
-        );
+        )?;
         self.lane_mut().calls.push(id.clone());
-        if !self.call_owners.iter().any(|(c, _)| *c == id) {
-            self.call_owners.push((id.clone(), owner));
-        }
-        if !self.unanswered.contains(&id) {
-            self.unanswered.push(id);
-        }
+        self.calls.push(Call {
+            id: id.clone(),
+            owner,
+            arguments: Some(String::new()),
+        });
+        self.unanswered.push(id);
         Ok(())
     }
 
@@ -500,7 +725,9 @@ impl RunEmitter {
         self.live()?;
         let id = id.into();
         let owner = self.call_owner(&id)?;
-        self.emit(event::tool_call_args(id, delta).owned_by(owner.as_ref()));
+        let delta = delta.into();
+        self.record_arguments(&id, &delta);
+        self.emit(event::tool_call_args(id, delta).owned_by(owner.as_ref()))?;
         Ok(())
     }
 
@@ -512,7 +739,7 @@ impl RunEmitter {
         self.live()?;
         let id = id.into();
         let owner = self.call_owner(&id)?;
-        self.end_call(&id, owner.as_ref());
+        self.end_call(&id, owner.as_ref())?;
         Ok(())
     }
 
@@ -537,7 +764,8 @@ impl RunEmitter {
     /// assistant turn ends: later text is a new message.
     ///
     /// # Errors
-    /// [`Error::RunEnded`].
+    /// [`Error::RunEnded`]; [`Error::AlreadyOpen`] when the generator keeps returning used
+    /// ids.
     pub fn tool_result(
         &mut self,
         tool_call_id: impl Into<ToolCallId>,
@@ -545,15 +773,24 @@ impl RunEmitter {
     ) -> Result<MessageId, Error> {
         self.live()?;
         let call = tool_call_id.into();
+        let id = self.mint_message_id()?;
         if let Ok(owner) = self.call_owner(&call) {
-            self.end_call(&call, owner.as_ref());
+            self.end_call(&call, owner.as_ref())?;
         }
-        self.close_turn_inner();
-        let id = self.ids.message_id();
+        let top = self.top();
+        self.close_turn_in(top)?;
         let owner = self.owner();
+        self.messages.insert(id.clone(), owner.clone());
         self.emit(
             event::tool_call_result(id.clone(), call.clone(), content).owned_by(owner.as_ref()),
-        );
+        )?;
+        if !self.calls.iter().any(|c| c.id == call) {
+            self.calls.push(Call {
+                id: call.clone(),
+                owner,
+                arguments: None,
+            });
+        }
         self.unanswered.retain(|c| *c != call);
         Ok(id)
     }
@@ -568,7 +805,7 @@ impl RunEmitter {
         self.live()?;
         let value = to_value(state)?;
         let owner = self.owner();
-        self.emit(event::state_snapshot(value.clone()).owned_by(owner.as_ref()));
+        self.emit(event::state_snapshot(value.clone()).owned_by(owner.as_ref()))?;
         self.state = Some(value);
         Ok(())
     }
@@ -585,7 +822,7 @@ impl RunEmitter {
         self.live()?;
         let ev = event::state_delta(patch)?;
         let owner = self.owner();
-        self.emit(ev.owned_by(owner.as_ref()));
+        self.emit(ev.owned_by(owner.as_ref()))?;
         self.state = None;
         Ok(())
     }
@@ -604,7 +841,7 @@ impl RunEmitter {
                 let patch = diff(old, &value);
                 if !patch.is_empty() {
                     let owner = self.owner();
-                    self.emit(ag_ui_core::StateDeltaEvent::new(patch).owned_by(owner.as_ref()));
+                    self.emit(ag_ui_core::StateDeltaEvent::new(patch).owned_by(owner.as_ref()))?;
                 }
                 self.state = Some(value);
                 Ok(())
@@ -621,7 +858,7 @@ impl RunEmitter {
         messages: impl IntoIterator<Item = Message>,
     ) -> Result<(), Error> {
         self.live()?;
-        self.emit(event::messages_snapshot(messages));
+        self.emit(event::messages_snapshot(messages))?;
         Ok(())
     }
 
@@ -641,7 +878,7 @@ impl RunEmitter {
             });
         }
         let owner = self.owner();
-        self.emit(event::step_started(name.clone()).owned_by(owner.as_ref()));
+        self.emit(event::step_started(name.clone()).owned_by(owner.as_ref()))?;
         self.lane_mut().steps.push(name);
         Ok(())
     }
@@ -661,7 +898,7 @@ impl RunEmitter {
         };
         self.lane_mut().steps.remove(pos);
         let owner = self.owner();
-        self.emit(event::step_finished(name).owned_by(owner.as_ref()));
+        self.emit(event::step_finished(name).owned_by(owner.as_ref()))?;
         Ok(())
     }
 
@@ -678,7 +915,7 @@ impl RunEmitter {
         content: &(impl Serialize + ?Sized),
     ) -> Result<MessageId, Error> {
         self.live()?;
-        let id = self.ids.message_id();
+        let id = self.mint_message_id()?;
         self.activity_snapshot(id.clone(), activity_type, content)?;
         Ok(id)
     }
@@ -705,23 +942,17 @@ impl RunEmitter {
                 content.clone(),
             )
             .owned_by(owner.as_ref()),
-        );
-        match self.activities.iter_mut().find(|a| a.id == id) {
-            Some(a) => {
-                a.activity_type = activity_type;
-                a.content = content;
-            }
-            None => self.activities.push(Activity {
-                id,
-                activity_type,
-                content,
-            }),
-        }
+        )?;
+        self.messages
+            .entry(id.clone())
+            .or_insert_with(|| owner.clone());
+        self.track_activity(id, activity_type, owner, Some(content));
         Ok(())
     }
 
     /// Updates activity message `id` to `content`, sending the JSON Patch from its last
-    /// content (`ACTIVITY_DELTA`; nothing when unchanged).
+    /// content (`ACTIVITY_DELTA`; nothing when unchanged; an `ACTIVITY_SNAPSHOT` when a patch
+    /// sent with [`activity_delta`](Self::activity_delta) made the last content unknown).
     ///
     /// # Errors
     /// [`Error::NotOpen`] when this emitter created no activity `id`; [`Error::NotAnObject`];
@@ -734,29 +965,44 @@ impl RunEmitter {
         self.live()?;
         let id = id.into();
         let content = into_object(to_value(content)?, "/content")?;
-        let owner = self.owner();
-        let Some(a) = self.activities.iter_mut().find(|a| a.id == id) else {
+        let Some(a) = self.activities.iter().find(|a| a.id == id) else {
             return Err(Error::NotOpen {
                 kind: "activity",
                 id: id.into_string(),
             });
         };
-        let patch = diff(
-            &Value::Object(a.content.clone()),
-            &Value::Object(content.clone()),
-        );
-        a.content = content;
-        let activity_type = a.activity_type.clone();
-        if !patch.is_empty() {
-            self.emit(
-                ag_ui_core::ActivityDeltaEvent::new(id, activity_type, patch)
-                    .owned_by(owner.as_ref()),
-            );
+        // Attributed to the activity's owner, whoever updates it.
+        let (activity_type, owner) = (a.activity_type.clone(), a.owner.clone());
+        match &a.content {
+            // The content is unknown after a raw patch: send it whole.
+            None => self.emit(
+                ag_ui_core::ActivitySnapshotEvent::new(
+                    id.clone(),
+                    activity_type.clone(),
+                    content.clone(),
+                )
+                .owned_by(owner.as_ref()),
+            )?,
+            Some(old) => {
+                let patch = diff(&Value::Object(old.clone()), &Value::Object(content.clone()));
+                if !patch.is_empty() {
+                    self.emit(
+                        ag_ui_core::ActivityDeltaEvent::new(
+                            id.clone(),
+                            activity_type.clone(),
+                            patch,
+                        )
+                        .owned_by(owner.as_ref()),
+                    )?;
+                }
+            }
         }
+        self.track_activity(id, activity_type, owner, Some(content));
         Ok(())
     }
 
-    /// Sends a JSON Patch against activity message `id`'s content (`ACTIVITY_DELTA`).
+    /// Sends a JSON Patch against activity message `id`'s content (`ACTIVITY_DELTA`,
+    /// attributed to the activity's owner).
     ///
     /// # Errors
     /// [`Error::NotOpen`] when this emitter created no activity `id`;
@@ -770,17 +1016,19 @@ impl RunEmitter {
         let id = id.into();
         let patch: Vec<_> = patch.into_iter().collect();
         check(&patch).map_err(|e| e.under("/patch"))?;
-        let owner = self.owner();
         let Some(a) = self.activities.iter().find(|a| a.id == id) else {
             return Err(Error::NotOpen {
                 kind: "activity",
                 id: id.into_string(),
             });
         };
-        let activity_type = a.activity_type.clone();
+        let (activity_type, owner) = (a.activity_type.clone(), a.owner.clone());
         self.emit(
-            ag_ui_core::ActivityDeltaEvent::new(id, activity_type, patch).owned_by(owner.as_ref()),
-        );
+            ag_ui_core::ActivityDeltaEvent::new(id.clone(), activity_type.clone(), patch)
+                .owned_by(owner.as_ref()),
+        )?;
+        // The emitter does not apply patches: the next update sends a snapshot.
+        self.track_activity(id, activity_type, owner, None);
         Ok(())
     }
 
@@ -797,7 +1045,7 @@ impl RunEmitter {
     ) -> Result<(), Error> {
         self.live()?;
         let owner = self.owner();
-        self.emit(event::custom(name, value).owned_by(owner.as_ref()));
+        self.emit(event::custom(name, value).owned_by(owner.as_ref()))?;
         Ok(())
     }
 
@@ -810,7 +1058,7 @@ impl RunEmitter {
         let owner = self.owner();
         let mut ev = event::raw(raw).owned_by(owner.as_ref());
         ev.source = source.map(str::to_owned);
-        self.emit(ev);
+        self.emit(ev)?;
         Ok(())
     }
 
@@ -854,12 +1102,9 @@ impl RunEmitter {
             None => started.parent_subagent_run_id = self.owner(),
         }
         let id = started.subagent_run_id.clone();
-        self.emit(started);
+        self.emit(started)?;
         self.subagents_used.push(id.clone());
-        self.lanes.push(Lane {
-            owner: Some(id),
-            ..Lane::default()
-        });
+        self.lanes.push(Lane::owned_by(Some(id)));
         Ok(())
     }
 
@@ -890,8 +1135,95 @@ impl RunEmitter {
     /// As [`subagent_finish`](Self::subagent_finish).
     pub fn subagent_fail(&mut self, message: impl Into<String>) -> Result<(), Error> {
         self.live()?;
-        let id = self.pop_subagent()?;
-        self.emit(event::subagent_error(id, message));
+        let id = self.close_subagent()?;
+        self.emit(event::subagent_error(id, message))?;
+        self.drop_subagent_lane();
+        Ok(())
+    }
+
+    // ---------------------------------------------------------------- hand-built events
+
+    /// Sends an event you built yourself, checked and tracked like the emitter's own: it is
+    /// refused (nothing emitted) when it breaks a lifecycle rule of spec §9.1 given what the
+    /// run has emitted so far ([`Error::Violation`]) or a rule of the emitter, and once
+    /// emitted it counts for everything that follows: a `TEXT_MESSAGE_START` opens a message
+    /// that [`text`](Self::text) appends to and [`finish`](Self::finish) closes, a
+    /// `TOOL_CALL_START` makes a call that is pending until answered, a `STATE_SNAPSHOT`
+    /// becomes the state [`state`](Self::state) diffs against, a `RUN_FINISHED` or
+    /// `RUN_ERROR` ends the run, and so on.
+    ///
+    /// The event is sent as built (its attribution included: an event without
+    /// `subagentRunId` belongs to the agent itself), stamped with the emitter's clock when it
+    /// has no timestamp. Ending a subagent invocation closes what the invocation left open
+    /// first, as [`subagent_finish`](Self::subagent_finish) does.
+    ///
+    /// ```
+    /// use ag_ui_builders::{Error, RunEmitter, event};
+    ///
+    /// let mut run = RunEmitter::start("thread-1", "run-1");
+    /// run.push_event(event::text_message_start("msg_1").with_name("planner"))?;
+    /// run.text("Step one.")?; // appends to msg_1
+    /// assert!(matches!(
+    ///     run.push_event(event::text_message_content("msg_9", "?")),
+    ///     Err(Error::Violation(_))
+    /// ));
+    /// run.finish()?; // closes msg_1
+    /// # Ok::<(), ag_ui_builders::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Violation`] naming the rule broken; [`Error::ChunkEvent`] for a
+    /// `*_CHUNK` event (consumers expand those; send the events it stands for);
+    /// [`Error::AlreadyOpen`] for a `TOOL_CALL_START` whose id was used in this run;
+    /// [`Error::NotOpen`] for an event attributed to a subagent invocation that is not
+    /// active; [`Error::IncompleteArguments`] for a `RUN_FINISHED` handing out a call whose
+    /// arguments are not complete JSON; [`Error::RunEnded`].
+    pub fn push_event(&mut self, event: impl Into<Event>) -> Result<(), Error> {
+        self.live()?;
+        let mut event = event.into();
+        let kind = event.event_type();
+        if matches!(
+            kind,
+            EventType::TextMessageChunk
+                | EventType::ToolCallChunk
+                | EventType::ReasoningMessageChunk
+        ) {
+            return Err(Error::ChunkEvent(kind));
+        }
+        let owner = match &event {
+            Event::SubagentStarted(_) => None,
+            e => e.subagent_run_id().cloned(),
+        };
+        let Some(li) = self.lane_of(owner.as_ref()) else {
+            return Err(Error::NotOpen {
+                kind: "subagent invocation",
+                id: owner.map(SubagentRunId::into_string).unwrap_or_default(),
+            });
+        };
+        match &event {
+            Event::ToolCallStart(e) if self.calls.iter().any(|c| c.id == e.tool_call_id) => {
+                return Err(Error::AlreadyOpen {
+                    kind: "tool call",
+                    id: e.tool_call_id.to_string(),
+                });
+            }
+            Event::RunFinished(e) => self.check_handed_out(&e.outcome())?,
+            _ => {}
+        }
+        if let Some(clock) = self.clock
+            && event.timestamp().is_none()
+        {
+            event.set_timestamp(Some(clock()));
+        }
+        if matches!(kind, EventType::SubagentFinished | EventType::SubagentError) {
+            // Check the end itself before closing what the invocation left open.
+            let mut probe = self.verifier.clone();
+            probe.push(&event).map_err(Error::Violation)?;
+            self.close_lane_in(li)?;
+        }
+        self.verifier.push(&event).map_err(Error::Violation)?;
+        self.track(li, owner, &event);
+        self.out.push(event);
         Ok(())
     }
 
@@ -906,8 +1238,25 @@ impl RunEmitter {
     /// Finishes the run with the `success` outcome, naming the tool calls started in this
     /// run and never answered (`pendingToolCallIds`), with the usage counted.
     ///
+    /// A call is only handed out when its arguments are complete JSON (or empty: a call
+    /// without arguments). When one is not (the model's stream was cut off mid-call), the
+    /// run is **not** finished and nothing is emitted: answer the call with
+    /// [`tool_result`](Self::tool_result) or end the run with [`fail`](Self::fail)
+    /// (`RUN_ERROR`).
+    ///
+    /// ```
+    /// use ag_ui_builders::{Error, ModelChunk, RunEmitter};
+    ///
+    /// let mut run = RunEmitter::start("thread-1", "run-1");
+    /// run.push(ModelChunk::ToolCallStart { id: "call_1".into(), name: "search".into() })?;
+    /// run.push(ModelChunk::ToolCallDelta { id: "call_1".into(), delta: r#"{"q":"#.into() })?;
+    /// assert!(matches!(run.finish(), Err(Error::IncompleteArguments { .. })));
+    /// run.fail("the model's output was cut off")?;
+    /// # Ok::<(), ag_ui_builders::Error>(())
+    /// ```
+    ///
     /// # Errors
-    /// [`Error::SubagentActive`]; [`Error::RunEnded`].
+    /// [`Error::IncompleteArguments`]; [`Error::SubagentActive`]; [`Error::RunEnded`].
     pub fn finish(&mut self) -> Result<(), Error> {
         let outcome = success_pending(self.unanswered.clone());
         self.finish_with(outcome, None)
@@ -922,10 +1271,13 @@ impl RunEmitter {
         self.finish_with(outcome, Some(result.into()))
     }
 
-    /// Pauses the run on `interrupts` (`RUN_FINISHED` with the `interrupt` outcome).
+    /// Pauses the run on `interrupts` (`RUN_FINISHED` with the `interrupt` outcome). Mint
+    /// their ids with [`new_interrupt_id`](Self::new_interrupt_id).
     ///
     /// # Errors
-    /// [`Error::NoInterrupts`] when `interrupts` is empty; as [`finish`](Self::finish).
+    /// [`Error::NoInterrupts`] when `interrupts` is empty; [`Error::AlreadyOpen`] when two
+    /// interrupts share an id; as [`finish`](Self::finish) (a tool-approval interrupt for a
+    /// call whose arguments are not complete JSON is refused).
     pub fn interrupt(
         &mut self,
         interrupts: impl IntoIterator<Item = Interrupt>,
@@ -947,6 +1299,9 @@ impl RunEmitter {
     /// what is open.
     ///
     /// # Errors
+    /// [`Error::IncompleteArguments`] when the outcome hands out a call of this run
+    /// (`pendingToolCallIds`, or an interrupt's `toolCallId`) whose arguments are not
+    /// complete JSON; [`Error::AlreadyOpen`] when two interrupts share an id;
     /// [`Error::SubagentActive`] while a subagent invocation is active; [`Error::RunEnded`].
     pub fn finish_with(
         &mut self,
@@ -959,14 +1314,16 @@ impl RunEmitter {
                 id: active.to_string(),
             });
         }
-        self.close_lane_inner();
+        self.check_handed_out(&outcome)?;
+        let top = self.top();
+        self.close_lane_in(top)?;
         let mut ev =
             event::run_finished(self.thread_id.clone(), self.run_id.clone()).with_outcome(outcome);
         ev.result = result;
         if !self.usage.is_empty() {
             ev.usage = Some(self.usage.entries().to_vec());
         }
-        self.emit(ev);
+        self.emit(ev)?;
         self.ended = Some(EventType::RunFinished);
         Ok(())
     }
@@ -1001,38 +1358,125 @@ impl RunEmitter {
         if !self.usage.is_empty() {
             ev.usage = Some(self.usage.entries().to_vec());
         }
-        self.emit(ev);
+        self.emit(ev)?;
         self.ended = Some(EventType::RunError);
         Ok(())
     }
 
     fn live(&self) -> Result<(), Error> {
+        if let Some(refused) = &self.refused {
+            return Err(refused.clone());
+        }
         match self.ended {
             Some(t) => Err(Error::RunEnded(t)),
             None => Ok(()),
         }
     }
 
-    fn emit(&mut self, event: impl Into<Event>) {
+    /// Emits one of the emitter's own events, checked by the verifier like a hand-built one
+    /// (what the caller did, hand-built events and snapshots included, could make one
+    /// break a rule: it is then refused, so the stream stays valid).
+    fn emit(&mut self, event: impl Into<Event>) -> Result<(), Error> {
         let mut event = event.into();
         if let Some(clock) = self.clock {
             event.set_timestamp(Some(clock()));
         }
+        self.verifier.push(&event).map_err(Error::Violation)?;
         self.out.push(event);
+        Ok(())
+    }
+
+    /// Refuses an outcome that hands out (as pending, or for approval) a call of this run
+    /// whose arguments are not complete JSON, or that names one interrupt id twice.
+    fn check_handed_out(&self, outcome: &RunFinishedOutcome) -> Result<(), Error> {
+        let mut handed_out: Vec<&ToolCallId> = Vec::new();
+        match outcome {
+            RunFinishedOutcome::Success(s) => {
+                handed_out.extend(s.pending_tool_call_ids.iter().flatten());
+            }
+            RunFinishedOutcome::Interrupt(i) => {
+                for (n, int) in i.interrupts.iter().enumerate() {
+                    if i.interrupts[..n].iter().any(|o| o.id == int.id) {
+                        return Err(Error::AlreadyOpen {
+                            kind: "interrupt",
+                            id: int.id.to_string(),
+                        });
+                    }
+                    handed_out.extend(int.tool_call_id.as_ref());
+                }
+            }
+            _ => {}
+        }
+        for id in handed_out {
+            let arguments = self
+                .calls
+                .iter()
+                .find(|c| c.id == *id)
+                .and_then(|c| c.arguments.as_deref());
+            if let Some(arguments) = arguments
+                && !complete_arguments(arguments)
+            {
+                return Err(Error::IncompleteArguments {
+                    tool_call_id: id.to_string(),
+                    arguments: arguments.to_owned(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn top(&self) -> usize {
+        // The parent lane is never removed, so there is always one.
+        self.lanes.len() - 1
     }
 
     fn lane(&self) -> &Lane {
-        // The parent lane is never removed, so there is always one.
-        &self.lanes[self.lanes.len() - 1]
+        &self.lanes[self.top()]
     }
 
     fn lane_mut(&mut self) -> &mut Lane {
-        let last = self.lanes.len() - 1;
-        &mut self.lanes[last]
+        let top = self.top();
+        &mut self.lanes[top]
     }
 
     fn owner(&self) -> Option<SubagentRunId> {
         self.lane().owner.clone()
+    }
+
+    /// The lane of `owner` (`None`: the agent itself), when that owner is active.
+    fn lane_of(&self, owner: Option<&SubagentRunId>) -> Option<usize> {
+        self.lanes.iter().position(|l| l.owner.as_ref() == owner)
+    }
+
+    /// A fresh message id not used in this run.
+    fn mint_message_id(&mut self) -> Result<MessageId, Error> {
+        let mut last = String::new();
+        for _ in 0..MINT_ATTEMPTS {
+            let id = self.ids.message_id();
+            if !self.messages.contains_key(&id) {
+                return Ok(id);
+            }
+            last = id.into_string();
+        }
+        Err(Error::AlreadyOpen {
+            kind: "message",
+            id: last,
+        })
+    }
+
+    /// Opens text message `id` for the current owner (closing its open reasoning) and
+    /// makes it the one text is appended to.
+    fn open_text(&mut self, id: MessageId) -> Result<(), Error> {
+        let top = self.top();
+        self.close_reasoning_in(top)?;
+        let owner = self.owner();
+        self.emit(event::text_message_start(id.clone()).owned_by(owner.as_ref()))?;
+        self.messages.insert(id.clone(), owner);
+        let lane = self.lane_mut();
+        lane.texts.push(id.clone());
+        lane.text = Some(id.clone());
+        lane.turn = Some(id);
+        Ok(())
     }
 
     /// The owner of open call `id`.
@@ -1047,64 +1491,112 @@ impl RunEmitter {
             })
     }
 
-    fn end_call(&mut self, id: &ToolCallId, owner: Option<&SubagentRunId>) {
+    fn record_arguments(&mut self, id: &ToolCallId, delta: &str) {
+        if let Some(args) = self
+            .calls
+            .iter_mut()
+            .find(|c| c.id == *id)
+            .and_then(|c| c.arguments.as_mut())
+        {
+            args.push_str(delta);
+        }
+    }
+
+    fn end_call(&mut self, id: &ToolCallId, owner: Option<&SubagentRunId>) -> Result<(), Error> {
+        self.emit(event::tool_call_end(id.clone()).owned_by(owner))?;
         for lane in &mut self.lanes {
             lane.calls.retain(|c| c != id);
         }
-        self.emit(event::tool_call_end(id.clone()).owned_by(owner));
+        Ok(())
     }
 
-    fn close_text_inner(&mut self) {
-        if let Some(id) = self.lane_mut().text.take() {
-            let owner = self.owner();
-            self.emit(event::text_message_end(id).owned_by(owner.as_ref()));
+    /// Closes text message `id` of lane `li`.
+    fn end_text_in(&mut self, li: usize, id: &MessageId) -> Result<(), Error> {
+        let owner = self.lanes[li].owner.clone();
+        self.emit(event::text_message_end(id.clone()).owned_by(owner.as_ref()))?;
+        let lane = &mut self.lanes[li];
+        lane.texts.retain(|t| t != id);
+        if lane.text.as_ref() == Some(id) {
+            lane.text = None;
+        }
+        Ok(())
+    }
+
+    /// Closes the text message of lane `li` that text is appended to.
+    fn close_text_in(&mut self, li: usize) -> Result<(), Error> {
+        match self.lanes[li].text.clone() {
+            Some(id) => self.end_text_in(li, &id),
+            None => Ok(()),
         }
     }
 
-    fn close_reasoning_inner(&mut self) {
-        let owner = self.owner();
-        if let Some(id) = self.lane_mut().reasoning_message.take() {
-            self.emit(event::reasoning_message_end(id).owned_by(owner.as_ref()));
+    /// Closes every open text message of lane `li`.
+    fn close_texts_in(&mut self, li: usize) -> Result<(), Error> {
+        while let Some(id) = self.lanes[li].texts.first().cloned() {
+            self.end_text_in(li, &id)?;
         }
-        if let Some(id) = self.lane_mut().reasoning_span.take() {
-            self.emit(event::reasoning_end(id).owned_by(owner.as_ref()));
-        }
+        Ok(())
     }
 
-    fn close_calls_inner(&mut self) {
-        let owner = self.owner();
-        let calls = std::mem::take(&mut self.lane_mut().calls);
-        for id in calls {
-            self.emit(event::tool_call_end(id).owned_by(owner.as_ref()));
+    fn close_reasoning_in(&mut self, li: usize) -> Result<(), Error> {
+        let owner = self.lanes[li].owner.clone();
+        while let Some(id) = self.lanes[li].reasoning_messages.first().cloned() {
+            self.emit(event::reasoning_message_end(id).owned_by(owner.as_ref()))?;
+            self.lanes[li].reasoning_messages.remove(0);
         }
-    }
-
-    fn close_turn_inner(&mut self) {
-        self.close_reasoning_inner();
-        self.close_text_inner();
-        self.close_calls_inner();
-        self.lane_mut().turn = None;
-    }
-
-    /// Closes everything the current lane has open, steps last (innermost first).
-    fn close_lane_inner(&mut self) {
-        self.close_turn_inner();
-        let owner = self.owner();
-        while let Some(step) = self.lane_mut().steps.pop() {
-            self.emit(event::step_finished(step).owned_by(owner.as_ref()));
+        while let Some(id) = self.lanes[li].reasoning_spans.first().cloned() {
+            self.emit(event::reasoning_end(id).owned_by(owner.as_ref()))?;
+            self.lanes[li].reasoning_spans.remove(0);
         }
+        Ok(())
     }
 
-    fn pop_subagent(&mut self) -> Result<SubagentRunId, Error> {
+    fn close_calls_in(&mut self, li: usize) -> Result<(), Error> {
+        let owner = self.lanes[li].owner.clone();
+        while let Some(id) = self.lanes[li].calls.first().cloned() {
+            self.emit(event::tool_call_end(id).owned_by(owner.as_ref()))?;
+            self.lanes[li].calls.remove(0);
+        }
+        Ok(())
+    }
+
+    fn close_turn_in(&mut self, li: usize) -> Result<(), Error> {
+        self.close_reasoning_in(li)?;
+        self.close_texts_in(li)?;
+        self.close_calls_in(li)?;
+        self.lanes[li].turn = None;
+        Ok(())
+    }
+
+    /// Closes everything lane `li` has open, steps last (innermost first).
+    fn close_lane_in(&mut self, li: usize) -> Result<(), Error> {
+        self.close_turn_in(li)?;
+        let owner = self.lanes[li].owner.clone();
+        while let Some(step) = self.lanes[li].steps.last().cloned() {
+            self.emit(event::step_finished(step).owned_by(owner.as_ref()))?;
+            self.lanes[li].steps.pop();
+        }
+        Ok(())
+    }
+
+    /// Closes what the active invocation has open and returns its id (its lane is removed
+    /// by [`Self::drop_subagent_lane`] once its end is emitted).
+    fn close_subagent(&mut self) -> Result<SubagentRunId, Error> {
         let Some(id) = self.owner() else {
             return Err(Error::NotOpen {
                 kind: "subagent invocation",
                 id: String::new(),
             });
         };
-        self.close_lane_inner();
-        self.lanes.pop();
+        let top = self.top();
+        self.close_lane_in(top)?;
         Ok(id)
+    }
+
+    fn drop_subagent_lane(&mut self) {
+        if self.lanes.len() > 1 {
+            self.lanes.pop();
+        }
     }
 
     fn end_subagent(
@@ -1113,11 +1605,149 @@ impl RunEmitter {
         result: Option<Value>,
     ) -> Result<(), Error> {
         self.live()?;
-        let id = self.pop_subagent()?;
+        let id = self.close_subagent()?;
         let mut ev = event::subagent_finished(id);
         ev.outcome = outcome;
         ev.result = result.filter(|r| !r.is_null());
-        self.emit(ev);
+        self.emit(ev)?;
+        self.drop_subagent_lane();
         Ok(())
+    }
+
+    fn track_activity(
+        &mut self,
+        id: MessageId,
+        activity_type: String,
+        owner: Option<SubagentRunId>,
+        content: Option<Map<String, Value>>,
+    ) {
+        match self.activities.iter_mut().find(|a| a.id == id) {
+            Some(a) => {
+                a.activity_type = activity_type;
+                a.owner = owner;
+                a.content = content;
+            }
+            None => self.activities.push(Activity {
+                id,
+                activity_type,
+                owner,
+                content,
+            }),
+        }
+    }
+
+    /// Updates the bookkeeping for a hand-built event of lane `li` (owner `owner`) that
+    /// the verifier accepted.
+    fn track(&mut self, li: usize, owner: Option<SubagentRunId>, event: &Event) {
+        match event {
+            Event::TextMessageStart(e) => {
+                self.messages.insert(e.message_id.clone(), owner);
+                let lane = &mut self.lanes[li];
+                lane.texts.push(e.message_id.clone());
+                lane.text = Some(e.message_id.clone());
+                lane.turn = Some(e.message_id.clone());
+            }
+            Event::TextMessageEnd(e) => {
+                for lane in &mut self.lanes {
+                    lane.texts.retain(|t| *t != e.message_id);
+                    if lane.text.as_ref() == Some(&e.message_id) {
+                        lane.text = None;
+                    }
+                }
+            }
+            Event::ToolCallStart(e) => {
+                let lane = &mut self.lanes[li];
+                if let Some(parent) = &e.parent_message_id {
+                    lane.turn = Some(parent.clone());
+                }
+                lane.calls.push(e.tool_call_id.clone());
+                self.calls.push(Call {
+                    id: e.tool_call_id.clone(),
+                    owner,
+                    arguments: Some(String::new()),
+                });
+                self.unanswered.push(e.tool_call_id.clone());
+            }
+            Event::ToolCallArgs(e) => self.record_arguments(&e.tool_call_id, &e.delta),
+            Event::ToolCallEnd(e) => {
+                for lane in &mut self.lanes {
+                    lane.calls.retain(|c| *c != e.tool_call_id);
+                }
+            }
+            Event::ToolCallResult(e) => {
+                self.messages.insert(e.message_id.clone(), owner.clone());
+                if !self.calls.iter().any(|c| c.id == e.tool_call_id) {
+                    self.calls.push(Call {
+                        id: e.tool_call_id.clone(),
+                        owner,
+                        arguments: None,
+                    });
+                }
+                self.unanswered.retain(|c| *c != e.tool_call_id);
+            }
+            Event::ReasoningStart(e) => {
+                self.messages
+                    .entry(e.message_id.clone())
+                    .or_insert_with(|| owner.clone());
+                self.lanes[li].reasoning_spans.push(e.message_id.clone());
+            }
+            Event::ReasoningEnd(e) => {
+                for lane in &mut self.lanes {
+                    lane.reasoning_spans.retain(|r| *r != e.message_id);
+                }
+            }
+            Event::ReasoningMessageStart(e) => {
+                self.messages.insert(e.message_id.clone(), owner);
+                let lane = &mut self.lanes[li];
+                lane.reasoning_messages.push(e.message_id.clone());
+                lane.last_reasoning = Some(e.message_id.clone());
+            }
+            Event::ReasoningMessageEnd(e) => {
+                for lane in &mut self.lanes {
+                    lane.reasoning_messages.retain(|r| *r != e.message_id);
+                }
+            }
+            Event::StepStarted(e) => self.lanes[li].steps.push(e.step_name.clone()),
+            Event::StepFinished(e) => {
+                let steps = &mut self.lanes[li].steps;
+                if let Some(pos) = steps.iter().rposition(|s| *s == e.step_name) {
+                    steps.remove(pos);
+                }
+            }
+            Event::StateSnapshot(e) => self.state = Some(e.snapshot.clone()),
+            Event::StateDelta(_) => self.state = None,
+            Event::ActivitySnapshot(e) => {
+                self.messages
+                    .entry(e.message_id.clone())
+                    .or_insert_with(|| owner.clone());
+                let known = self.activities.iter().any(|a| a.id == e.message_id);
+                if !known || e.replace != Some(false) {
+                    self.track_activity(
+                        e.message_id.clone(),
+                        e.activity_type.clone(),
+                        owner,
+                        Some(e.content.clone()),
+                    );
+                }
+            }
+            Event::ActivityDelta(e) => {
+                let keeper = self.activities.iter().find(|a| a.id == e.message_id);
+                let owner = keeper.map_or(owner, |a| a.owner.clone());
+                let (id, activity_type) = (e.message_id.clone(), e.activity_type.clone());
+                self.track_activity(id, activity_type, owner, None);
+            }
+            Event::SubagentStarted(e) => {
+                self.subagents_used.push(e.subagent_run_id.clone());
+                self.lanes
+                    .push(Lane::owned_by(Some(e.subagent_run_id.clone())));
+            }
+            // The parent lane (index 0) is never removed.
+            Event::SubagentFinished(_) | Event::SubagentError(_) if li > 0 => {
+                self.lanes.remove(li);
+            }
+            Event::RunFinished(_) => self.ended = Some(EventType::RunFinished),
+            Event::RunError(_) => self.ended = Some(EventType::RunError),
+            _ => {}
+        }
     }
 }

@@ -1,6 +1,9 @@
 //! The error type of this crate.
 
-use ag_ui_core::EventType;
+use std::fmt;
+use std::sync::Arc;
+
+use ag_ui_core::{EventType, Violation};
 
 /// Why a value could not be built or an event could not be emitted.
 ///
@@ -103,6 +106,94 @@ pub enum Error {
     /// The event type has no short form in this version of the crate.
     #[error("no short form for event type {0}")]
     NoShortForm(EventType),
+    /// A tool call would be handed out (as pending, or for approval) with arguments that
+    /// are not complete JSON, for example because the model's stream was cut off mid-call.
+    #[error(
+        "tool call {tool_call_id:?} has arguments that are not complete JSON ({}); answer it or end the run with RUN_ERROR",
+        Shown(arguments)
+    )]
+    IncompleteArguments {
+        /// The call.
+        tool_call_id: String,
+        /// Its argument text so far.
+        arguments: String,
+    },
+    /// An event would break a lifecycle rule (spec §9.1) given what the run has emitted:
+    /// a hand-built event, or one of the emitter's own after hand-built events or a
+    /// `MESSAGES_SNAPSHOT` changed what the run holds. Nothing was emitted for it.
+    #[error("{0}")]
+    Violation(Violation),
+    /// A `*_CHUNK` event was handed to the emitter: consumers expand chunks, so an emitter
+    /// sends the start, content and end events a chunk stands for.
+    #[error("{0} is a chunk event; emit the start, content and end events it stands for")]
+    ChunkEvent(EventType),
+    /// An error of `ag-ui-core` (reading, writing or framing AG-UI).
+    #[error(transparent)]
+    Core(CoreError),
+}
+
+/// An [`ag_ui_core::Error`] inside an [`Error`]: shared, so that the builders' error stays
+/// `Clone`; two are equal when they say the same.
+#[derive(Debug, Clone)]
+pub struct CoreError(Arc<ag_ui_core::Error>);
+
+impl CoreError {
+    /// The core error.
+    #[must_use]
+    pub fn get(&self) -> &ag_ui_core::Error {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for CoreError {
+    type Target = ag_ui_core::Error;
+    fn deref(&self) -> &ag_ui_core::Error {
+        &self.0
+    }
+}
+
+impl PartialEq for CoreError {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0) || self.0.to_string() == other.0.to_string()
+    }
+}
+
+impl Eq for CoreError {}
+
+impl fmt::Display for CoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for CoreError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
+    }
+}
+
+impl From<ag_ui_core::Error> for Error {
+    fn from(e: ag_ui_core::Error) -> Self {
+        Error::Core(CoreError(Arc::new(e)))
+    }
+}
+
+impl From<Violation> for Error {
+    fn from(v: Violation) -> Self {
+        Error::Violation(v)
+    }
+}
+
+/// Shows argument text, long text cut after 60 characters.
+struct Shown<'a>(&'a str);
+
+impl fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0.char_indices().nth(60) {
+            Some((at, _)) => write!(f, "{:?}… ({} bytes)", &self.0[..at], self.0.len()),
+            None => write!(f, "{:?}", self.0),
+        }
+    }
 }
 
 impl Error {
@@ -143,8 +234,8 @@ impl Error {
 /// Shows a pointer, `""` as "the document".
 struct Loc<'a>(&'a str);
 
-impl std::fmt::Display for Loc<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl fmt::Display for Loc<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.0.is_empty() {
             f.write_str("at the document root")
         } else {

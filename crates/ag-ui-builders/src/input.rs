@@ -1,7 +1,8 @@
 //! [`RunAgentInput`]: the short form and [`RunInputBuilder`].
 
 use ag_ui_core::{
-    Context, Message, PROTOCOL_VERSION, ResumeEntry, RunAgentInput, RunId, ThreadId, Tool,
+    Context, Interrupt, Message, PROTOCOL_VERSION, ResumeEntry, RunAgentInput, RunId, ThreadId,
+    ThreadState, Tool,
 };
 use serde::Serialize;
 use serde_json::Value;
@@ -12,7 +13,8 @@ use crate::ids::IdGenerator;
 
 /// A run input `(thread_id, run_id, messages, tools)`, declaring `protocolVersion: "1.0"`
 /// and sending `tools` and `context` as arrays (empty ones included), as the official
-/// client does.
+/// client does. `messages` is a `Vec<Message>` (a list mixing message types is written with
+/// [`messages!`](crate::messages!)) or a [`Conversation`].
 #[must_use]
 pub fn run_input(
     thread_id: impl Into<ThreadId>,
@@ -24,6 +26,19 @@ pub fn run_input(
         .messages(messages)
         .tools(tools)
         .build()
+}
+
+/// The thread as `input` hands it to the agent: its messages and its state (`{}` when it
+/// sends none). Apply the run's events to it (with `ag_ui_core::StreamConsumer::with_thread`)
+/// and it holds the whole thread after the run, ready for
+/// [`RunInputBuilder::thread`].
+#[must_use]
+pub fn thread_state(input: &RunAgentInput) -> ThreadState {
+    let thread = ThreadState::new().with_messages(input.messages.clone());
+    match &input.state {
+        Some(state) => thread.with_state(state.clone()),
+        None => thread,
+    }
 }
 
 /// Builds a [`RunAgentInput`]: `protocolVersion` is `"1.0"` unless changed, `tools` and
@@ -69,10 +84,83 @@ impl RunInputBuilder {
         Self::new(thread, run)
     }
 
-    /// A builder for the next run on `previous`'s thread: the same thread, a new run id,
-    /// lineage (`parentRunId`) left unset.
+    /// A builder for the next run on `previous`'s thread, carrying everything `previous`
+    /// sent: its messages, tools, context, state, `forwardedProps` and `protocolVersion`,
+    /// with a new run id. Its `resume` answers and its lineage (`parentRunId`) are not
+    /// carried: they were about `previous`.
+    ///
+    /// What the agent streamed back during the previous run (its messages, its state) is not
+    /// in `previous`: take it from the `ThreadState` a stream consumer built with
+    /// [`thread`](Self::thread), which replaces the messages and the state, or add messages
+    /// with [`message`](Self::message).
+    ///
+    /// ```
+    /// use ag_ui_builders::{RunInputBuilder, user_message};
+    ///
+    /// let first = RunInputBuilder::new("thread-1", "run-1")
+    ///     .message(user_message("msg-1", "Hi"))
+    ///     .context("User locale", "nb-NO")
+    ///     .state(serde_json::json!({"step": 1}))
+    ///     .build();
+    /// let second = RunInputBuilder::next_run(&first, "run-2")
+    ///     .message(user_message("msg-3", "And then?"))
+    ///     .build();
+    /// assert_eq!(second.run_id.as_str(), "run-2");
+    /// assert_eq!(second.messages.len(), 2);
+    /// assert_eq!(second.context(), first.context());
+    /// assert_eq!(second.state, first.state);
+    /// ```
     pub fn next_run(previous: &RunAgentInput, run_id: impl Into<RunId>) -> Self {
-        Self::new(previous.thread_id.clone(), run_id)
+        let mut input = previous.clone();
+        input.run_id = run_id.into();
+        input.resume = None;
+        input.parent_run_id = None;
+        Self { input }
+    }
+
+    /// Takes the messages and the state from `thread` (what the previous runs' events made
+    /// of the thread), replacing those set so far.
+    ///
+    /// ```
+    /// use ag_ui_builders::{RunEmitter, RunInputBuilder, thread_state, user_message};
+    /// use ag_ui_core::StreamConsumer;
+    ///
+    /// let first = RunInputBuilder::new("thread-1", "run-1")
+    ///     .message(user_message("msg-1", "Hi"))
+    ///     .build();
+    /// // The agent answers (here in-process; normally over HTTP as SSE).
+    /// let mut run = RunEmitter::start_for(&first);
+    /// run.text("Hello!")?;
+    /// run.state(&serde_json::json!({"greeted": true}))?;
+    /// run.finish()?;
+    /// let mut sse = Vec::new();
+    /// for event in run.into_events() {
+    ///     ag_ui_core::write_sse_frame(&mut sse, &event)?;
+    /// }
+    /// // The client folds the stream into the thread and builds the next run from it.
+    /// let mut consumer = StreamConsumer::with_thread(thread_state(&first));
+    /// consumer.feed(&sse)?;
+    /// consumer.finish()?;
+    /// let second = RunInputBuilder::next_run(&first, "run-2")
+    ///     .thread(consumer.thread())
+    ///     .message(user_message("msg-3", "How are you?"))
+    ///     .build();
+    /// assert_eq!(second.messages.len(), 3); // user, assistant, user
+    /// assert_eq!(second.state, Some(serde_json::json!({"greeted": true})));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn thread(mut self, thread: &ThreadState) -> Self {
+        self.input.messages = thread.messages().to_vec();
+        self.input.state = Some(thread.state().clone()).filter(|s| !s.is_null());
+        self
+    }
+
+    /// As [`thread`](Self::thread), moving the messages and the state out of `thread`.
+    pub fn thread_owned(mut self, thread: ThreadState) -> Self {
+        let (messages, state) = thread.into_parts();
+        self.input.messages = messages;
+        self.input.state = Some(state).filter(|s| !s.is_null());
+        self
     }
 
     /// Appends a message.
@@ -81,15 +169,27 @@ impl RunInputBuilder {
         self
     }
 
-    /// Appends messages.
-    pub fn messages(mut self, messages: impl IntoIterator<Item = Message>) -> Self {
-        self.input.messages.extend(messages);
+    /// Appends messages (of any message type, or a [`Conversation`]; a list mixing types
+    /// is written with [`messages!`](crate::messages!)).
+    pub fn messages(mut self, messages: impl IntoIterator<Item = impl Into<Message>>) -> Self {
+        self.input
+            .messages
+            .extend(messages.into_iter().map(Into::into));
+        self
+    }
+
+    /// Replaces the messages.
+    pub fn replace_messages(
+        mut self,
+        messages: impl IntoIterator<Item = impl Into<Message>>,
+    ) -> Self {
+        self.input.messages = messages.into_iter().map(Into::into).collect();
         self
     }
 
     /// Appends the messages of a conversation.
     pub fn conversation(self, conversation: Conversation) -> Self {
-        self.messages(conversation.build())
+        self.messages(conversation)
     }
 
     /// Adds a client-provided tool.
@@ -101,9 +201,12 @@ impl RunInputBuilder {
         self
     }
 
-    /// Adds client-provided tools.
-    pub fn tools(mut self, tools: impl IntoIterator<Item = Tool>) -> Self {
-        self.input.tools.get_or_insert_with(Vec::new).extend(tools);
+    /// Adds client-provided tools (`Tool`s, typed tools).
+    pub fn tools(mut self, tools: impl IntoIterator<Item = impl Into<Tool>>) -> Self {
+        self.input
+            .tools
+            .get_or_insert_with(Vec::new)
+            .extend(tools.into_iter().map(Into::into));
         self
     }
 
@@ -147,6 +250,43 @@ impl RunInputBuilder {
     pub fn resume(mut self, entry: ResumeEntry) -> Self {
         self.input.resume.get_or_insert_with(Vec::new).push(entry);
         self
+    }
+
+    /// Adds answers to interrupts of the previous run (see [`crate::resolve_all`],
+    /// [`crate::cancel_all`]).
+    pub fn resume_all(mut self, entries: impl IntoIterator<Item = ResumeEntry>) -> Self {
+        self.input
+            .resume
+            .get_or_insert_with(Vec::new)
+            .extend(entries);
+        self
+    }
+
+    /// Resolves every interrupt in `interrupts` (the previous run's, which must all be
+    /// answered: spec §9.2) with the payload `payload` gives for it.
+    ///
+    /// ```
+    /// use ag_ui_builders::{RunInputBuilder, confirmation, event::run_finished_interrupt};
+    /// use serde_json::json;
+    ///
+    /// let paused = run_finished_interrupt("thread-1", "run-1", [confirmation("int-1", "Go?")])?;
+    /// let input = RunInputBuilder::new("thread-1", "run-2")
+    ///     .resolve_all(paused.interrupts(), |_| json!({"approved": true}))
+    ///     .build();
+    /// assert_eq!(input.resume.unwrap()[0].interrupt_id.as_str(), "int-1");
+    /// # Ok::<(), ag_ui_builders::Error>(())
+    /// ```
+    pub fn resolve_all<'a>(
+        self,
+        interrupts: impl IntoIterator<Item = &'a Interrupt>,
+        payload: impl FnMut(&Interrupt) -> Value,
+    ) -> Self {
+        self.resume_all(crate::interrupt::resolve_all(interrupts, payload))
+    }
+
+    /// Cancels every interrupt in `interrupts` (the previous run's).
+    pub fn cancel_all<'a>(self, interrupts: impl IntoIterator<Item = &'a Interrupt>) -> Self {
+        self.resume_all(crate::interrupt::cancel_all(interrupts))
     }
 
     /// Sets the declared protocol version (`"1.0"` by default).

@@ -80,6 +80,29 @@ pub fn cancel(interrupt_id: impl Into<InterruptId>) -> ResumeEntry {
     resume(interrupt_id, ResumeStatus::Cancelled, None)
 }
 
+/// A `resolved` resume entry for every interrupt in `interrupts`, with the payload
+/// `payload` gives for it (a JSON `null` payload is left out). Resuming must answer every
+/// open interrupt (spec §9.2).
+#[must_use]
+pub fn resolve_all<'a>(
+    interrupts: impl IntoIterator<Item = &'a Interrupt>,
+    mut payload: impl FnMut(&Interrupt) -> Value,
+) -> Vec<ResumeEntry> {
+    interrupts
+        .into_iter()
+        .map(|i| resume(i.id.clone(), ResumeStatus::Resolved, payload(i)))
+        .collect()
+}
+
+/// A `cancelled` resume entry for every interrupt in `interrupts`.
+#[must_use]
+pub fn cancel_all<'a>(interrupts: impl IntoIterator<Item = &'a Interrupt>) -> Vec<ResumeEntry> {
+    interrupts
+        .into_iter()
+        .map(|i| cancel(i.id.clone()))
+        .collect()
+}
+
 /// The `success` outcome.
 #[must_use]
 pub fn success() -> RunFinishedOutcome {

@@ -250,19 +250,12 @@ pub fn parse_arguments<T: DeserializeOwned>(arguments: &str) -> Result<T, Error>
 /// The JSON Pointer of a serde path (stopping at the first segment it cannot name).
 fn to_pointer(path: &serde_path_to_error::Path) -> String {
     use serde_path_to_error::Segment;
-    let mut out = String::new();
-    for seg in path.iter() {
-        match seg {
-            Segment::Seq { index } => {
-                out.push('/');
-                out.push_str(&index.to_string());
-            }
-            Segment::Map { key } | Segment::Enum { variant: key } => {
-                out.push('/');
-                out.push_str(&key.replace('~', "~0").replace('/', "~1"));
-            }
-            Segment::Unknown => break,
-        }
-    }
-    out
+    let tokens = path.iter().map_while(|seg| match seg {
+        Segment::Seq { index } => Some(index.to_string()),
+        Segment::Map { key } | Segment::Enum { variant: key } => Some(key.clone()),
+        Segment::Unknown => None,
+    });
+    ag_ui_core::JsonPointer::from_tokens(tokens)
+        .as_str()
+        .to_owned()
 }

@@ -24,6 +24,14 @@ pub fn parameters_schema<T: JsonSchema>() -> Value {
     schema.to_value()
 }
 
+/// As [`parameters_schema`], cleaned with [`clean_schema`](crate::clean_schema): no
+/// `title`, no `format` naming a number's machine type (`uint32`, `double`, …), which
+/// model providers' tool schemas do not want.
+#[must_use]
+pub fn clean_parameters_schema<T: JsonSchema>() -> Value {
+    crate::schema::clean_schema(parameters_schema::<T>())
+}
+
 /// A tool named `name` whose parameters are the schema of `T`.
 #[must_use]
 pub fn typed_tool<T: JsonSchema>(name: impl Into<String>, description: impl Into<String>) -> Tool {
@@ -82,6 +90,15 @@ impl<T: JsonSchema + DeserializeOwned> TypedTool<T> {
             tool: typed_tool::<T>(name, description),
             args: PhantomData,
         }
+    }
+
+    /// The same tool with its parameter schema cleaned with
+    /// [`clean_schema`](crate::clean_schema) (no `title`, no numeric `format`), as LLM tool
+    /// schemas want it.
+    #[must_use]
+    pub fn with_clean_schema(mut self) -> Self {
+        self.tool.parameters = self.tool.parameters.take().map(crate::schema::clean_schema);
+        self
     }
 
     /// The tool's name.

@@ -161,3 +161,62 @@ fn run_inputs_declare_the_protocol_version() {
     assert!(next.is_resume());
     exact("RunAgentInput", &next).unwrap();
 }
+
+#[test]
+fn mixed_message_lists_need_no_conversions() {
+    let history = messages![
+        system_message("sys-1", "Be brief."),
+        user_message("msg-1", "Hi"),
+        assistant_tool_calls("msg-2", [tool_call("call-1", "f", "{}")]),
+        tool_message("msg-3", "42", "call-1"),
+    ];
+    let roles: Vec<&str> = history.iter().map(|m| m.role().as_str()).collect();
+    assert_eq!(roles, ["system", "user", "assistant", "tool"]);
+    // Lists of one message type, conversations and typed tools go in as they are.
+    let input = RunInputBuilder::new("t", "r")
+        .messages([user_message("msg-4", "a"), user_message("msg-5", "b")])
+        .messages(Conversation::with_ids(SequentialIds::with_prefix("c")).user("c"))
+        .tools([tool("f", "F", ObjectSchema::new())])
+        .build();
+    assert_eq!(input.messages.len(), 3);
+    let input = run_input("t", "r", history.clone(), []);
+    assert_eq!(input.messages, history);
+    let conversation = Conversation::from_messages([user_message("msg-1", "Hi")]);
+    assert_eq!(conversation.messages().len(), 1);
+}
+
+#[test]
+fn conversations_serialize_as_their_messages() {
+    let conversation = Conversation::with_ids(SequentialIds::new())
+        .user("Hi")
+        .assistant("Hello");
+    let as_json = serde_json::to_value(&conversation).unwrap();
+    assert_eq!(
+        as_json,
+        json!([
+            {"id": "msg-1", "role": "user", "content": "Hi"},
+            {"id": "msg-2", "role": "assistant", "content": "Hello"},
+        ])
+    );
+    assert_eq!((&conversation).into_iter().count(), 2);
+    let messages: Vec<Message> = conversation.into();
+    assert_eq!(serde_json::to_value(&messages).unwrap(), as_json);
+}
+
+#[test]
+fn core_errors_convert_with_the_question_mark() {
+    fn frame(e: &ag_ui_core::Event) -> Result<String, Error> {
+        Ok(ag_ui_core::to_sse_frame(e)?)
+    }
+    fn decode(text: &str) -> Result<ag_ui_core::Event, Error> {
+        Ok(ag_ui_core::from_str(text)?)
+    }
+    assert!(frame(&ag_ui_builders::event::run_started("t", "r").into()).is_ok());
+    let err = decode(r#"{"type":"RUN_STARTED","threadId":"t"}"#).unwrap_err();
+    let Error::Core(core) = &err else {
+        panic!("{err:?}")
+    };
+    assert!(matches!(core.get(), ag_ui_core::Error::Invalid { .. }));
+    assert_eq!(err.to_string(), core.get().to_string());
+    assert_eq!(err.clone(), err);
+}

@@ -4,8 +4,8 @@ use ag_ui_builders::{
     Error, ModelChunk, ProviderUsage, RunEmitter, SequentialIds, confirmation, tool_approval,
 };
 use ag_ui_core::{
-    Event, EventType, JsonPatchOperation, ReasoningEncryptedValueSubtype, RunFinishedOutcome,
-    SubagentStartedEvent,
+    Event, EventType, JsonPatchOperation, MessageId, ReasoningEncryptedValueSubtype,
+    RunFinishedOutcome, SubagentStartedEvent, ToolCallId,
 };
 use serde_json::json;
 
@@ -49,7 +49,7 @@ fn a_streamed_answer_with_a_tool_round_trip() {
         id: "call_1".into(),
     })
     .unwrap();
-    run.push(ModelChunk::Finish {
+    run.push(ModelChunk::EndTurn {
         usage: Some(
             ProviderUsage::new(100, 20)
                 .reasoning(5)
@@ -61,7 +61,7 @@ fn a_streamed_answer_with_a_tool_round_trip() {
     run.state(&json!({"city": "Oslo", "temperature": 3}))
         .unwrap();
     run.push(ModelChunk::Text("It is 3 °C.".into())).unwrap();
-    run.push(ModelChunk::Finish {
+    run.push(ModelChunk::EndTurn {
         usage: Some(ProviderUsage::new(130, 8).model("openai", "gpt-5")),
     })
     .unwrap();
@@ -133,7 +133,8 @@ fn finishing_closes_what_is_open() {
     run.step_started("inner").unwrap();
     run.reasoning("hmm").unwrap();
     let call = run.tool_call_start("search").unwrap();
-    run.tool_call_args(call.clone(), "{").unwrap();
+    run.tool_call_args(call.clone(), r#"{"q":"otters"}"#)
+        .unwrap();
     run.text("partial").unwrap();
     run.finish().unwrap();
     let events = run.into_events();
@@ -478,6 +479,14 @@ impl Lcg {
     }
 }
 
+/// Ends every active subagent invocation.
+fn end_subagents(run: &mut RunEmitter) -> Result<(), Error> {
+    while run.current_subagent().is_some() {
+        run.subagent_finish(None)?;
+    }
+    Ok(())
+}
+
 /// Whatever order the calls come in — errors ignored — the emitted sequence is valid.
 #[test]
 fn random_call_orders_always_give_valid_sequences() {
@@ -492,7 +501,19 @@ fn random_call_orders_always_give_valid_sequences() {
                 calls[rng.next(calls.len() as u64) as usize].clone()
             };
             let step = ["a", "b"][rng.next(2) as usize];
-            let _ = match rng.next(19) {
+            let n = rng.next(3);
+            let _ = match rng.next(25) {
+                19 => run.text_with_id(format!("h-{n}"), "t"),
+                20 => run.push_event(ag_ui_builders::event::text_message_start(format!("h-{n}"))),
+                21 => run.push_event(ag_ui_builders::event::text_message_end(format!("h-{n}"))),
+                22 => run.push_event(ag_ui_builders::event::tool_call_start(
+                    format!("q-{n}"),
+                    "f",
+                )),
+                23 => run.messages_snapshot(vec![
+                    ag_ui_builders::assistant_message(format!("h-{n}"), "x").into(),
+                ]),
+                24 => run.close_text_message(format!("h-{n}")),
                 0 | 1 => run.text("t").map(drop),
                 2 => run.reasoning("r").map(drop),
                 3 => run
@@ -518,23 +539,19 @@ fn random_call_orders_always_give_valid_sequences() {
                 _ => run.close_text(),
             };
         }
-        match rng.next(4) {
-            0 => run.fail("stop").unwrap(),
-            1 => run
-                .cancel()
-                .or_else(|_| {
-                    while run.current_subagent().is_some() {
-                        run.subagent_finish(None).unwrap();
-                    }
-                    run.cancel()
-                })
-                .unwrap(),
-            _ => {
-                while run.current_subagent().is_some() {
-                    run.subagent_finish(None).unwrap();
-                }
-                run.finish().unwrap();
+        let ended = match rng.next(4) {
+            0 => run.fail("stop"),
+            1 => end_subagents(&mut run).and_then(|()| run.cancel()),
+            _ => end_subagents(&mut run).and_then(|()| run.finish()),
+        };
+        match ended {
+            Ok(()) => {}
+            // Calls with arguments like `{}{}` are not handed out, and what a snapshot
+            // re-attributed cannot be closed by its old owner: the run fails instead.
+            Err(Error::IncompleteArguments { .. } | Error::Violation(_)) => {
+                run.fail("cannot finish").unwrap();
             }
+            Err(e) => panic!("{e}"),
         }
         assert_valid_sequence(&run.into_events());
     }
@@ -551,4 +568,363 @@ fn timestamps_from_the_system_clock() {
             .all(|e| e.timestamp().is_some_and(|t| t > 1_600_000_000_000))
     );
     assert!(run.events().is_empty());
+}
+
+fn start_call(run: &mut RunEmitter, id: &str, args: &str) {
+    run.push(ModelChunk::ToolCallStart {
+        id: id.into(),
+        name: "search".into(),
+    })
+    .unwrap();
+    run.push(ModelChunk::ToolCallDelta {
+        id: id.into(),
+        delta: args.into(),
+    })
+    .unwrap();
+}
+
+#[test]
+fn truncated_tool_calls_are_never_handed_out() {
+    // Open and cut off: finishing is refused, nothing is emitted, the run stays live.
+    let mut run = emitter();
+    start_call(&mut run, "call_1", r#"{"q":"#);
+    let before = run.events().len();
+    assert_eq!(
+        run.finish().unwrap_err(),
+        Error::IncompleteArguments {
+            tool_call_id: "call_1".into(),
+            arguments: r#"{"q":"#.into()
+        }
+    );
+    assert_eq!(run.events().len(), before);
+    assert!(!run.is_ended());
+    assert!(matches!(
+        run.finish_with_result(json!(1)),
+        Err(Error::IncompleteArguments { .. })
+    ));
+    // Ended by the model but still not JSON: the same.
+    run.push(ModelChunk::ToolCallEnd {
+        id: "call_1".into(),
+    })
+    .unwrap();
+    assert!(matches!(
+        run.finish(),
+        Err(Error::IncompleteArguments { .. })
+    ));
+    // Nor is it put up for approval.
+    assert!(matches!(
+        run.interrupt([tool_approval("int-1", "call_1", "Search?")]),
+        Err(Error::IncompleteArguments { .. })
+    ));
+    // The caller ends the run with RUN_ERROR instead.
+    run.fail("the model's output was cut off").unwrap();
+    let events = run.into_events();
+    assert_valid_sequence(&events);
+    assert_eq!(events.last().unwrap().event_type(), EventType::RunError);
+
+    // Answered, or with complete (or no) arguments, a call is fine.
+    let mut run = emitter();
+    start_call(&mut run, "call_1", r#"{"q":"#);
+    run.tool_result("call_1", "error: malformed arguments")
+        .unwrap();
+    start_call(&mut run, "call_2", r#"{"q":"otters"}"#);
+    start_call(&mut run, "call_3", "");
+    run.finish().unwrap();
+    let events = run.into_events();
+    assert_valid_sequence(&events);
+    let Some(RunFinishedOutcome::Success(s)) = &finished(&events).outcome else {
+        panic!()
+    };
+    assert_eq!(
+        s.pending_tool_call_ids.as_deref().unwrap(),
+        [ToolCallId::from("call_2"), "call_3".into()]
+    );
+}
+
+#[test]
+fn tool_call_ids_are_unique_within_a_run() {
+    let mut run = emitter();
+    start_call(&mut run, "c1", "{}");
+    run.push(ModelChunk::ToolCallEnd { id: "c1".into() })
+        .unwrap();
+    run.push(ModelChunk::EndTurn { usage: None }).unwrap();
+    let before = run.events().len();
+    assert_eq!(
+        run.push(ModelChunk::ToolCallStart {
+            id: "c1".into(),
+            name: "search".into(),
+        })
+        .unwrap_err(),
+        Error::AlreadyOpen {
+            kind: "tool call",
+            id: "c1".into()
+        }
+    );
+    assert!(matches!(
+        run.push_event(ag_ui_builders::event::tool_call_start("c1", "search")),
+        Err(Error::AlreadyOpen { .. })
+    ));
+    // A call answered here after an earlier run made it is used too.
+    run.tool_result("call-old", "ok").unwrap();
+    assert!(matches!(
+        run.tool_call_start_with_id("call-old", "f"),
+        Err(Error::AlreadyOpen { .. })
+    ));
+    assert_eq!(run.events().len(), before + 1, "only TOOL_CALL_RESULT");
+    // Minted ids skip ids the run has used.
+    run.tool_call_start_with_id("call-1", "f").unwrap();
+    assert_eq!(run.tool_call_start("g").unwrap().as_str(), "call-2");
+    run.finish().unwrap();
+    assert_valid_sequence(&run.into_events());
+}
+
+#[test]
+fn text_messages_with_provider_ids_interleave() {
+    let mut run = emitter();
+    run.push(ModelChunk::TextWithId {
+        id: "msg_a".into(),
+        delta: "Hello ".into(),
+    })
+    .unwrap();
+    run.text_with_id("msg_b", "Bonjour ").unwrap();
+    run.text_with_id("msg_a", "world").unwrap();
+    assert_eq!(
+        run.open_text_messages(),
+        [MessageId::from("msg_a"), "msg_b".into()]
+    );
+    run.text(", again").unwrap(); // the message last written to
+    run.close_text_message("msg_a").unwrap();
+    assert!(matches!(
+        run.close_text_message("msg_a"),
+        Err(Error::NotOpen { .. })
+    ));
+    run.text_with_id("msg_b", "le monde").unwrap();
+    // A tool call attaches to the message last written to, which it closes.
+    run.text_with_id("msg_c", "Checking").unwrap();
+    run.text_with_id("msg_b", "!").unwrap();
+    run.tool_call_start_with_id("call_b", "check").unwrap();
+    assert_eq!(run.open_text_messages(), [MessageId::from("msg_c")]);
+    // A minted id never takes a provider's.
+    run.text_with_id("msg-1", "x").unwrap();
+    run.end_turn().unwrap();
+    assert_eq!(run.text("new").unwrap().as_str(), "msg-2");
+    // A subagent cannot take over a message id of the agent.
+    run.subagent_start("helper").unwrap();
+    assert_eq!(
+        run.text_with_id("msg_a", "mine").unwrap_err(),
+        Error::AlreadyOpen {
+            kind: "message",
+            id: "msg_a".into()
+        }
+    );
+    run.subagent_finish(None).unwrap();
+    run.finish().unwrap();
+    let events = run.into_events();
+    assert_valid_sequence(&events);
+    let text: Vec<(String, String)> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::TextMessageContent(c) => Some((c.message_id.to_string(), c.delta.clone())),
+            _ => None,
+        })
+        .collect();
+    let pairs: Vec<(&str, &str)> = text.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    let parent = events.iter().find_map(|e| match e {
+        Event::ToolCallStart(c) => c.parent_message_id.clone(),
+        _ => None,
+    });
+    assert_eq!(parent, Some(MessageId::from("msg_b")));
+    assert_eq!(
+        pairs,
+        [
+            ("msg_a", "Hello "),
+            ("msg_b", "Bonjour "),
+            ("msg_a", "world"),
+            ("msg_a", ", again"),
+            ("msg_b", "le monde"),
+            ("msg_c", "Checking"),
+            ("msg_b", "!"),
+            ("msg-1", "x"),
+            ("msg-2", "new"),
+        ]
+    );
+}
+
+#[test]
+fn hand_built_events_are_checked_and_tracked() {
+    use ag_ui_builders::event;
+
+    let mut run = emitter();
+    // Opened by hand, continued and closed by the emitter.
+    run.push_event(event::text_message_start("msg_x").with_name("planner"))
+        .unwrap();
+    assert_eq!(run.text("Plan: ").unwrap().as_str(), "msg_x");
+    // Refused, nothing emitted: a rule broken, a chunk, an unknown owner.
+    let before = run.events().len();
+    assert!(matches!(
+        run.push_event(event::text_message_content("msg_nope", "?")),
+        Err(Error::Violation(v)) if v.rule == ag_ui_core::Rule::M2
+    ));
+    assert!(matches!(
+        run.push_event(event::text_message_chunk("msg_y", "hi")),
+        Err(Error::ChunkEvent(EventType::TextMessageChunk))
+    ));
+    assert!(matches!(
+        run.push_event(event::step_started("s").with_subagent_run_id("ghost")),
+        Err(Error::NotOpen {
+            kind: "subagent invocation",
+            ..
+        })
+    ));
+    assert!(matches!(
+        run.push_event(event::run_started("thread-1", "run-9")),
+        Err(Error::Violation(_))
+    ));
+    assert_eq!(run.events().len(), before);
+    // A hand-built call counts as pending and its arguments are checked.
+    run.push_event(event::tool_call_start("call_h", "lookup"))
+        .unwrap();
+    run.push_event(event::tool_call_args("call_h", r#"{"id":"#))
+        .unwrap();
+    assert_eq!(run.tool_call_arguments("call_h"), Some(r#"{"id":"#));
+    assert!(matches!(
+        run.finish(),
+        Err(Error::IncompleteArguments { .. })
+    ));
+    run.tool_call_args("call_h", "7}").unwrap();
+    // State: the emitter diffs against a hand-built snapshot.
+    run.push_event(event::state_snapshot(json!({"n": 1})))
+        .unwrap();
+    run.state(&json!({"n": 2})).unwrap();
+    // A subagent's end closes what it left open.
+    let sub = run.subagent_start("helper").unwrap();
+    run.text("working").unwrap();
+    run.push_event(event::subagent_finished(sub)).unwrap();
+    assert_eq!(run.current_subagent(), None);
+    run.finish().unwrap();
+    let events = run.into_events();
+    assert_valid_sequence(&events);
+    assert_eq!(
+        events
+            .iter()
+            .filter(|e| e.event_type() == EventType::StateDelta)
+            .count(),
+        1
+    );
+    let Some(RunFinishedOutcome::Success(s)) = &finished(&events).outcome else {
+        panic!()
+    };
+    assert_eq!(
+        s.pending_tool_call_ids.as_deref().unwrap(),
+        [ToolCallId::from("call_h")]
+    );
+
+    // A hand-built end ends the run.
+    let mut run = emitter();
+    run.push_event(event::run_finished_cancelled("thread-1", "run-1"))
+        .unwrap();
+    assert!(run.is_ended());
+    assert_eq!(
+        run.text("x").unwrap_err(),
+        Error::RunEnded(EventType::RunFinished)
+    );
+    assert_valid_sequence(&run.into_events());
+}
+
+#[test]
+fn interrupt_ids_are_minted_and_unique() {
+    let mut run = emitter();
+    let call = run
+        .tool_call("send_email", json!({"to": "a@b.com"}))
+        .unwrap();
+    let first = run.new_interrupt_id().unwrap();
+    let second = run.new_interrupt_id().unwrap();
+    assert_eq!((first.as_str(), second.as_str()), ("int-1", "int-2"));
+    assert_eq!(
+        run.interrupt([
+            tool_approval(first.clone(), call.clone(), "Send?"),
+            confirmation(first.clone(), "Sure?"),
+        ])
+        .unwrap_err(),
+        Error::AlreadyOpen {
+            kind: "interrupt",
+            id: "int-1".into()
+        }
+    );
+    run.interrupt([
+        tool_approval(first, call, "Send?"),
+        confirmation(second, "Sure?"),
+    ])
+    .unwrap();
+    let events = run.into_events();
+    assert_valid_sequence(&events);
+    let ids: Vec<&str> = finished(&events)
+        .interrupts()
+        .iter()
+        .map(|i| i.id.as_str())
+        .collect();
+    assert_eq!(ids, ["int-1", "int-2"]);
+}
+
+#[test]
+fn the_end_of_a_model_turn_is_not_the_end_of_the_run() {
+    let mut run = emitter();
+    run.push(ModelChunk::Text("Let me look.".into())).unwrap();
+    run.push(ModelChunk::EndTurn {
+        usage: Some(ProviderUsage::new(10, 3)),
+    })
+    .unwrap();
+    assert!(!run.is_ended());
+    assert_eq!(run.open_text_message(), None);
+    run.push(ModelChunk::Text("Found it.".into())).unwrap();
+    run.finish().unwrap();
+    let events = run.into_events();
+    assert_valid_sequence(&events);
+    assert_eq!(
+        types(&events)
+            .iter()
+            .filter(|t| **t == "TEXT_MESSAGE_START")
+            .count(),
+        2
+    );
+}
+
+#[test]
+fn what_would_break_a_rule_is_refused_not_emitted() {
+    let mut run = emitter();
+    let plan = run.activity("PLAN", &json!({"n": 0})).unwrap();
+    let call = run.tool_call("search", json!({})).unwrap();
+    run.subagent_start("helper").unwrap();
+    // The agent's activity and call keep their owner when a subagent touches them.
+    run.activity_update(plan, &json!({"n": 1})).unwrap();
+    run.encrypted_value(ReasoningEncryptedValueSubtype::ToolCall, call, "enc")
+        .unwrap();
+    run.text_with_id("m", "mine").unwrap();
+    // A snapshot gives "m" to the agent itself: the subagent can no longer write or close
+    // it, and the emitter says so instead of emitting an invalid stream.
+    run.messages_snapshot(vec![
+        ag_ui_builders::assistant_message("m", "theirs").into(),
+    ])
+    .unwrap();
+    let before = run.events().len();
+    assert!(matches!(
+        run.text_with_id("m", "more"),
+        Err(Error::Violation(v)) if v.rule == ag_ui_core::Rule::O4
+    ));
+    assert!(matches!(
+        run.subagent_finish(None),
+        Err(Error::Violation(_))
+    ));
+    assert_eq!(run.events().len(), before);
+    run.fail("the helper lost its message").unwrap();
+    let events = run.into_events();
+    assert_valid_sequence(&events);
+    let owner_of = |t: EventType| {
+        events
+            .iter()
+            .find(|e| e.event_type() == t)
+            .map(|e| e.subagent_run_id().cloned())
+    };
+    assert_eq!(owner_of(EventType::ActivityDelta), Some(None));
+    assert_eq!(owner_of(EventType::ReasoningEncryptedValue), Some(None));
 }

@@ -3,6 +3,7 @@
 
 mod conversation;
 mod emitter;
+mod next_run;
 mod short_forms;
 mod support;
 #[cfg(feature = "schemars")]

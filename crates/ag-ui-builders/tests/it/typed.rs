@@ -99,3 +99,57 @@ fn arguments_parse_into_the_type_with_pointed_errors() {
             .is_empty()
     );
 }
+
+/// Arguments declared through the crate's own `schemars` (no dependency of the user's).
+#[derive(Debug, serde::Deserialize, ag_ui_builders::schemars::JsonSchema)]
+#[schemars(crate = "ag_ui_builders::schemars")]
+#[allow(dead_code, reason = "only the schema is used")]
+struct Search {
+    /// The title to look for.
+    title: String,
+    /// How many results.
+    limit: u32,
+    /// Since when.
+    since: Option<Since>,
+}
+
+/// A lower bound.
+#[derive(Debug, serde::Deserialize, ag_ui_builders::schemars::JsonSchema)]
+#[schemars(crate = "ag_ui_builders::schemars")]
+#[allow(dead_code, reason = "only the schema is used")]
+struct Since {
+    /// Days ago.
+    days: u16,
+    /// Ratio.
+    weight: f64,
+}
+
+#[test]
+fn the_clean_schema_has_no_title_or_numeric_format() {
+    let faithful = parameters_schema::<Search>();
+    assert_eq!(faithful["title"], "Search");
+    assert_eq!(faithful["properties"]["limit"]["format"], "uint32");
+
+    let clean = ag_ui_builders::clean_parameters_schema::<Search>();
+    let text = clean.to_string();
+    assert!(!text.contains("uint") && !text.contains("double"), "{text}");
+    assert!(clean.get("title").is_none());
+    // A property named `title` is not a keyword.
+    assert_eq!(clean["properties"]["title"]["type"], "string");
+    assert_eq!(clean["properties"]["limit"]["minimum"], 0);
+    let since = &clean["properties"]["since"];
+    let nested = since
+        .get("anyOf")
+        .and_then(|a| a.as_array())
+        .and_then(|a| a.iter().find(|s| s.get("properties").is_some()))
+        .unwrap_or(since);
+    assert_eq!(
+        nested["properties"]["days"],
+        json!({"type": "integer", "minimum": 0, "maximum": 65535, "description": "Days ago."})
+    );
+    assert!(nested.get("title").is_none(), "{nested}");
+
+    let tool = TypedTool::<Search>::new("search", "Search").with_clean_schema();
+    assert_eq!(tool.tool().parameters.as_ref(), Some(&clean));
+    exact("Tool", tool.tool()).unwrap();
+}

@@ -1,6 +1,7 @@
 //! The crate's one error type.
 
-use crate::codec::read::{Fault, Location, WarningKind};
+use crate::codec::diagnostics::{Fault, WarningKind};
+use crate::codec::pointer::Location;
 
 /// Everything that can go wrong reading or writing AG-UI.
 ///
@@ -102,7 +103,7 @@ pub enum Error {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 fn kind_text(kind: WarningKind) -> String {
-    let w = crate::codec::read::Warning::new(kind, "");
+    let w = crate::codec::diagnostics::Warning::new(kind, "");
     let s = w.to_string();
     s.strip_suffix(" at the document root")
         .unwrap_or(&s)

@@ -3,7 +3,9 @@
 //! writer ([`to_string`](crate::to_string), [`to_vec`](crate::to_vec)) and the crate's
 //! [`Error`](crate::Error).
 
+pub(crate) mod diagnostics;
 pub(crate) mod error;
+pub(crate) mod pointer;
 pub mod read;
 #[cfg(feature = "schemars")]
 pub(crate) mod schema;

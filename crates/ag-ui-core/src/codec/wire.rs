@@ -7,7 +7,7 @@
 //!   Pointer segment in front, so the final message starts with the full pointer
 //!   (`/messages/0/content: invalid type …`). This costs nothing on success.
 //! * **Honest forgiveness.** Unknown fields and `null` in optional fields are accepted, as
-//!   the 1.0 receiver does, but each one is reported to the [`crate::codec::read`] machinery, which
+//!   the 1.0 receiver does, but each one is reported to the `crate::codec::diagnostics` machinery, which
 //!   can list them with pointers or refuse them (exact mode).
 //! * **Single-pass dispatch.** Tagged unions read the tag when it is the first key (the
 //!   common case) and hand the rest of the map straight to the variant's visitor; only a
@@ -21,7 +21,8 @@ use serde::ser::{SerializeSeq, Serializer};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::codec::read::{self, WarningKind};
+use crate::codec::diagnostics::{self, WarningKind};
+use crate::codec::pointer::escape_token;
 
 /// Largest magnitude of an integer that every JSON peer holds exactly (2^53 − 1).
 pub const MAX_SAFE_INTEGER: i64 = 9_007_199_254_740_991;
@@ -30,18 +31,9 @@ pub const MAX_SAFE_INTEGER: i64 = 9_007_199_254_740_991;
 // Pointer segments and error paths
 // ---------------------------------------------------------------------------
 
-/// Escapes one JSON Pointer reference token (RFC 6901: `~` → `~0`, `/` → `~1`).
-pub(crate) fn escape_token(token: &str) -> std::borrow::Cow<'_, str> {
-    if token.contains(['~', '/']) {
-        std::borrow::Cow::Owned(token.replace('~', "~0").replace('/', "~1"))
-    } else {
-        std::borrow::Cow::Borrowed(token)
-    }
-}
-
 /// Re-raises `err` with `segment` prepended to its JSON Pointer.
 ///
-/// The segment is noted in the reader's fault record ([`read::fault_at`]), from which the
+/// The segment is noted in the reader's fault record ([`diagnostics::fault_at`]), from which the
 /// crate's [`Error`](crate::Error) takes its pointer as data. For callers that use serde_json
 /// directly (`serde_json::from_str::<Event>`), the pointer is also written in front of the
 /// message: `/messages/0/content: invalid type …`.
@@ -54,7 +46,7 @@ pub(crate) fn at<E: de::Error>(err: E, segment: &dyn fmt::Display) -> E {
         format!("/{segment}: {inner}")
     };
     let err = E::custom(&rendered);
-    read::fault_at(&inner, segment, rendered);
+    diagnostics::fault_at(&inner, segment, rendered);
     err
 }
 
@@ -264,15 +256,15 @@ impl<'de, T: Wire> Deserialize<'de> for SeqProxy<T> {
                 f.write_str("an array")
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                let track = read::collecting();
+                let track = diagnostics::collecting();
                 let cap = seq.size_hint().unwrap_or(0).min(4096);
                 let mut out = Vec::with_capacity(cap);
                 loop {
                     let index = out.len();
-                    let mark = if track { read::mark() } else { 0 };
+                    let mark = if track { diagnostics::mark() } else { 0 };
                     let next = seq.next_element::<T::Proxy>();
                     if track {
-                        read::prefix_since(mark, &index);
+                        diagnostics::prefix_since(mark, &index);
                     }
                     match next {
                         Ok(Some(p)) => out.push(T::from_proxy(p)),
@@ -400,10 +392,10 @@ pub(crate) fn required<'de, A: MapAccess<'de>, T: Wire>(
     key: &'static str,
     track: bool,
 ) -> Result<T, A::Error> {
-    let mark = if track { read::mark() } else { 0 };
+    let mark = if track { diagnostics::mark() } else { 0 };
     let r = map.next_value::<T::Proxy>();
     if track {
-        read::prefix_since(mark, &key);
+        diagnostics::prefix_since(mark, &key);
     }
     match r {
         Ok(p) => Ok(T::from_proxy(p)),
@@ -432,28 +424,28 @@ pub(crate) fn optional<'de, A: MapAccess<'de>, T: Wire>(
     on_null: OnNull,
     track: bool,
 ) -> Result<Option<T>, A::Error> {
-    let mark = if track { read::mark() } else { 0 };
+    let mark = if track { diagnostics::mark() } else { 0 };
     let r = map.next_value::<Option<T::Proxy>>();
     if track {
-        read::prefix_since(mark, &key);
+        diagnostics::prefix_since(mark, &key);
     }
     match r {
         Ok(Some(p)) => Ok(Some(T::from_proxy(p))),
         Ok(None) => match on_null {
             OnNull::Absent => {
-                read::report(WarningKind::NullAsAbsent, key);
+                diagnostics::report(WarningKind::NullAsAbsent, key);
                 Ok(None)
             }
             OnNull::State => {
-                read::report(WarningKind::NullState, key);
+                diagnostics::report(WarningKind::NullState, key);
                 Ok(None)
             }
-            OnNull::Reject if !read::strict() => {
-                read::report(WarningKind::LegacyNull, key);
+            OnNull::Reject if !diagnostics::strict() => {
+                diagnostics::report(WarningKind::LegacyNull, key);
                 Ok(None)
             }
             OnNull::Reject => {
-                read::fault_null();
+                diagnostics::fault_null();
                 Err(at(
                     de::Error::custom(
                         "null is not allowed here; omit the field instead (AG-UI 1.0 §6 rule 12)",
@@ -473,7 +465,7 @@ pub(crate) fn unknown<'de, A: MapAccess<'de>>(
     key: &str,
     kind: WarningKind,
 ) -> Result<(), A::Error> {
-    read::report(kind, key);
+    diagnostics::report(kind, key);
     map.next_value::<de::IgnoredAny>()
         .map(|_| ())
         .map_err(|e| at(e, &escape_token(key)))
@@ -488,7 +480,7 @@ pub(crate) fn duplicate<E: de::Error>(key: &'static str) -> E {
 /// The error for a required field that is missing (reported at the object's pointer).
 #[cold]
 pub(crate) fn missing<E: de::Error>(key: &'static str, what: &'static str) -> E {
-    read::fault_missing(key);
+    diagnostics::fault_missing(key);
     E::custom(format_args!("missing required field `{key}` ({what})"))
 }
 
@@ -594,7 +586,7 @@ pub(crate) fn unknown_tag<E: de::Error>(
     union: &'static str,
     expected: &'static [&'static str],
 ) -> E {
-    read::fault_unknown_tag();
+    diagnostics::fault_unknown_tag();
     at(
         E::custom(format_args!(
             "unknown {union} {found:?}; expected one of {}",
@@ -739,7 +731,7 @@ macro_rules! wire_struct {
                 mut map: A,
                 tag_read: bool,
             ) -> Result<Self, A::Error> {
-                let track = $crate::codec::read::collecting();
+                let track = $crate::codec::diagnostics::collecting();
                 let mut tag_seen = tag_read;
                 $( let mut $rfield: Option<$rty> = None; )*
                 $( let mut $ofield: Option<Option<$oty>> = None; )*
@@ -862,17 +854,17 @@ macro_rules! wire_struct {
     (@open) => { false };
     (@other $map:ident, $key:ident, $extra:ident) => {
         let value = ::serde::de::MapAccess::next_value::<::serde_json::Value>(&mut $map)
-            .map_err(|e| $crate::codec::wire::at(e, &$crate::codec::wire::escape_token($key)))?;
+            .map_err(|e| $crate::codec::wire::at(e, &$crate::codec::pointer::escape_token($key)))?;
         $extra.insert($key.to_owned(), value);
     };
     (@other $map:ident, $key:ident) => {
-        $crate::codec::wire::unknown(&mut $map, $key, $crate::codec::read::WarningKind::UnknownField)?;
+        $crate::codec::wire::unknown(&mut $map, $key, $crate::codec::diagnostics::WarningKind::UnknownField)?;
     };
     (@owner $wire:expr, $v:expr) => {
         if matches!($wire, "id" | "messageId" | "toolCallId" | "subagentRunId")
             && let Some(id) = $v.and_then($crate::codec::wire::Wire::as_id)
         {
-            $crate::codec::read::fault_owner(id);
+            $crate::codec::diagnostics::fault_owner(id);
         }
     };
 }
@@ -928,7 +920,7 @@ macro_rules! tagged_union {
                 match tag {
                     $( $tag => <$inner>::__from_map(map, true)
                         .map(|v| Self::$variant(v.into()))
-                        .map_err(|e| { $crate::codec::read::fault_tag($tag); e }), )*
+                        .map_err(|e| { $crate::codec::diagnostics::fault_tag($tag); e }), )*
                     other => {
                         $( if let Some(r) = $legacy(other, map) { return r; } )?
                         Err($crate::codec::wire::unknown_tag($tagkey, other, $what, Self::TAGS))

@@ -7,7 +7,7 @@ use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 
-use crate::codec::read::{self, WarningKind};
+use crate::codec::diagnostics::{self, WarningKind};
 use crate::codec::wire::{self, SeqProxy, Wire, tagged_union, wire_struct};
 
 wire_struct! {
@@ -299,7 +299,7 @@ fn legacy_binary_part<'de, A: MapAccess<'de>>(
         return None;
     }
     Some(BinaryInputContent::__from_map(map, true).and_then(|b| {
-        read::report_here(WarningKind::LegacyBinaryPart);
+        diagnostics::report_here(WarningKind::LegacyBinaryPart);
         b.into_media_part().map_err(|_| {
             de::Error::custom(
                 "0.x binary content part without non-empty `data` or `url` has no AG-UI 1.0 \

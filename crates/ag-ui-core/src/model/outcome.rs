@@ -69,6 +69,15 @@ impl RunFinishedOutcome {
     pub fn cancelled() -> Self {
         Self::Cancelled(RunFinishedCancelledOutcome::new())
     }
+
+    /// The interrupts the run paused on; empty unless the outcome is `interrupt`.
+    #[must_use]
+    pub fn interrupts(&self) -> &[Interrupt] {
+        match self {
+            Self::Interrupt(i) => &i.interrupts,
+            _ => &[],
+        }
+    }
 }
 
 /// A list with at least one element (`minItems: 1` on the wire).

@@ -36,7 +36,7 @@ impl JsonPointer {
         let mut s = String::new();
         for t in tokens {
             s.push('/');
-            s.push_str(&crate::codec::wire::escape_token(t.as_ref()));
+            s.push_str(&crate::codec::pointer::escape_token(t.as_ref()));
         }
         Self(s)
     }
@@ -216,8 +216,8 @@ wire_struct! {
 
 tagged_union! {
     /// `JsonPatchOperation`: one RFC 6902 operation, tagged by `op`. Operations are open
-    /// objects (RFC 6902 §4): members beyond the declared ones are kept in each operation's
-    /// `extra` and written back, without a warning; they change nothing when applied.
+    /// objects (RFC 6902 §4): members beyond the declared ones are kept and written back,
+    /// without a warning; they change nothing when applied.
     pub enum JsonPatchOperation ["op", "JSON Patch op"] {
         /// `add`.
         Add(AddOperation) = "add",

@@ -9,7 +9,7 @@ use crate::model::event::{
 };
 use crate::model::id::{MessageId, SubagentRunId, ToolCallId};
 use crate::model::message::TextMessageRole;
-use crate::stream::verify::{Rule, Violation};
+use crate::stream::rule::{Rule, Violation};
 
 /// The three kinds of chunk-built stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

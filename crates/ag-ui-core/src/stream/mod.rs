@@ -7,5 +7,6 @@ pub mod chunk;
 pub(crate) mod consumer;
 pub(crate) mod decoder;
 pub(crate) mod pipeline;
+pub(crate) mod rule;
 pub mod sse;
 pub mod verify;

@@ -4,7 +4,8 @@ use crate::codec::error::Error;
 use crate::codec::read::{Decoded, ReadMode, Rejection, Warning};
 use crate::model::event::Event;
 use crate::stream::decoder::EventDecoder;
-use crate::stream::verify::{Rule, StreamChecker, Violation};
+use crate::stream::rule::{Rule, Violation};
+use crate::stream::verify::StreamChecker;
 
 /// Why an event of a stream was refused.
 #[derive(Debug, thiserror::Error)]

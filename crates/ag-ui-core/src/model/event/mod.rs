@@ -221,7 +221,7 @@ impl EventType {
 
 #[cold]
 fn unknown_event<'de, A: MapAccess<'de>>(tag: &str, _map: A) -> Option<Result<Event, A::Error>> {
-    crate::codec::read::note_unknown_event(tag);
+    crate::codec::diagnostics::note_unknown_event(tag);
     if let Some((_, successor)) = LEGACY_EVENT_TYPES.iter().find(|(name, _)| *name == tag) {
         return Some(Err(crate::codec::wire::at(
             serde::de::Error::custom(format_args!(

@@ -57,6 +57,15 @@ impl RunFinishedEvent {
             None => std::borrow::Cow::Owned(RunFinishedOutcome::success()),
         }
     }
+
+    /// The interrupts the run paused on (each to be answered by the next run's `resume`);
+    /// empty unless the outcome is `interrupt`.
+    #[must_use]
+    pub fn interrupts(&self) -> &[crate::model::interrupt::Interrupt] {
+        self.outcome
+            .as_ref()
+            .map_or(&[], RunFinishedOutcome::interrupts)
+    }
 }
 
 event_struct! {

@@ -17,10 +17,9 @@
 //! | `O1`–`O6` | attribution: every entity has one owner (`subagentRunId`, absent = parent) |
 //! | `C1`–`C3` | chunk expansion: openers, repeated opener fields, ambiguous lanes |
 
-mod rule;
 mod verifier;
 
-pub use rule::{Rule, Violation};
+pub use crate::stream::rule::{Rule, Violation};
 pub use verifier::Verifier;
 
 use crate::model::event::Event;

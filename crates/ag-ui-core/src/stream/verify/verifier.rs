@@ -2,10 +2,10 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-use super::rule::{Rule, Violation};
 use crate::model::event::{Event, EventType, ReasoningEncryptedValueSubtype};
 use crate::model::id::SubagentRunId;
 use crate::model::message::Message;
+use crate::stream::rule::{Rule, Violation};
 
 /// Who produced an entity: `None` is the parent agent, `Some` a subagent invocation.
 type Agent = Option<String>;

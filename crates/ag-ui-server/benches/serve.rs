@@ -1,0 +1,325 @@
+//! Serving the core benchmark corpus over loopback: events per second and time to first
+//! event, for this crate's server read by a Rust client, against a Node server using the
+//! official `@ag-ui/encoder` read by the official client (`@ag-ui/client`), side by side,
+//! and crosswise (each client against the other server).
+//!
+//! Every contender serves the same events: the streaming corpus of
+//! `ag-ui-core/benches/corpus` (20,005 events, 3.16 MB of JSON), one run per request.
+//! Rounds are interleaved (each round runs every pair once) so that machine noise hits all
+//! alike; the report is the median of the rounds.
+//!
+//! `cargo bench -p ag-ui-server --bench serve` (needs `node` and `npm ci` in
+//! `scripts/interop`, which `scripts/interop/run.sh` does; without them only the Rust pair
+//! runs). `cargo bench -p ag-ui-server --bench serve -- --rounds N` sets the rounds.
+
+#[path = "../../ag-ui-core/benches/corpus/mod.rs"]
+mod corpus;
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use ag_ui_core::{Event, RunAgentInput, SseReader};
+use ag_ui_server::Cancellation;
+use futures_util::StreamExt;
+
+/// Events in the corpus (as in the core throughput benchmark).
+const EVENTS: usize = 20_000;
+
+/// One run as a client saw it.
+#[derive(Debug, Clone, Copy)]
+struct Sample {
+    events: usize,
+    first: Duration,
+    total: Duration,
+}
+
+/// The Rust reading side: POSTs the run input and reads the response as it arrives with
+/// `reqwest`, the core's `SseReader` and `ag_ui_core::from_str`, counting events. Replace
+/// this function to measure another Rust client.
+async fn rust_client(client: &reqwest::Client, url: &str, body: &[u8]) -> Result<Sample, String> {
+    let start = Instant::now();
+    let response = client
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "text/event-stream")
+        .body(body.to_vec())
+        .send()
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut bytes = response.bytes_stream();
+    let mut reader = SseReader::new();
+    let mut first = None;
+    let mut events = 0;
+    let take = |message: &str, first: &mut Option<Duration>| -> Result<(), String> {
+        let _event: Event = ag_ui_core::from_str(message).map_err(|e| e.to_string())?;
+        first.get_or_insert_with(|| start.elapsed());
+        Ok(())
+    };
+    while let Some(chunk) = bytes.next().await {
+        reader
+            .feed(&chunk.map_err(|e| e.to_string())?)
+            .map_err(|e| e.to_string())?;
+        while let Some(message) = reader.next_message() {
+            take(&message, &mut first)?;
+            events += 1;
+        }
+    }
+    if let Some(message) = reader.finish().map_err(|e| e.to_string())? {
+        take(&message, &mut first)?;
+        events += 1;
+    }
+    Ok(Sample {
+        events,
+        first: first.unwrap_or_default(),
+        total: start.elapsed(),
+    })
+}
+
+/// The Node reading side: a long-running `bench-client.mjs` that runs once per URL line.
+struct NodeClient {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl NodeClient {
+    fn start(interop: &Path) -> Result<Self, String> {
+        let mut child = Command::new("node")
+            .arg("bench-client.mjs")
+            .current_dir(interop)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("node: {e}"))?;
+        let stdin = child.stdin.take().ok_or("no stdin")?;
+        let stdout = BufReader::new(child.stdout.take().ok_or("no stdout")?);
+        Ok(NodeClient {
+            child,
+            stdin,
+            stdout,
+        })
+    }
+
+    fn run(&mut self, url: &str) -> Result<Sample, String> {
+        writeln!(self.stdin, "{url}").map_err(|e| e.to_string())?;
+        self.stdin.flush().map_err(|e| e.to_string())?;
+        let mut line = String::new();
+        self.stdout
+            .read_line(&mut line)
+            .map_err(|e| e.to_string())?;
+        let v: serde_json::Value =
+            serde_json::from_str(&line).map_err(|e| format!("{e}: {line}"))?;
+        if let Some(e) = v.get("error") {
+            return Err(format!("node client: {e}"));
+        }
+        let ms = |k: &str| Duration::from_secs_f64(v[k].as_f64().unwrap_or(0.0) / 1000.0);
+        Ok(Sample {
+            events: v["events"].as_u64().unwrap_or(0) as usize,
+            first: ms("firstMs"),
+            total: ms("totalMs"),
+        })
+    }
+}
+
+impl Drop for NodeClient {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The Node server, killed when dropped.
+struct NodeServer(Child, String);
+
+impl NodeServer {
+    fn start(interop: &Path, corpus_file: &Path) -> Result<Self, String> {
+        let mut child = Command::new("node")
+            .arg("bench-server.mjs")
+            .arg(corpus_file)
+            .current_dir(interop)
+            .stdout(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("node: {e}"))?;
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().ok_or("no stdout")?)
+            .read_line(&mut line)
+            .map_err(|e| e.to_string())?;
+        Ok(NodeServer(child, format!("http://{}/", line.trim())))
+    }
+}
+
+impl Drop for NodeServer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn median(mut xs: Vec<Duration>) -> Duration {
+    xs.sort();
+    xs[xs.len() / 2]
+}
+
+struct Pair {
+    name: &'static str,
+    samples: Vec<Sample>,
+}
+
+impl Pair {
+    fn events_per_sec(&self) -> f64 {
+        let events = self.samples[0].events as f64;
+        events / median(self.samples.iter().map(|s| s.total).collect()).as_secs_f64()
+    }
+    fn first(&self) -> Duration {
+        median(self.samples.iter().map(|s| s.first).collect())
+    }
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().collect();
+    // `cargo test --benches` runs this with `--test`-like flags and no `--bench`: one round.
+    let benching = args.iter().any(|a| a == "--bench");
+    let rounds = args
+        .iter()
+        .position(|a| a == "--rounds")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(if benching { 11 } else { 1 });
+
+    let corpus = corpus::streaming(corpus::SEED, EVENTS);
+    let events: Arc<Vec<Event>> = Arc::new(
+        corpus
+            .lines
+            .iter()
+            .map(|l| ag_ui_core::from_str(l))
+            .collect::<Result<_, _>>()?,
+    );
+    let n = events.len();
+    let bytes = corpus.bytes();
+    let interop = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scripts/interop");
+    let corpus_file =
+        std::env::temp_dir().join(format!("ag-ui-serve-bench-{}.jsonl", std::process::id()));
+    std::fs::write(&corpus_file, corpus.lines.join("\n"))?;
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    // Our server: an agent that streams the corpus (each event cloned, as an agent
+    // producing owned events would), with the default settings (verification on).
+    let served = Arc::clone(&events);
+    let agent = move |_: RunAgentInput, _: Cancellation| {
+        let events = Arc::clone(&served);
+        futures_util::stream::iter(
+            (0..events.len()).map(move |i| Ok::<_, std::convert::Infallible>(events[i].clone())),
+        )
+    };
+    let rust_url = runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let url = format!("http://{}/", listener.local_addr()?);
+        tokio::spawn(ag_ui_server::axum::serve(
+            listener,
+            ag_ui_server::axum::router(agent),
+        ));
+        Ok::<_, std::io::Error>(url)
+    })?;
+
+    let node = node_available(&interop);
+    let node_server = match &node {
+        Ok(()) => Some(NodeServer::start(&interop, &corpus_file)?),
+        Err(why) => {
+            eprintln!("serve bench: Node pairs skipped ({why})");
+            None
+        }
+    };
+    let mut node_client = node_server
+        .as_ref()
+        .map(|_| NodeClient::start(&interop))
+        .transpose()?;
+
+    let client = reqwest::Client::new();
+    let input = br#"{"threadId":"bench","runId":"bench-run","messages":[],"tools":[],"context":[],"forwardedProps":{},"state":{}}"#;
+    let mut pairs = vec![
+        Pair {
+            name: "Rust server, Rust client",
+            samples: vec![],
+        },
+        Pair {
+            name: "Node server (@ag-ui/encoder), official client",
+            samples: vec![],
+        },
+        Pair {
+            name: "Rust server, official client",
+            samples: vec![],
+        },
+        Pair {
+            name: "Node server (@ag-ui/encoder), Rust client",
+            samples: vec![],
+        },
+    ];
+    // One warm-up round, then the measured ones.
+    for round in 0..=rounds {
+        let mut samples = vec![runtime.block_on(rust_client(&client, &rust_url, input))?];
+        if let (Some(server), Some(nc)) = (&node_server, node_client.as_mut()) {
+            samples.push(nc.run(&server.1)?);
+            samples.push(nc.run(&rust_url)?);
+            samples.push(runtime.block_on(rust_client(&client, &server.1, input))?);
+        }
+        for (pair, s) in pairs.iter_mut().zip(samples) {
+            if s.events != n {
+                return Err(format!("{}: {} events read, {n} served", pair.name, s.events).into());
+            }
+            if round > 0 {
+                pair.samples.push(s);
+            }
+        }
+    }
+    drop(node_client);
+    drop(node_server);
+    let _ = std::fs::remove_file(&corpus_file);
+
+    pairs.retain(|p| !p.samples.is_empty());
+    println!(
+        "\nserve: streaming corpus, {n} events, {:.2} MB of JSON, one run per request, median of {rounds} rounds",
+        bytes as f64 / 1e6
+    );
+    println!("| server, client | events/s | MB/s | time to first event | events/s vs Node pair |");
+    println!("|---|---:|---:|---:|---:|");
+    let node_pair = pairs
+        .iter()
+        .find(|p| p.name.starts_with("Node server (@ag-ui/encoder), official"))
+        .map(Pair::events_per_sec);
+    for p in &pairs {
+        let eps = p.events_per_sec();
+        let ratio = node_pair.map_or("–".to_owned(), |b| format!("{:.1}x", eps / b));
+        println!(
+            "| {} | {:.0} | {:.1} | {:.2} ms | {} |",
+            p.name,
+            eps,
+            eps * bytes as f64 / n as f64 / 1e6,
+            p.first().as_secs_f64() * 1000.0,
+            ratio
+        );
+    }
+    if let (Some(ours), Some(theirs)) = (pairs.first(), pairs.get(1)) {
+        println!(
+            "\ntime to first event: Node pair / Rust pair = {:.1}x",
+            theirs.first().as_secs_f64() / ours.first().as_secs_f64()
+        );
+    }
+    Ok(())
+}
+
+fn node_available(interop: &Path) -> Result<(), String> {
+    if !interop.join("node_modules/@ag-ui/client").exists() {
+        return Err("scripts/interop/node_modules missing: run `npm ci` there".into());
+    }
+    Command::new("node")
+        .arg("--version")
+        .output()
+        .map_err(|e| format!("node: {e}"))
+        .map(drop)
+}

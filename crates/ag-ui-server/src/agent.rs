@@ -1,0 +1,57 @@
+//! The agent abstraction: a run input and a cancellation signal in, a stream of events out.
+
+use std::pin::Pin;
+
+use ag_ui_core::{Event, RunAgentInput};
+use futures_core::Stream;
+use futures_util::StreamExt;
+
+use crate::Cancellation;
+
+/// The error type an agent's stream may fail with.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// The stream of events one run produces: events, or an error that ends the run.
+pub type EventStream = Pin<Box<dyn Stream<Item = Result<Event, BoxError>> + Send + 'static>>;
+
+/// An AG-UI agent: turns one run's input into a stream of events.
+///
+/// The server polls the stream and writes each event as soon as it is produced. It makes
+/// the stream well-ended whatever the agent does: an `Err` item, a panic while the stream
+/// is polled, or a stream that ends with its run still open becomes a `RUN_ERROR`
+/// (see [`crate::RunGuard`]). When the client goes away, the server trips `cancel` and then
+/// drops the stream.
+///
+/// Any `Fn(RunAgentInput, Cancellation) -> S` where `S` is a `Stream` of
+/// `Result<Event, E>` is an agent; [`crate::emit`] builds such a stream from the builders'
+/// [`RunEmitter`](ag_ui_builders::RunEmitter).
+///
+/// ```
+/// use ag_ui_core::{Event, RunAgentInput, RunFinishedEvent, RunStartedEvent};
+/// use ag_ui_server::{Agent, Cancellation};
+///
+/// fn agent(input: RunAgentInput, _cancel: Cancellation) -> impl futures_core::Stream<Item = Result<Event, std::io::Error>> {
+///     let events: Vec<Result<Event, std::io::Error>> = vec![
+///         Ok(RunStartedEvent::new(input.thread_id.clone(), input.run_id.clone()).into()),
+///         Ok(RunFinishedEvent::new(input.thread_id, input.run_id).into()),
+///     ];
+///     futures_util::stream::iter(events)
+/// }
+/// fn assert_agent(_: impl Agent) {}
+/// assert_agent(agent);
+/// ```
+pub trait Agent: Send + Sync + 'static {
+    /// Starts a run. Called once per request, after the request has been read.
+    fn run(&self, input: RunAgentInput, cancel: Cancellation) -> EventStream;
+}
+
+impl<F, S, E> Agent for F
+where
+    F: Fn(RunAgentInput, Cancellation) -> S + Send + Sync + 'static,
+    S: Stream<Item = Result<Event, E>> + Send + 'static,
+    E: Into<BoxError>,
+{
+    fn run(&self, input: RunAgentInput, cancel: Cancellation) -> EventStream {
+        Box::pin(self(input, cancel).map(|item| item.map_err(Into::into)))
+    }
+}

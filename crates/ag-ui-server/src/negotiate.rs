@@ -1,0 +1,70 @@
+//! `Accept` negotiation (RFC 9110 §12.5.1) for the SSE response.
+
+use ag_ui_core::SSE_MEDIA_TYPE;
+
+/// Whether a request whose `Accept` header values are `accept` admits an SSE response
+/// (`text/event-stream`).
+///
+/// No header (or only empty ones) admits anything. Otherwise the most specific media range
+/// that matches `text/event-stream` decides (`text/event-stream` over `text/*` over
+/// `*/*`, parameters other than `q` ignored): SSE is admitted when one matches and its
+/// `q` is above 0. A range that cannot be parsed is skipped. Several header values are
+/// read as one list.
+///
+/// ```
+/// use ag_ui_server::accepts_sse;
+/// assert!(accepts_sse([]));
+/// assert!(accepts_sse(["text/event-stream"]));
+/// assert!(accepts_sse(["application/json;q=0.9, */*;q=0.1"]));
+/// assert!(!accepts_sse(["application/json"]));
+/// assert!(!accepts_sse(["*/*, text/event-stream;q=0"]));
+/// ```
+pub fn accepts_sse<'a>(accept: impl IntoIterator<Item = &'a str>) -> bool {
+    let mut any_range = false;
+    // (specificity, q) of the best match so far.
+    let mut best: Option<(u8, f32)> = None;
+    for value in accept {
+        for range in value.split(',') {
+            let mut parts = range.split(';');
+            let media = parts.next().unwrap_or("").trim();
+            if media.is_empty() {
+                continue;
+            }
+            any_range = true;
+            let Some(specificity) = matches(media) else {
+                continue;
+            };
+            let mut q = 1.0_f32;
+            for param in parts {
+                if let Some((k, v)) = param.split_once('=')
+                    && k.trim().eq_ignore_ascii_case("q")
+                {
+                    q = v.trim().parse().unwrap_or(0.0);
+                }
+            }
+            if best.is_none_or(|(s, _)| specificity > s) {
+                best = Some((specificity, q));
+            }
+        }
+    }
+    if !any_range {
+        return true;
+    }
+    best.is_some_and(|(_, q)| q > 0.0)
+}
+
+/// How specifically `media` matches `text/event-stream`: 2 exact, 1 `text/*`, 0 `*/*`.
+fn matches(media: &str) -> Option<u8> {
+    let (kind, sub) = media.split_once('/')?;
+    let (want_kind, want_sub) = SSE_MEDIA_TYPE.split_once('/')?;
+    let (kind, sub) = (kind.trim(), sub.trim());
+    if kind == "*" && sub == "*" {
+        Some(0)
+    } else if kind.eq_ignore_ascii_case(want_kind) && sub == "*" {
+        Some(1)
+    } else if kind.eq_ignore_ascii_case(want_kind) && sub.eq_ignore_ascii_case(want_sub) {
+        Some(2)
+    } else {
+        None
+    }
+}

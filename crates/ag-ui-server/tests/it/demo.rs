@@ -1,0 +1,162 @@
+//! The demo agent's scenarios, served and read back.
+
+use ag_ui_core::Event;
+use ag_ui_server::AgentService;
+use ag_ui_server::demo::DemoAgent;
+use serde_json::{Value, json};
+
+use crate::support::{Events, input, post, serve, types};
+
+async fn run(body: &Value) -> Vec<Event> {
+    let server = serve(AgentService::new(DemoAgent::new())).await;
+    let events = Events::new(post(&server, body).await).all().await;
+    ag_ui_core::verify_events(&events).unwrap();
+    events
+}
+
+#[tokio::test]
+async fn chat_is_the_default_and_shows_every_kind_of_event() {
+    let events = run(&input("run-1", json!({}))).await;
+    let same = run(&input("run-1", json!({"scenario": "chat"}))).await;
+    assert_eq!(
+        crate::support::values(&events),
+        crate::support::values(&same)
+    );
+    let kinds = types(&events);
+    for t in [
+        "REASONING_MESSAGE_CONTENT",
+        "TEXT_MESSAGE_CONTENT",
+        "TOOL_CALL_START",
+        "TOOL_CALL_ARGS",
+        "TOOL_CALL_END",
+        "TOOL_CALL_RESULT",
+        "STATE_SNAPSHOT",
+        "STATE_DELTA",
+    ] {
+        assert!(kinds.contains(&t), "{t} missing from {kinds:?}");
+    }
+    assert_eq!(kinds.iter().filter(|t| **t == "TOOL_CALL_ARGS").count(), 3);
+    assert_eq!(kinds.last(), Some(&"RUN_FINISHED"));
+    // The streamed arguments are one JSON document.
+    let args: String = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ToolCallArgs(a) => Some(a.delta.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        serde_json::from_str::<Value>(&args).unwrap(),
+        json!({"city": "Amsterdam"})
+    );
+    // Ids derive from the run id.
+    let Event::TextMessageStart(start) = events
+        .iter()
+        .find(|e| matches!(e, Event::TextMessageStart(_)))
+        .unwrap()
+    else {
+        unreachable!()
+    };
+    assert!(
+        start.message_id.as_str().starts_with("run-1-"),
+        "{}",
+        start.message_id.as_str()
+    );
+}
+
+#[tokio::test]
+async fn interrupt_pauses_and_a_resume_completes_it() {
+    let events = run(&input("run-1", json!({"scenario": "interrupt"}))).await;
+    let Some(Event::RunFinished(finished)) = events.last() else {
+        panic!("{:?}", types(&events));
+    };
+    let outcome = serde_json::to_value(&finished.outcome).unwrap();
+    assert_eq!(outcome["type"], "interrupt");
+    let interrupt = &outcome["interrupts"][0];
+    assert_eq!(interrupt["reason"], "tool_call");
+    let interrupt_id = interrupt["id"].as_str().unwrap().to_owned();
+    let call_id = interrupt["toolCallId"].as_str().unwrap().to_owned();
+
+    let mut resume = input("run-2", json!({"scenario": "interrupt"}));
+    resume["resume"] =
+        json!([{"interruptId": interrupt_id, "status": "resolved", "payload": {"approved": true}}]);
+    let events = run(&resume).await;
+    assert_eq!(types(&events).first(), Some(&"RUN_STARTED"));
+    let result = events
+        .iter()
+        .find_map(|e| match e {
+            Event::ToolCallResult(r) => Some(r),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(result.tool_call_id.as_str(), call_id);
+    let Some(Event::RunFinished(finished)) = events.last() else {
+        panic!("{:?}", types(&events));
+    };
+    assert_eq!(
+        serde_json::to_value(&finished.outcome).unwrap()["type"],
+        "success"
+    );
+
+    // A resume the agent cannot correlate is RUN_ERROR (spec §9.2).
+    let mut stray = input("run-3", json!({"scenario": "interrupt"}));
+    stray["resume"] = json!([{"interruptId": "int-unknown", "status": "resolved"}]);
+    let events = run(&stray).await;
+    assert_eq!(types(&events), ["RUN_STARTED", "RUN_ERROR"]);
+}
+
+#[tokio::test]
+async fn error_fails_mid_run() {
+    let events = run(&input("run-1", json!({"scenario": "error"}))).await;
+    assert_eq!(
+        types(&events),
+        [
+            "RUN_STARTED",
+            "TEXT_MESSAGE_START",
+            "TEXT_MESSAGE_CONTENT",
+            "TEXT_MESSAGE_CONTENT",
+            "RUN_ERROR"
+        ]
+    );
+    let Some(Event::RunError(e)) = events.last() else {
+        unreachable!()
+    };
+    assert_eq!(e.code.as_deref(), Some("demo_error"));
+}
+
+#[tokio::test]
+async fn an_unknown_scenario_is_a_run_error() {
+    let events = run(&input("run-1", json!({"scenario": "juggle"}))).await;
+    assert_eq!(types(&events), ["RUN_STARTED", "RUN_ERROR"]);
+}
+
+#[tokio::test]
+async fn slow_sends_one_delta_per_second_and_stops_when_cancelled() {
+    use ag_ui_server::Agent;
+    use futures_util::StreamExt;
+    let input: ag_ui_core::RunAgentInput =
+        serde_json::from_value(input("run-1", json!({"scenario": "slow"}))).unwrap();
+    let cancel = ag_ui_server::Cancellation::new();
+    let mut stream = DemoAgent::new().run(input, cancel.clone());
+    let started = std::time::Instant::now();
+    let mut deltas = 0;
+    while deltas < 2 {
+        if let Event::TextMessageContent(_) = stream.next().await.unwrap().unwrap() {
+            deltas += 1;
+        }
+    }
+    let elapsed = started.elapsed();
+    assert!(
+        elapsed >= std::time::Duration::from_millis(900),
+        "{elapsed:?}"
+    );
+    cancel.cancel();
+    // The agent stops at its next tick instead of running for a minute.
+    let rest = tokio::time::timeout(
+        std::time::Duration::from_secs(3),
+        stream.collect::<Vec<_>>(),
+    )
+    .await
+    .expect("the slow scenario ignored its cancellation");
+    assert!(rest.iter().all(|e| !matches!(e, Ok(Event::RunFinished(_)))));
+}

@@ -1,0 +1,134 @@
+//! A server on 127.0.0.1:0 and a client that reads its events.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use ag_ui_core::{Event, SseReader};
+use ag_ui_server::{Agent, AgentService};
+use futures_util::StreamExt;
+use serde_json::{Value, json};
+
+/// Every test is bounded in time.
+pub const LIMIT: Duration = Duration::from_secs(20);
+
+/// A running server; it stops when dropped.
+pub struct Server {
+    pub addr: SocketAddr,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl Server {
+    pub fn url(&self) -> String {
+        format!("http://{}/", self.addr)
+    }
+}
+
+pub async fn serve<A: Agent>(service: AgentService<A>) -> Server {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let router = ag_ui_server::axum::service_router(service);
+    let task = tokio::spawn(async move {
+        ag_ui_server::axum::serve(listener, router).await.unwrap();
+    });
+    Server { addr, task }
+}
+
+pub fn client() -> reqwest::Client {
+    reqwest::Client::builder().timeout(LIMIT).build().unwrap()
+}
+
+/// A minimal run input for `thread`/`run`, with `forwardedProps`.
+pub fn input(run: &str, forwarded: Value) -> Value {
+    json!({
+        "threadId": "thread-1",
+        "runId": run,
+        "messages": [{"id": "u1", "role": "user", "content": "What is the weather?"}],
+        "tools": [],
+        "context": [],
+        "state": {},
+        "forwardedProps": forwarded,
+    })
+}
+
+/// POSTs `body` as JSON with `Accept: text/event-stream`.
+pub async fn post(server: &Server, body: &Value) -> reqwest::Response {
+    client()
+        .post(server.url())
+        .header("content-type", "application/json")
+        .header("accept", "text/event-stream")
+        .body(serde_json::to_vec(body).unwrap())
+        .send()
+        .await
+        .unwrap()
+}
+
+/// Reads SSE messages from a response as they come.
+pub struct Events {
+    body: futures_util::stream::BoxStream<'static, reqwest::Result<bytes::Bytes>>,
+    reader: SseReader,
+    pub raw: Vec<u8>,
+    done: bool,
+}
+
+impl Events {
+    pub fn new(response: reqwest::Response) -> Self {
+        Events {
+            body: response.bytes_stream().boxed(),
+            reader: SseReader::new(),
+            raw: Vec::new(),
+            done: false,
+        }
+    }
+
+    /// The next event, or `None` at the end of the stream.
+    pub async fn next(&mut self) -> Option<Event> {
+        loop {
+            if let Some(message) = self.reader.next_message() {
+                return Some(ag_ui_core::from_str(&message).unwrap());
+            }
+            if self.done {
+                return None;
+            }
+            match tokio::time::timeout(LIMIT, self.body.next()).await.unwrap() {
+                Some(chunk) => {
+                    let chunk = chunk.unwrap();
+                    self.raw.extend_from_slice(&chunk);
+                    self.reader.feed(&chunk).unwrap();
+                }
+                None => {
+                    self.done = true;
+                    if let Some(message) = self.reader.finish().unwrap() {
+                        return Some(ag_ui_core::from_str(&message).unwrap());
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every remaining event.
+    pub async fn all(&mut self) -> Vec<Event> {
+        let mut out = Vec::new();
+        while let Some(e) = self.next().await {
+            out.push(e);
+        }
+        out
+    }
+}
+
+/// The events of a run, as JSON values.
+pub fn values(events: &[Event]) -> Vec<Value> {
+    events
+        .iter()
+        .map(|e| serde_json::to_value(e).unwrap())
+        .collect()
+}
+
+pub fn types(events: &[Event]) -> Vec<&'static str> {
+    events.iter().map(|e| e.event_type().as_str()).collect()
+}
