@@ -3,6 +3,8 @@
 # AG-UI 1.0 SDKs. Installs exactly what package-lock.json and requirements.txt pin (npm ci,
 # a virtual environment in .venv), then runs every check-*.mjs with node and every
 # check_*.py with that environment's python; fails if any of them fails. Safe to rerun.
+# check_client.py also needs cargo: it runs the Rust client's `run_agent` example and the
+# official TypeScript client (run-agent.mjs) against agent_server.py (the Python SDK).
 # check-server.mjs builds and starts the Rust server example (cargo) and runs the official
 # TypeScript client against it; it writes what the client ended with to out/server/.
 set -euo pipefail

@@ -1,0 +1,201 @@
+//! Talking to agents older than AG-UI 1.0: the peer protocol ceiling.
+//!
+//! An agent may declare (or its operator may know) the newest protocol version it speaks.
+//! With a ceiling set, the client downgrades what it sends and filters what it receives, as
+//! the official TypeScript client does, and only ever removes or reshapes (spec §10):
+//!
+//! | ceiling | request | stream |
+//! |---|---|---|
+//! | below 1.0 | `protocolVersion` omitted; tool message content parts flattened to text | |
+//! | at or below 0.0.57 | `subagentRunId` stripped from messages | `SUBAGENT_*` events dropped, `subagentRunId` removed from events |
+//! | at or below 0.0.39 | user message content parts flattened to text | |
+//!
+//! Flattening keeps the text parts in order and drops the rest; dropping a media part is
+//! reported as a warning, and so is each event dropped or changed. Event indices in
+//! warnings and errors count the events as the agent sent them, dropped ones included.
+
+use std::fmt;
+use std::str::FromStr;
+
+use ag_ui_core::{Content, Message, RunAgentInput};
+
+use crate::end::{RunWarning, WarningSource};
+
+/// A protocol or package version as peers declare it: `MAJOR.MINOR` (the 1.0 grammar of
+/// `protocolVersion`) or `MAJOR.MINOR.PATCH` (the 0.x package versions older agents report).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub struct ProtocolVersion {
+    /// Major component.
+    pub major: u32,
+    /// Minor component.
+    pub minor: u32,
+    /// Patch component (0 when not given).
+    pub patch: u32,
+}
+
+impl ProtocolVersion {
+    /// AG-UI 1.0, the version this client speaks.
+    pub const V1_0: ProtocolVersion = ProtocolVersion::new(1, 0, 0);
+    /// The last version before content parts (user message `content` is text only).
+    pub const BEFORE_CONTENT_PARTS: ProtocolVersion = ProtocolVersion::new(0, 0, 39);
+    /// The last version before subagents (`SUBAGENT_*`, `subagentRunId`).
+    pub const BEFORE_SUBAGENTS: ProtocolVersion = ProtocolVersion::new(0, 0, 57);
+
+    /// A version from its components.
+    #[must_use]
+    pub const fn new(major: u32, minor: u32, patch: u32) -> Self {
+        ProtocolVersion {
+            major,
+            minor,
+            patch,
+        }
+    }
+
+    /// Parses `MAJOR.MINOR` or `MAJOR.MINOR.PATCH` (decimal components, nothing else).
+    #[must_use]
+    pub fn parse(s: &str) -> Option<Self> {
+        let mut parts = s.split('.');
+        let num = |p: Option<&str>| -> Option<u32> {
+            let p = p?;
+            if p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            p.parse().ok()
+        };
+        let major = num(parts.next())?;
+        let minor = num(parts.next())?;
+        let patch = match parts.next() {
+            None => 0,
+            p => num(p)?,
+        };
+        if parts.next().is_some() {
+            return None;
+        }
+        Some(ProtocolVersion::new(major, minor, patch))
+    }
+}
+
+impl FromStr for ProtocolVersion {
+    type Err = crate::ClientError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        ProtocolVersion::parse(s).ok_or_else(|| crate::ClientError::Config {
+            message: format!(
+                "protocol version {s:?} is not MAJOR.MINOR or MAJOR.MINOR.PATCH (e.g. \"1.0\", \
+                 \"0.0.45\")"
+            ),
+        })
+    }
+}
+
+impl fmt::Display for ProtocolVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.patch == 0 {
+            write!(f, "{}.{}", self.major, self.minor)
+        } else {
+            write!(f, "{}.{}.{}", self.major, self.minor, self.patch)
+        }
+    }
+}
+
+/// What the client changes for a peer with a given ceiling.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Compat {
+    ceiling: Option<ProtocolVersion>,
+}
+
+impl Compat {
+    pub(crate) fn new(ceiling: Option<ProtocolVersion>) -> Self {
+        Compat { ceiling }
+    }
+
+    fn below(&self, v: ProtocolVersion) -> bool {
+        self.ceiling.is_some_and(|c| c < v)
+    }
+
+    fn at_or_below(&self, v: ProtocolVersion) -> bool {
+        self.ceiling.is_some_and(|c| c <= v)
+    }
+
+    pub(crate) fn sends_protocol_version(&self) -> bool {
+        !self.below(ProtocolVersion::V1_0)
+    }
+
+    /// Whether `SUBAGENT_*` events are dropped (the peer predates them).
+    pub(crate) fn drops_subagent_events(&self) -> bool {
+        self.at_or_below(ProtocolVersion::BEFORE_SUBAGENTS)
+    }
+
+    fn peer(&self) -> String {
+        self.ceiling.map(|c| c.to_string()).unwrap_or_default()
+    }
+
+    /// Downgrades `input` in place for the peer; returns what was changed with a loss.
+    pub(crate) fn downgrade(&self, input: &mut RunAgentInput) -> Vec<RunWarning> {
+        let mut warnings = Vec::new();
+        if !self.sends_protocol_version() {
+            input.protocol_version = None;
+        }
+        let flatten_user = self.at_or_below(ProtocolVersion::BEFORE_CONTENT_PARTS);
+        let flatten_tool = self.below(ProtocolVersion::V1_0);
+        let strip_subagents = self.at_or_below(ProtocolVersion::BEFORE_SUBAGENTS);
+        for (i, message) in input.messages.iter_mut().enumerate() {
+            let content = match message {
+                Message::User(m) if flatten_user => Some(&mut m.content),
+                Message::Tool(m) if flatten_tool => Some(&mut m.content),
+                _ => None,
+            };
+            if let Some(content) = content
+                && let Content::Parts(parts) = content
+            {
+                let dropped = parts.iter().filter(|p| p.as_text().is_none()).count();
+                if dropped > 0 {
+                    warnings.push(RunWarning {
+                        source: WarningSource::Compatibility,
+                        event_index: None,
+                        event_type: None,
+                        kind: None,
+                        message: format!(
+                            "content parts of /messages/{i} flattened to text for an agent at \
+                             protocol {}: {dropped} non-text part(s) dropped",
+                            self.peer()
+                        ),
+                    });
+                }
+                let text = content.to_text();
+                *content = Content::Text(text);
+            }
+            if strip_subagents {
+                strip_subagent_run_id(message);
+            }
+        }
+        warnings
+    }
+}
+
+fn strip_subagent_run_id(message: &mut Message) {
+    match message {
+        Message::Developer(m) => m.subagent_run_id = None,
+        Message::System(m) => m.subagent_run_id = None,
+        Message::Assistant(m) => m.subagent_run_id = None,
+        Message::User(m) => m.subagent_run_id = None,
+        Message::Tool(m) => m.subagent_run_id = None,
+        Message::Activity(m) => m.subagent_run_id = None,
+        Message::Reasoning(m) => m.subagent_run_id = None,
+        // A role newer than this crate: leave it as it is.
+        _ => {}
+    }
+}
+
+/// The `type` of an event's JSON text, read without decoding the event: the value of the
+/// top-level `"type"` member when it is a string.
+pub(crate) fn event_type_of(json: &str) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Tag {
+        #[serde(rename = "type")]
+        event_type: Option<String>,
+    }
+    // `IgnoredAny` members skip the rest without building values.
+    serde_json::from_str::<Tag>(json).ok()?.event_type
+}

@@ -1,0 +1,248 @@
+//! What a run stream yields: the delivered events, then the run's end.
+
+use std::fmt;
+
+use ag_ui_core::{
+    Event, Interrupt, RunErrorEvent, RunFinishedEvent, RunFinishedOutcome, TokenUsage, ToolCallId,
+};
+use serde_json::Value;
+
+use crate::error::ClientError;
+
+/// One item of a run stream: a delivered event (already applied to the thread), or the
+/// run's end, which is always the last item.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum RunItem {
+    /// An event delivered by the receiving pipeline (chunks expanded, unknown events
+    /// dropped), already applied to the thread.
+    Event(Event),
+    /// How the run ended; nothing follows it.
+    End(RunEnd),
+}
+
+impl RunItem {
+    /// The event, if this item is one.
+    #[must_use]
+    pub fn event(&self) -> Option<&Event> {
+        match self {
+            RunItem::Event(e) => Some(e),
+            RunItem::End(_) => None,
+        }
+    }
+
+    /// The end, if this item is it.
+    #[must_use]
+    pub fn into_end(self) -> Option<RunEnd> {
+        match self {
+            RunItem::End(end) => Some(end),
+            RunItem::Event(_) => None,
+        }
+    }
+}
+
+/// How the agent ended the run: the last `RUN_FINISHED` or `RUN_ERROR` of the stream.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum RunOutcome {
+    /// `RUN_FINISHED` with a success outcome (or none, which means success).
+    Success {
+        /// The run's `result`, if it sent one.
+        result: Option<Value>,
+        /// Frontend tool calls the run left for the application to answer, in call order:
+        /// as the agent named them, or, when it named none, the calls started in this run
+        /// that no `TOOL_CALL_RESULT` answered (spec §4).
+        pending_tool_call_ids: Vec<ToolCallId>,
+    },
+    /// `RUN_FINISHED` with an interrupt outcome: resume with answers to every interrupt.
+    Interrupt {
+        /// The interrupts (at least one).
+        interrupts: Vec<Interrupt>,
+    },
+    /// `RUN_FINISHED` with the `cancelled` outcome: the agent's side stopped the run. Not a
+    /// client abort ([`crate::ErrorKind::Abort`]).
+    Cancelled,
+    /// `RUN_ERROR`: the agent reported a failure. The run itself worked as a protocol
+    /// exchange, so this is an outcome, not a [`ClientError`].
+    Error {
+        /// The agent's message.
+        message: String,
+        /// The agent's code, if any.
+        code: Option<String>,
+    },
+}
+
+impl RunOutcome {
+    pub(crate) fn from_finished(e: &RunFinishedEvent) -> Self {
+        match e.outcome.as_ref() {
+            None => RunOutcome::Success {
+                result: e.result.clone(),
+                pending_tool_call_ids: Vec::new(),
+            },
+            Some(RunFinishedOutcome::Success(s)) => RunOutcome::Success {
+                result: e.result.clone(),
+                pending_tool_call_ids: s.pending_tool_call_ids.clone().unwrap_or_default(),
+            },
+            Some(RunFinishedOutcome::Interrupt(i)) => RunOutcome::Interrupt {
+                interrupts: i.interrupts.to_vec(),
+            },
+            Some(RunFinishedOutcome::Cancelled(_)) => RunOutcome::Cancelled,
+            // An outcome type newer than this crate: the run finished, so read it as the
+            // success that absence means rather than invent a failure.
+            Some(_) => RunOutcome::Success {
+                result: e.result.clone(),
+                pending_tool_call_ids: Vec::new(),
+            },
+        }
+    }
+
+    pub(crate) fn from_error(e: &RunErrorEvent) -> Self {
+        RunOutcome::Error {
+            message: e.message.clone(),
+            code: e.code.clone(),
+        }
+    }
+
+    /// The outcome as the `run_agent` example prints it: `{"type":"success","result"?,
+    /// "pendingToolCallIds"}`, `{"type":"interrupt","interrupts"}`, `{"type":"cancelled"}`
+    /// or `{"type":"run_error","message","code"}` (`code` is `null` when absent).
+    #[must_use]
+    pub fn to_json(&self) -> Value {
+        let mut o = serde_json::Map::new();
+        match self {
+            RunOutcome::Success {
+                result,
+                pending_tool_call_ids,
+            } => {
+                o.insert("type".into(), "success".into());
+                if let Some(r) = result {
+                    o.insert("result".into(), r.clone());
+                }
+                o.insert(
+                    "pendingToolCallIds".into(),
+                    pending_tool_call_ids
+                        .iter()
+                        .map(|id| Value::String(id.to_string()))
+                        .collect(),
+                );
+            }
+            RunOutcome::Interrupt { interrupts } => {
+                o.insert("type".into(), "interrupt".into());
+                o.insert(
+                    "interrupts".into(),
+                    serde_json::to_value(interrupts).unwrap_or(Value::Null),
+                );
+            }
+            RunOutcome::Cancelled => {
+                o.insert("type".into(), "cancelled".into());
+            }
+            RunOutcome::Error { message, code } => {
+                o.insert("type".into(), "run_error".into());
+                o.insert("message".into(), message.clone().into());
+                o.insert(
+                    "code".into(),
+                    code.clone().map(Value::String).unwrap_or(Value::Null),
+                );
+            }
+        }
+        Value::Object(o)
+    }
+}
+
+/// Something the client accepted or changed with a note: what the reader forgave (an
+/// unknown field stripped, an unknown event dropped), what the reducer skipped, or what a
+/// downgrade for an older agent removed. Never fatal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RunWarning {
+    /// Where it came from.
+    pub source: WarningSource,
+    /// The 0-based index of the event concerned in the stream as the agent sent it, when
+    /// the warning is about an event.
+    pub event_index: Option<usize>,
+    /// The `type` of that event, when known.
+    pub event_type: Option<String>,
+    /// The reader's or reducer's warning kind (`unknown-field`, `patch-failed`, …), when it
+    /// has one.
+    pub kind: Option<ag_ui_core::WarningKind>,
+    /// A sentence saying what happened and where.
+    pub message: String,
+}
+
+/// Where a [`RunWarning`] came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum WarningSource {
+    /// Building the request (an input read from JSON, a downgrade for an older agent).
+    Request,
+    /// Reading the stream (the reader, the pipeline, the reducer).
+    Stream,
+    /// The compatibility layer for an older agent dropped or changed an event.
+    Compatibility,
+}
+
+impl fmt::Display for RunWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// How a run ended: the agent's outcome (if a terminal event arrived), the client's error
+/// (if the run failed), usage, warnings and the count of delivered events.
+///
+/// The thread keeps everything applied before a failure.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct RunEnd {
+    /// The last `RUN_FINISHED` or `RUN_ERROR` of the stream; `None` when none arrived.
+    pub outcome: Option<RunOutcome>,
+    /// `usage` of that terminal event (empty when it had none).
+    pub usage: Vec<TokenUsage>,
+    /// The client-side failure, if the run failed: transport, HTTP, framing, a refused
+    /// event, a clean end without a terminal event, a timeout or an abort.
+    pub error: Option<ClientError>,
+    /// What was forgiven or changed along the way, in order.
+    pub warnings: Vec<RunWarning>,
+    /// How many events were delivered (and applied).
+    pub events: usize,
+}
+
+impl RunEnd {
+    /// Whether the run worked as a protocol exchange (no [`ClientError`]); a `RUN_ERROR`
+    /// outcome is still `true`.
+    #[must_use]
+    pub fn is_ok(&self) -> bool {
+        self.error.is_none()
+    }
+
+    /// The interrupts the run ended on (empty unless the outcome is an interrupt).
+    #[must_use]
+    pub fn pending_interrupts(&self) -> &[Interrupt] {
+        match &self.outcome {
+            Some(RunOutcome::Interrupt { interrupts }) => interrupts,
+            _ => &[],
+        }
+    }
+
+    /// The outcome, or the client error.
+    ///
+    /// # Errors
+    /// The run's [`ClientError`], if it failed.
+    pub fn into_result(self) -> Result<Option<RunOutcome>, ClientError> {
+        match self.error {
+            Some(e) => Err(e),
+            None => Ok(self.outcome),
+        }
+    }
+}
+
+/// A warning of the receiving pipeline or the reducer, as a run reports it.
+pub(crate) fn stream_warning(w: ag_ui_core::Warning) -> RunWarning {
+    RunWarning {
+        source: WarningSource::Stream,
+        event_index: w.event_index,
+        event_type: w.event_type.map(|t| t.to_string()),
+        kind: Some(w.kind),
+        message: w.to_string(),
+    }
+}

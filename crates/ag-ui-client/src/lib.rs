@@ -1,0 +1,25 @@
+#![cfg_attr(feature = "http", doc = include_str!("../README.md"))]
+#![cfg_attr(
+    not(feature = "http"),
+    doc = "AG-UI 1.0 client, built without its `http` feature: the runtime-free core \
+           ([`EventStream`], request building, errors). The crate README has the full guide."
+)]
+
+pub mod compat;
+mod end;
+mod error;
+#[cfg(feature = "http")]
+mod http;
+mod request;
+mod stream;
+
+pub use compat::ProtocolVersion;
+pub use end::{RunEnd, RunItem, RunOutcome, RunWarning, WarningSource};
+pub use error::{BoxError, ClientError, ErrorKind, TimeoutPhase};
+#[cfg(feature = "http")]
+pub use http::{DEFAULT_MAX_ERROR_BODY_BYTES, HttpAgent, HttpAgentBuilder, HttpRun};
+pub use request::{RunOptions, build_input, normalize_input, read_input};
+pub use stream::{AbortHandle, EventStream};
+
+/// The core crate this client builds on (events, messages, `ThreadState`).
+pub use ag_ui_core as core;

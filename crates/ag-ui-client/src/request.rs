@@ -1,0 +1,220 @@
+//! Building the `RunAgentInput` a run sends (spec §8.1).
+
+use ag_ui_core::{
+    Context, Message, PROTOCOL_VERSION, ReadMode, ResumeEntry, RunAgentInput, RunId, ThreadId,
+    ThreadState, Tool,
+};
+use serde_json::Value;
+
+use crate::compat::{Compat, ProtocolVersion};
+use crate::end::{RunWarning, WarningSource};
+use crate::error::ClientError;
+
+/// What a run sends besides the thread's messages and state: tools, context, forwarded
+/// props, ids and resume answers. Everything is optional; the defaults are what the
+/// official client sends (`tools: []`, `context: []`, `forwardedProps: {}`, a fresh random
+/// `runId`).
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct RunOptions {
+    /// The run id; a random UUID when absent.
+    pub run_id: Option<RunId>,
+    /// The run this one branches from.
+    pub parent_run_id: Option<RunId>,
+    /// Client-provided tools.
+    pub tools: Vec<Tool>,
+    /// Ambient context entries.
+    pub context: Vec<Context>,
+    /// Values passed to the agent untouched (`{}` when absent).
+    pub forwarded_props: Option<Value>,
+    /// Answers to the interrupts of the previous run.
+    pub resume: Option<Vec<ResumeEntry>>,
+}
+
+impl RunOptions {
+    /// Options with every default.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the run id.
+    #[must_use]
+    pub fn run_id(mut self, run_id: impl Into<RunId>) -> Self {
+        self.run_id = Some(run_id.into());
+        self
+    }
+
+    /// Sets the parent run id.
+    #[must_use]
+    pub fn parent_run_id(mut self, run_id: impl Into<RunId>) -> Self {
+        self.parent_run_id = Some(run_id.into());
+        self
+    }
+
+    /// Adds a tool.
+    #[must_use]
+    pub fn tool(mut self, tool: Tool) -> Self {
+        self.tools.push(tool);
+        self
+    }
+
+    /// Sets the tools.
+    #[must_use]
+    pub fn tools(mut self, tools: impl IntoIterator<Item = Tool>) -> Self {
+        self.tools = tools.into_iter().collect();
+        self
+    }
+
+    /// Adds a context entry.
+    #[must_use]
+    pub fn context(mut self, context: Context) -> Self {
+        self.context.push(context);
+        self
+    }
+
+    /// Sets the forwarded props.
+    #[must_use]
+    pub fn forwarded_props(mut self, props: Value) -> Self {
+        self.forwarded_props = Some(props);
+        self
+    }
+
+    /// Sets the resume answers.
+    #[must_use]
+    pub fn resume(mut self, entries: impl IntoIterator<Item = ResumeEntry>) -> Self {
+        self.resume = Some(entries.into_iter().collect());
+        self
+    }
+}
+
+/// Builds the input for a run of `thread` with `options`, for an agent whose protocol
+/// ceiling is `ceiling` (`None`: a 1.0 agent). Returns the input and what a downgrade
+/// removed.
+///
+/// As the official client (spec §8.1): `tools`, `context`, `forwardedProps` and `state`
+/// are always sent, activity messages (client-only) are left out, `protocolVersion` is
+/// `"1.0"` unless the ceiling is older.
+#[must_use]
+pub fn build_input(
+    thread_id: &ThreadId,
+    thread: &ThreadState,
+    options: &RunOptions,
+    ceiling: Option<ProtocolVersion>,
+) -> (RunAgentInput, Vec<RunWarning>) {
+    let mut input = RunAgentInput::new(
+        thread_id.clone(),
+        options.run_id.clone().unwrap_or_else(RunId::random),
+        thread.messages().to_vec(),
+    );
+    input.parent_run_id = options.parent_run_id.clone();
+    input.state = Some(thread.state().clone());
+    input.tools = Some(options.tools.clone());
+    input.context = Some(options.context.clone());
+    input.forwarded_props = options.forwarded_props.clone();
+    input.resume = options.resume.clone();
+    normalize_input(input, ceiling)
+}
+
+/// Completes and downgrades an input given whole, as [`build_input`] does for the ones it
+/// builds: defaults for `tools`, `context`, `forwardedProps` and `state`, no activity
+/// messages, `protocolVersion`, and the downgrade for `ceiling`.
+#[must_use]
+pub fn normalize_input(
+    mut input: RunAgentInput,
+    ceiling: Option<ProtocolVersion>,
+) -> (RunAgentInput, Vec<RunWarning>) {
+    input
+        .messages
+        .retain(|m| !matches!(m, Message::Activity(_)));
+    input.tools.get_or_insert_with(Vec::new);
+    input.context.get_or_insert_with(Vec::new);
+    input
+        .forwarded_props
+        .get_or_insert_with(|| Value::Object(serde_json::Map::new()));
+    input
+        .state
+        .get_or_insert_with(|| Value::Object(serde_json::Map::new()));
+    input.protocol_version = Some(PROTOCOL_VERSION.to_owned());
+    let compat = Compat::new(ceiling);
+    let warnings = compat.downgrade(&mut input);
+    (input, warnings)
+}
+
+/// Reads a `RunAgentInput` from JSON as the 1.0 receiver does: unknown fields stripped,
+/// optional `null`s read as absent and 0.x `binary` content parts upgraded to media parts,
+/// each reported as a warning.
+///
+/// # Errors
+/// [`ClientError::InvalidRequest`] naming the JSON Pointer of what is malformed.
+pub fn read_input(json: &str) -> Result<(RunAgentInput, Vec<RunWarning>), ClientError> {
+    let decoded = ag_ui_core::decode::<RunAgentInput>(json, ReadMode::Forgiving)
+        .map_err(|e| ClientError::invalid_request(format!("the RunAgentInput is invalid: {e}")))?;
+    let warnings = decoded
+        .warnings
+        .into_iter()
+        .map(|w| RunWarning {
+            source: WarningSource::Request,
+            event_index: None,
+            event_type: None,
+            kind: Some(w.kind),
+            message: format!("request: {w}"),
+        })
+        .collect();
+    Ok((decoded.value, warnings))
+}
+
+/// Encodes the request body.
+#[cfg(feature = "http")]
+pub(crate) fn encode(input: &RunAgentInput) -> Result<Vec<u8>, ClientError> {
+    ag_ui_core::to_vec(input).map_err(|e| {
+        ClientError::invalid_request(format!("the RunAgentInput cannot be encoded: {e}"))
+    })
+}
+
+/// Checks that `resume` answers exactly the `pending` interrupts (no partial resumes,
+/// spec §9.2).
+#[cfg(feature = "http")]
+pub(crate) fn check_resume(
+    pending: &[ag_ui_core::Interrupt],
+    resume: &[ResumeEntry],
+) -> Result<(), ClientError> {
+    if pending.is_empty() {
+        return Err(ClientError::invalid_request(
+            "there is no pending interrupt to resume",
+        ));
+    }
+    let missing: Vec<&str> = pending
+        .iter()
+        .filter(|i| !resume.iter().any(|r| r.interrupt_id == i.id))
+        .map(|i| i.id.as_str())
+        .collect();
+    if !missing.is_empty() {
+        return Err(ClientError::invalid_request(format!(
+            "a resume must answer every pending interrupt; unanswered: {}",
+            missing.join(", ")
+        )));
+    }
+    let unknown: Vec<&str> = resume
+        .iter()
+        .filter(|r| !pending.iter().any(|i| i.id == r.interrupt_id))
+        .map(|r| r.interrupt_id.as_str())
+        .collect();
+    if !unknown.is_empty() {
+        return Err(ClientError::invalid_request(format!(
+            "the resume answers interrupts that are not pending: {}",
+            unknown.join(", ")
+        )));
+    }
+    Ok(())
+}
+
+/// The media type of a `Content-Type` value: lower-cased, parameters and spaces removed.
+pub(crate) fn media_type(content_type: &str) -> String {
+    content_type
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase()
+}

@@ -1,0 +1,489 @@
+//! The runtime-free core: SSE bytes from any source in, delivered events and the run's end
+//! out, the thread kept current.
+
+use std::collections::VecDeque;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::{Context, Poll};
+
+use ag_ui_core::{ConsumeError, Event, PipelineError, SseReader, StreamConsumer, ThreadState};
+use futures_core::Stream;
+use futures_util::task::AtomicWaker;
+
+use crate::compat::{self, Compat, ProtocolVersion};
+use crate::end::{RunEnd, RunItem, RunOutcome, RunWarning, WarningSource};
+use crate::error::ClientError;
+
+/// Stops a run from anywhere (another task, a signal handler): the run's stream closes its
+/// byte source at once (for HTTP, the connection) and ends with [`ClientError::Aborted`].
+///
+/// Cloning gives another handle to the same run. Aborting a run that already ended does
+/// nothing.
+#[derive(Debug, Clone, Default)]
+pub struct AbortHandle {
+    inner: Arc<AbortInner>,
+}
+
+#[derive(Debug, Default)]
+struct AbortInner {
+    aborted: AtomicBool,
+    waker: AtomicWaker,
+}
+
+impl AbortHandle {
+    /// A handle not yet attached to a run (attach it with `with_abort_handle`).
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Aborts the run: its stream wakes, closes its source and ends.
+    pub fn abort(&self) {
+        self.inner.aborted.store(true, Ordering::SeqCst);
+        self.inner.waker.wake();
+    }
+
+    /// Whether [`AbortHandle::abort`] was called.
+    #[must_use]
+    pub fn is_aborted(&self) -> bool {
+        self.inner.aborted.load(Ordering::SeqCst)
+    }
+
+    /// Registers the polling task; true when the run is aborted.
+    pub(crate) fn poll_aborted(&self, cx: &Context<'_>) -> bool {
+        if self.is_aborted() {
+            return true;
+        }
+        self.inner.waker.register(cx.waker());
+        self.is_aborted()
+    }
+}
+
+/// The receiving side of one run, without I/O: SSE bytes in, events and the end out.
+#[derive(Debug)]
+pub(crate) struct RunCore {
+    reader: SseReader,
+    consumer: StreamConsumer,
+    queue: VecDeque<Event>,
+    warnings: Vec<RunWarning>,
+    compat: Compat,
+    outcome: Option<RunOutcome>,
+    usage: Vec<ag_ui_core::TokenUsage>,
+    /// Tool calls started in the current run, in order, and those answered by a result.
+    calls_started: Vec<ag_ui_core::ToolCallId>,
+    calls_answered: std::collections::HashSet<ag_ui_core::ToolCallId>,
+    error: Option<ClientError>,
+    /// Events the agent sent, dropped ones included.
+    sent: usize,
+    /// Indices (as sent) of the events a downgrade dropped before the pipeline.
+    dropped: Vec<usize>,
+    delivered: usize,
+    /// The source is done (ended or failed); only the queue and the end remain.
+    closed: bool,
+    end_taken: bool,
+    pub(crate) abort: AbortHandle,
+}
+
+impl RunCore {
+    pub(crate) fn new(thread: ThreadState) -> Self {
+        RunCore {
+            reader: SseReader::new(),
+            consumer: StreamConsumer::with_thread(thread),
+            queue: VecDeque::new(),
+            warnings: Vec::new(),
+            compat: Compat::new(None),
+            outcome: None,
+            usage: Vec::new(),
+            calls_started: Vec::new(),
+            calls_answered: std::collections::HashSet::new(),
+            error: None,
+            sent: 0,
+            dropped: Vec::new(),
+            delivered: 0,
+            closed: false,
+            end_taken: false,
+            abort: AbortHandle::new(),
+        }
+    }
+
+    pub(crate) fn set_ceiling(&mut self, ceiling: Option<ProtocolVersion>) {
+        self.compat = Compat::new(ceiling);
+    }
+
+    pub(crate) fn set_max_frame_bytes(&mut self, max: usize) {
+        self.reader = SseReader::with_max_frame_bytes(max);
+    }
+
+    #[cfg(feature = "http")]
+    pub(crate) fn add_warnings(&mut self, warnings: impl IntoIterator<Item = RunWarning>) {
+        self.warnings.extend(warnings);
+    }
+
+    pub(crate) fn thread(&self) -> &ThreadState {
+        self.consumer.thread()
+    }
+
+    pub(crate) fn take_thread(&mut self) -> ThreadState {
+        std::mem::take(self.consumer.thread_mut())
+    }
+
+    pub(crate) fn is_closed(&self) -> bool {
+        self.closed
+    }
+
+    /// Feeds bytes of the body.
+    pub(crate) fn feed(&mut self, bytes: &[u8]) {
+        if self.closed {
+            return;
+        }
+        if let Err(e) = self.reader.feed(bytes) {
+            self.drain_messages();
+            self.fail(ClientError::Sse(e));
+            return;
+        }
+        self.drain_messages();
+    }
+
+    fn drain_messages(&mut self) {
+        while let Some(text) = self.reader.next_message() {
+            if self.closed {
+                return;
+            }
+            self.push_text(&text);
+        }
+    }
+
+    fn push_text(&mut self, text: &str) {
+        if self.compat.drops_subagent_events()
+            && let Some(t) = compat::event_type_of(text)
+            && t.starts_with("SUBAGENT_")
+        {
+            self.dropped.push(self.sent);
+            self.warnings.push(RunWarning {
+                source: WarningSource::Compatibility,
+                event_index: Some(self.sent),
+                event_type: Some(t.clone()),
+                kind: None,
+                message: format!(
+                    "event {}: dropping {t}: the agent's protocol predates subagents",
+                    self.sent
+                ),
+            });
+            self.sent += 1;
+            return;
+        }
+        self.sent += 1;
+        let text = self.strip_subagent_run_id(text);
+        let result = self.consumer.push_text(&text);
+        self.collect(result);
+    }
+
+    /// For a peer that predates subagents, removes a top-level `subagentRunId` from the
+    /// event (with a warning), as the official client does.
+    fn strip_subagent_run_id<'t>(&mut self, text: &'t str) -> std::borrow::Cow<'t, str> {
+        if !self.compat.drops_subagent_events() || !text.contains("\"subagentRunId\"") {
+            return std::borrow::Cow::Borrowed(text);
+        }
+        let Ok(serde_json::Value::Object(mut map)) = serde_json::from_str(text) else {
+            return std::borrow::Cow::Borrowed(text);
+        };
+        if map.remove("subagentRunId").is_none() {
+            return std::borrow::Cow::Borrowed(text);
+        }
+        let index = self.sent - 1;
+        self.warnings.push(RunWarning {
+            source: WarningSource::Compatibility,
+            event_index: Some(index),
+            event_type: map.get("type").and_then(|t| t.as_str()).map(str::to_owned),
+            kind: None,
+            message: format!(
+                "event {index}: subagentRunId removed: the agent's protocol predates subagents"
+            ),
+        });
+        std::borrow::Cow::Owned(serde_json::Value::Object(map).to_string())
+    }
+
+    /// The index of an event in the stream as the agent sent it, from its index among the
+    /// events given to the pipeline (they differ when a downgrade dropped events).
+    fn sent_index(&self, pipeline_index: usize) -> usize {
+        let mut i = pipeline_index;
+        for d in &self.dropped {
+            if *d <= i {
+                i += 1;
+            }
+        }
+        i
+    }
+
+    fn collect(&mut self, result: Result<Vec<Event>, ConsumeError>) {
+        self.take_stream_warnings();
+        let result = result.map_err(|mut e| {
+            match &mut e {
+                ConsumeError::Pipeline(PipelineError::Decode { index, .. }) => {
+                    *index = self.sent_index(*index);
+                }
+                ConsumeError::Pipeline(PipelineError::Violation(v)) => {
+                    v.index = self.sent_index(v.index);
+                }
+                _ => {}
+            }
+            e
+        });
+        match result {
+            Ok(events) => {
+                for e in events {
+                    self.note(&e);
+                    self.delivered += 1;
+                    self.queue.push_back(e);
+                }
+            }
+            Err(e) => self.fail(consume_error(e, self.delivered)),
+        }
+    }
+
+    fn note(&mut self, event: &Event) {
+        match event {
+            Event::RunStarted(_) => {
+                self.calls_started.clear();
+                self.calls_answered.clear();
+            }
+            Event::ToolCallStart(e) => self.calls_started.push(e.tool_call_id.clone()),
+            Event::ToolCallResult(e) => {
+                self.calls_answered.insert(e.tool_call_id.clone());
+            }
+            Event::RunFinished(e) => {
+                let mut outcome = RunOutcome::from_finished(e);
+                // A success that names no pending calls leaves the consumer to derive them:
+                // the calls started in this run that no result answered (spec §4).
+                if let RunOutcome::Success {
+                    pending_tool_call_ids,
+                    ..
+                } = &mut outcome
+                    && pending_tool_call_ids.is_empty()
+                {
+                    for id in &self.calls_started {
+                        if !self.calls_answered.contains(id) && !pending_tool_call_ids.contains(id)
+                        {
+                            pending_tool_call_ids.push(id.clone());
+                        }
+                    }
+                }
+                self.outcome = Some(outcome);
+                self.usage = e.usage.clone().unwrap_or_default();
+            }
+            Event::RunError(e) => {
+                self.outcome = Some(RunOutcome::from_error(e));
+                self.usage = e.usage.clone().unwrap_or_default();
+            }
+            _ => {}
+        }
+    }
+
+    fn take_stream_warnings(&mut self) {
+        for w in self.consumer.take_warnings() {
+            let mut w = crate::end::stream_warning(w);
+            w.event_index = w.event_index.map(|i| self.sent_index(i));
+            self.warnings.push(w);
+        }
+    }
+
+    /// The source ended cleanly.
+    pub(crate) fn finish(&mut self) {
+        if self.closed {
+            return;
+        }
+        match self.reader.finish() {
+            Ok(Some(text)) => self.push_text(&text),
+            Ok(None) => {}
+            Err(e) => {
+                self.fail(ClientError::Sse(e));
+                return;
+            }
+        }
+        if self.closed {
+            return;
+        }
+        let result = self.consumer.finish();
+        self.collect(result);
+        self.closed = true;
+    }
+
+    /// The run failed (the first failure wins).
+    pub(crate) fn fail(&mut self, error: ClientError) {
+        if self.error.is_none() && !self.end_taken {
+            self.error = Some(error);
+        }
+        self.closed = true;
+    }
+
+    /// The next item, once the source has nothing more to give right now.
+    pub(crate) fn next_item(&mut self) -> Option<RunItem> {
+        if let Some(e) = self.queue.pop_front() {
+            return Some(RunItem::Event(e));
+        }
+        if self.closed && !self.end_taken {
+            self.end_taken = true;
+            return Some(RunItem::End(RunEnd {
+                outcome: self.outcome.clone(),
+                usage: std::mem::take(&mut self.usage),
+                error: self.error.take(),
+                warnings: std::mem::take(&mut self.warnings),
+                events: self.delivered,
+            }));
+        }
+        None
+    }
+
+    pub(crate) fn has_item(&self) -> bool {
+        !self.queue.is_empty() || (self.closed && !self.end_taken)
+    }
+
+    pub(crate) fn is_done(&self) -> bool {
+        self.end_taken
+    }
+}
+
+fn consume_error(e: ConsumeError, delivered: usize) -> ClientError {
+    match e {
+        ConsumeError::Sse(e) => ClientError::Sse(e),
+        ConsumeError::Pipeline(e) => ClientError::Event(e),
+        ConsumeError::Incomplete { .. } => ClientError::IncompleteStream { events: delivered },
+        // A failure kind newer than this crate: the stream could not be read.
+        other => ClientError::transport(other.to_string()),
+    }
+}
+
+/// A run read from any stream of SSE byte chunks: an HTTP body from any client, a recorded
+/// file, a socket. Yields each delivered event (already applied to the thread), then one
+/// [`RunItem::End`]. No runtime, no HTTP: it only polls the source.
+///
+/// The source's items are `Result<B, E>` with `B` bytes (`Vec<u8>`, `bytes::Bytes`,
+/// `&[u8]`…) and `E` converted into a [`ClientError`] (a transport error for
+/// `std::io::Error`; [`ClientError::transport`] wraps any other).
+///
+/// ```
+/// use ag_ui_client::{EventStream, RunItem, RunOutcome};
+/// use futures_util::{StreamExt, stream};
+///
+/// let body = "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n\
+///             data: {\"type\":\"TEXT_MESSAGE_CHUNK\",\"messageId\":\"m\",\"delta\":\"Hi\"}\n\n\
+///             data: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n";
+/// // Any chunking works: here three bytes at a time.
+/// let chunks = body.as_bytes().chunks(3).map(Ok::<_, std::io::Error>);
+/// let mut run = EventStream::new(stream::iter(chunks));
+///
+/// let items: Vec<RunItem> = futures_executor::block_on(run.by_ref().collect());
+/// let Some(RunItem::End(end)) = items.last() else { unreachable!() };
+/// assert!(end.is_ok());
+/// assert!(matches!(end.outcome, Some(RunOutcome::Success { .. })));
+/// assert_eq!(end.events, 5); // RUN_STARTED, START, CONTENT, END, RUN_FINISHED
+/// assert_eq!(run.thread().messages().len(), 1);
+/// ```
+#[derive(Debug)]
+pub struct EventStream<S> {
+    source: Option<S>,
+    core: RunCore,
+}
+
+impl<S> EventStream<S> {
+    /// Reads `source` into an empty thread.
+    #[must_use]
+    pub fn new(source: S) -> Self {
+        Self::with_thread(source, ThreadState::new())
+    }
+
+    /// Reads `source` into `thread` (the history the run continues).
+    #[must_use]
+    pub fn with_thread(source: S, thread: ThreadState) -> Self {
+        EventStream {
+            source: Some(source),
+            core: RunCore::new(thread),
+        }
+    }
+
+    /// Caps one SSE message (default 10 MiB, as the official client).
+    #[must_use]
+    pub fn with_max_frame_bytes(mut self, max: usize) -> Self {
+        self.core.set_max_frame_bytes(max);
+        self
+    }
+
+    /// Reads the stream of an agent whose protocol ceiling is `ceiling`: `SUBAGENT_*`
+    /// events are dropped with a warning when it predates them (see [`crate::compat`]).
+    #[must_use]
+    pub fn with_peer_ceiling(mut self, ceiling: ProtocolVersion) -> Self {
+        self.core.set_ceiling(Some(ceiling));
+        self
+    }
+
+    /// Lets `handle` abort this stream.
+    #[must_use]
+    pub fn with_abort_handle(mut self, handle: AbortHandle) -> Self {
+        self.core.abort = handle;
+        self
+    }
+
+    /// A handle that aborts this stream.
+    #[must_use]
+    pub fn abort_handle(&self) -> AbortHandle {
+        self.core.abort.clone()
+    }
+
+    /// The thread as the events delivered so far left it.
+    #[must_use]
+    pub fn thread(&self) -> &ThreadState {
+        self.core.thread()
+    }
+
+    /// The thread, ending the stream (the source is dropped).
+    #[must_use]
+    pub fn into_thread(mut self) -> ThreadState {
+        self.core.take_thread()
+    }
+}
+
+impl<S, B, E> Stream for EventStream<S>
+where
+    S: Stream<Item = Result<B, E>> + Unpin,
+    B: AsRef<[u8]>,
+    E: Into<ClientError>,
+{
+    type Item = RunItem;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<RunItem>> {
+        let this = self.get_mut();
+        loop {
+            if this.core.is_done() {
+                this.source = None;
+                return Poll::Ready(None);
+            }
+            if !this.core.is_closed() && this.core.abort.poll_aborted(cx) {
+                this.source = None;
+                this.core.fail(ClientError::Aborted);
+            }
+            if this.core.has_item() {
+                if this.core.is_closed() {
+                    this.source = None;
+                }
+                return Poll::Ready(this.core.next_item());
+            }
+            let Some(source) = this.source.as_mut() else {
+                this.core.finish();
+                continue;
+            };
+            match Pin::new(source).poll_next(cx) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(Some(Ok(bytes))) => this.core.feed(bytes.as_ref()),
+                Poll::Ready(Some(Err(e))) => {
+                    this.source = None;
+                    this.core.fail(e.into());
+                }
+                Poll::Ready(None) => {
+                    this.source = None;
+                    this.core.finish();
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,160 @@
+//! Older agents: the peer protocol ceiling downgrades requests and filters events.
+
+use ag_ui_client::{HttpAgent, ProtocolVersion, RunOptions, WarningSource};
+use ag_ui_core::{ContentPart, Message, PartSource, UserMessage};
+use serde_json::json;
+
+use crate::server::{Plan, TestServer, sse};
+use crate::{bounded, chat, collect, run_finished, run_started, to_json, types};
+
+fn multimodal_user() -> Message {
+    Message::User(
+        UserMessage::new(
+            "u1",
+            vec![
+                ContentPart::text("Look at "),
+                ContentPart::image(PartSource::url("https://example.com/a.png")),
+                ContentPart::text("this"),
+            ],
+        )
+        .with_subagent_run_id("sub1"),
+    )
+}
+
+#[test]
+fn versions_parse_compare_and_print() {
+    assert_eq!(ProtocolVersion::parse("1.0"), Some(ProtocolVersion::V1_0));
+    assert_eq!(
+        ProtocolVersion::parse("0.0.39"),
+        Some(ProtocolVersion::BEFORE_CONTENT_PARTS)
+    );
+    assert!(ProtocolVersion::parse("0.0.57").unwrap() < ProtocolVersion::V1_0);
+    assert!(ProtocolVersion::parse("1.1").unwrap() > ProtocolVersion::V1_0);
+    for bad in ["1", "1.x", "", "1..0", "1.0.0.0", "v1.0", "1.0-rc1", " 1.0"] {
+        assert_eq!(ProtocolVersion::parse(bad), None, "{bad:?}");
+        assert!(bad.parse::<ProtocolVersion>().is_err());
+    }
+    assert_eq!(ProtocolVersion::V1_0.to_string(), "1.0");
+    assert_eq!(ProtocolVersion::new(0, 0, 45).to_string(), "0.0.45");
+}
+
+#[test]
+fn a_1_0_agent_gets_the_input_unchanged() {
+    let mut agent = HttpAgent::new("http://127.0.0.1:9/agent").unwrap();
+    agent.add_message(multimodal_user());
+    let (input, warnings) = agent.prepare(&RunOptions::new());
+    assert!(warnings.is_empty());
+    assert_eq!(input.protocol_version.as_deref(), Some("1.0"));
+    assert_eq!(to_json(&input.messages[0]), to_json(&multimodal_user()));
+}
+
+#[test]
+fn ceilings_downgrade_only_what_the_peer_predates() {
+    let prepare = |ceiling: &str| {
+        let mut agent = HttpAgent::builder("http://127.0.0.1:9/agent")
+            .peer_protocol_ceiling(ceiling.parse().unwrap())
+            .build()
+            .unwrap();
+        agent.add_message(multimodal_user());
+        agent.add_message(Message::Tool(ag_ui_core::ToolMessage::new(
+            "tm1",
+            vec![ContentPart::text("42")],
+            "c1",
+        )));
+        agent.prepare(&RunOptions::new())
+    };
+
+    // 0.0.60: no protocolVersion, tool parts flattened, user parts and subagent ids kept.
+    let (input, warnings) = prepare("0.0.60");
+    assert_eq!(input.protocol_version, None);
+    let m = to_json(&input.messages);
+    assert_eq!(m[0]["content"].as_array().unwrap().len(), 3);
+    assert_eq!(m[0]["subagentRunId"], "sub1");
+    assert_eq!(m[1]["content"], "42");
+    assert!(warnings.is_empty(), "no media was dropped: {warnings:?}");
+
+    // 0.0.57: subagent attribution stripped too.
+    let (input, _) = prepare("0.0.57");
+    assert!(to_json(&input.messages)[0].get("subagentRunId").is_none());
+
+    // 0.0.39: user content flattened to its text, with a warning about the dropped image.
+    let (input, warnings) = prepare("0.0.39");
+    assert_eq!(to_json(&input.messages)[0]["content"], "Look at this");
+    assert_eq!(warnings.len(), 1);
+    assert_eq!(warnings[0].source, WarningSource::Compatibility);
+    assert!(
+        warnings[0].message.contains("/messages/0"),
+        "{}",
+        warnings[0]
+    );
+    assert!(
+        warnings[0].message.contains("1 non-text part"),
+        "{}",
+        warnings[0]
+    );
+}
+
+#[tokio::test]
+async fn subagent_events_are_dropped_with_a_warning_for_a_peer_that_predates_them() {
+    bounded(async {
+        let body = sse(&[
+            run_started(),
+            json!({"type":"SUBAGENT_STARTED","subagentRunId":"s1","name":"helper"}),
+            json!({"type":"TEXT_MESSAGE_START","messageId":"a1","subagentRunId":"s1","mood":1}),
+            json!({"type":"TEXT_MESSAGE_CONTENT","messageId":"a1","delta":"hi"}),
+            json!({"type":"TEXT_MESSAGE_END","messageId":"a1"}),
+            json!({"type":"SUBAGENT_FINISHED","subagentRunId":"s1"}),
+            run_finished(),
+        ]);
+        let server = TestServer::always(Plan::sse(body.clone())).await;
+
+        let mut old = HttpAgent::builder(&server.url)
+            .peer_protocol_ceiling(ProtocolVersion::new(0, 0, 50))
+            .build()
+            .unwrap();
+        let (events, end) = collect(old.send("Hi")).await;
+        assert!(end.is_ok(), "{:?}", end.error);
+        assert!(!types(&events).iter().any(|t| t.starts_with("SUBAGENT_")));
+        let dropped: Vec<_> = end
+            .warnings
+            .iter()
+            .filter(|w| w.source == WarningSource::Compatibility)
+            .map(|w| (w.event_index, w.event_type.clone()))
+            .collect();
+        assert_eq!(
+            dropped,
+            [
+                (Some(1), Some("SUBAGENT_STARTED".to_owned())),
+                (Some(2), Some("TEXT_MESSAGE_START".to_owned())),
+                (Some(5), Some("SUBAGENT_FINISHED".to_owned()))
+            ]
+        );
+        // Indices count the events as the agent sent them, dropped ones included.
+        let unknown_field = |end: &ag_ui_client::RunEnd| {
+            end.warnings
+                .iter()
+                .find(|w| w.kind == Some(ag_ui_core::WarningKind::UnknownField))
+                .and_then(|w| w.event_index)
+        };
+        assert_eq!(unknown_field(&end), Some(2));
+        assert!(to_json(old.messages())[1].get("subagentRunId").is_none());
+        assert!(server.requests()[0].body.get("protocolVersion").is_none());
+
+        // A 1.0 agent's subagent events are delivered.
+        let mut new = HttpAgent::new(&server.url).unwrap();
+        let (events, end) = collect(new.send("Hi")).await;
+        assert!(end.is_ok(), "{:?}", end.error);
+        assert_eq!(
+            types(&events)
+                .iter()
+                .filter(|t| t.starts_with("SUBAGENT_"))
+                .count(),
+            2
+        );
+        assert_eq!(server.requests()[1].body["protocolVersion"], "1.0");
+        assert_eq!(unknown_field(&end), Some(2));
+        assert_eq!(to_json(new.messages())[1]["subagentRunId"], "s1");
+        let _ = chat;
+    })
+    .await;
+}

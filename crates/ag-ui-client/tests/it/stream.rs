@@ -1,0 +1,158 @@
+//! The runtime-free core: any stream of byte chunks, no HTTP.
+
+use ag_ui_client::{ClientError, ErrorKind, EventStream, RunItem, RunOutcome};
+use ag_ui_core::{Message, ThreadState, UserMessage};
+use futures_util::{StreamExt, stream};
+use serde_json::json;
+
+use crate::server::sse;
+use crate::{chat, run_finished, run_started, to_json};
+
+fn read<S>(run: &mut EventStream<S>) -> Vec<RunItem>
+where
+    EventStream<S>: futures_util::Stream<Item = RunItem> + Unpin,
+{
+    futures_executor::block_on(run.by_ref().collect())
+}
+
+#[test]
+fn a_recorded_body_in_any_chunking_gives_the_same_thread() {
+    let body = sse(&chat("a1", "Grüße ", "🌍"));
+    let mut reference = None;
+    for size in [1, 2, 3, 7, 64, body.len()] {
+        let chunks: Vec<Result<Vec<u8>, std::io::Error>> = body
+            .as_bytes()
+            .chunks(size)
+            .map(|c| Ok(c.to_vec()))
+            .collect();
+        let mut run = EventStream::new(stream::iter(chunks));
+        let items = read(&mut run);
+        assert_eq!(items.len(), 7, "chunk size {size}");
+        let RunItem::End(end) = items.into_iter().last().unwrap() else {
+            panic!("no end")
+        };
+        assert!(end.is_ok());
+        let thread = run.into_thread();
+        let messages = to_json(thread.messages());
+        assert_eq!(messages[0]["content"], "Grüße 🌍");
+        match &reference {
+            None => reference = Some(messages),
+            Some(r) => assert_eq!(r, &messages, "chunk size {size}"),
+        }
+    }
+}
+
+#[test]
+fn a_stream_continues_a_given_thread() {
+    let history = ThreadState::new()
+        .with_messages(vec![Message::User(UserMessage::new("u1", "Hi"))])
+        .with_state(json!({"n":1}));
+    let chunks = stream::iter([Ok::<_, std::convert::Infallible>(sse(&chat(
+        "a1", "x", "y",
+    )))]);
+    let mut run = EventStream::with_thread(chunks, history);
+    let items = read(&mut run);
+    assert!(matches!(
+        items.last(),
+        Some(RunItem::End(end)) if end.outcome == Some(RunOutcome::Success { result: None, pending_tool_call_ids: vec![] })
+    ));
+    assert_eq!(run.thread().messages().len(), 2);
+    assert_eq!(run.thread().state(), &json!({"n":1}));
+}
+
+#[test]
+fn a_source_error_is_a_transport_error_after_the_events_before_it() {
+    let chunks = stream::iter([
+        Ok(sse(&[run_started()]).into_bytes()),
+        Err(std::io::Error::new(
+            std::io::ErrorKind::ConnectionReset,
+            "reset by peer",
+        )),
+        Ok(sse(&[run_finished()]).into_bytes()),
+    ]);
+    let mut run = EventStream::new(chunks);
+    let items = read(&mut run);
+    assert_eq!(items.len(), 2);
+    let Some(RunItem::End(end)) = items.into_iter().last() else {
+        panic!()
+    };
+    assert_eq!(
+        end.error.as_ref().map(ClientError::kind),
+        Some(ErrorKind::Transport)
+    );
+    assert!(end.error.unwrap().to_string().contains("reset by peer"));
+}
+
+#[test]
+fn an_abort_handle_stops_a_stream_without_a_runtime() {
+    let body = sse(&chat("a1", "x", "y"));
+    let chunks = stream::iter(
+        body.as_bytes()
+            .chunks(10)
+            .map(|c| Ok::<_, std::io::Error>(c.to_vec()))
+            .collect::<Vec<_>>(),
+    );
+    let mut run = EventStream::new(chunks);
+    let handle = run.abort_handle();
+    let first = futures_executor::block_on(run.next());
+    assert!(matches!(first, Some(RunItem::Event(_))));
+    handle.abort();
+    let rest = read(&mut run);
+    let Some(RunItem::End(end)) = rest.into_iter().last() else {
+        panic!()
+    };
+    assert_eq!(
+        end.error.as_ref().map(ClientError::kind),
+        Some(ErrorKind::Abort)
+    );
+    assert!(handle.is_aborted());
+    // Nothing follows the end.
+    assert!(futures_executor::block_on(run.next()).is_none());
+}
+
+#[test]
+fn an_oversized_message_is_an_sse_parse_error() {
+    let body = format!(
+        "data: {{\"type\":\"RUN_STARTED\",\"threadId\":\"{}\",\"runId\":\"r\"}}\n\n",
+        "t".repeat(4096)
+    );
+    // The message grows past the cap before its end arrives.
+    let chunks: Vec<Result<Vec<u8>, std::io::Error>> = body
+        .as_bytes()
+        .chunks(256)
+        .map(|c| Ok(c.to_vec()))
+        .collect();
+    let mut run = EventStream::new(stream::iter(chunks)).with_max_frame_bytes(1024);
+    let items = read(&mut run);
+    let Some(RunItem::End(end)) = items.into_iter().last() else {
+        panic!()
+    };
+    assert_eq!(
+        end.error.as_ref().map(ClientError::kind),
+        Some(ErrorKind::SseParse)
+    );
+}
+
+#[test]
+fn a_body_with_two_runs_is_read_to_its_end_and_reports_the_last_terminal_event() {
+    let body = sse(&[
+        run_started(),
+        run_finished(),
+        json!({"type":"RUN_STARTED","threadId":"t1","runId":"r2"}),
+        json!({"type":"RUN_ERROR","message":"second run failed"}),
+    ]);
+    let mut run = EventStream::new(stream::iter([Ok::<_, std::io::Error>(body)]));
+    let items = read(&mut run);
+    assert_eq!(items.len(), 5);
+    let Some(RunItem::End(end)) = items.into_iter().last() else {
+        panic!()
+    };
+    assert!(end.is_ok());
+    assert_eq!(
+        end.outcome,
+        Some(RunOutcome::Error {
+            message: "second run failed".into(),
+            code: None
+        })
+    );
+}
