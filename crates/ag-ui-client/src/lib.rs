@@ -1,3 +1,4 @@
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![cfg_attr(feature = "http", doc = include_str!("../README.md"))]
 #![cfg_attr(
     not(feature = "http"),
@@ -17,6 +18,7 @@ pub use compat::ProtocolVersion;
 pub use end::{RunEnd, RunItem, RunOutcome, RunWarning, WarningSource};
 pub use error::{BoxError, ClientError, ErrorKind, TimeoutPhase};
 #[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub use http::{DEFAULT_MAX_ERROR_BODY_BYTES, HttpAgent, HttpAgentBuilder, HttpRun};
 pub use request::{RunOptions, build_input, normalize_input, read_input};
 pub use stream::{AbortHandle, EventStream};

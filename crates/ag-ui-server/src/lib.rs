@@ -27,3 +27,9 @@ pub use request::{DEFAULT_BODY_LIMIT, Rejection, check_content_type, read_input}
 #[cfg(feature = "tower")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tower")))]
 pub use service::{AgentService, DEFAULT_KEEP_ALIVE, KEEP_ALIVE_COMMENT, SseBody};
+
+/// The workspace README's examples, compiled and run as this crate's doctests (this crate's
+/// dev-dependencies reach every crate they use).
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct WorkspaceReadme;
