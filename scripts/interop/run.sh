@@ -5,6 +5,8 @@
 # check_*.py with that environment's python; fails if any of them fails. Safe to rerun.
 # check_client.py also needs cargo: it runs the Rust client's `run_agent` example and the
 # official TypeScript client (run-agent.mjs) against agent_server.py (the Python SDK).
+# check_server_clients.py runs the Rust client and the official TypeScript client against the
+# Rust server's demo agent and compares the messages, state and outcome they end with.
 # check-server.mjs builds and starts the Rust server example (cargo) and runs the official
 # TypeScript client against it; it writes what the client ended with to out/server/.
 set -euo pipefail
