@@ -10,8 +10,9 @@
 //! | at or below 0.0.57 | `subagentRunId` stripped from messages | `SUBAGENT_*` events dropped, `subagentRunId` removed from events |
 //! | at or below 0.0.39 | user message content parts flattened to text | |
 //!
-//! Flattening keeps the text parts in order and drops the rest; dropping a media part is
-//! reported as a warning, and so is each event dropped or changed. Event indices in
+//! Flattening keeps the text parts in order and drops the rest; each flattened message is
+//! reported as a warning (with the number of media parts dropped, if any), and so is each
+//! event dropped or changed. Event indices in
 //! warnings and errors count the events as the agent sent them, dropped ones included.
 
 use std::fmt;
@@ -131,7 +132,8 @@ impl Compat {
         self.ceiling.map(|c| c.to_string()).unwrap_or_default()
     }
 
-    /// Downgrades `input` in place for the peer; returns what was changed with a loss.
+    /// Downgrades `input` in place for the peer; returns a warning for each message whose
+    /// content was flattened (saying how many non-text parts were dropped, if any).
     pub(crate) fn downgrade(&self, input: &mut RunAgentInput) -> Vec<RunWarning> {
         let mut warnings = Vec::new();
         if !self.sends_protocol_version() {
@@ -150,19 +152,22 @@ impl Compat {
                 && let Content::Parts(parts) = content
             {
                 let dropped = parts.iter().filter(|p| p.as_text().is_none()).count();
-                if dropped > 0 {
-                    warnings.push(RunWarning {
-                        source: WarningSource::Compatibility,
-                        event_index: None,
-                        event_type: None,
-                        kind: None,
-                        message: format!(
-                            "content parts of /messages/{i} flattened to text for an agent at \
-                             protocol {}: {dropped} non-text part(s) dropped",
-                            self.peer()
-                        ),
-                    });
-                }
+                let lost = if dropped > 0 {
+                    format!(": {dropped} non-text part(s) dropped")
+                } else {
+                    String::new()
+                };
+                warnings.push(RunWarning {
+                    source: WarningSource::Compatibility,
+                    event_index: None,
+                    event_type: None,
+                    kind: None,
+                    message: format!(
+                        "content parts of /messages/{i} flattened to text for an agent at \
+                         protocol {}{lost}",
+                        self.peer()
+                    ),
+                });
                 let text = content.to_text();
                 *content = Content::Text(text);
             }

@@ -38,6 +38,13 @@ pub struct HttpAgentBuilder {
     max_frame_bytes: Option<usize>,
 }
 
+/// Whether this build of the crate has a TLS backend for the clients it builds.
+const TLS: bool = cfg!(any(
+    feature = "rustls",
+    feature = "rustls-no-provider",
+    feature = "native-tls"
+));
+
 impl HttpAgentBuilder {
     fn new(url: impl Into<String>) -> Self {
         HttpAgentBuilder {
@@ -125,8 +132,9 @@ impl HttpAgentBuilder {
     ///
     /// # Errors
     /// [`ClientError::Config`] for a URL that is not `http://` or `https://`, an invalid
-    /// header, or a client that cannot be built (for example `https://` without a TLS
-    /// feature).
+    /// header, a client that cannot be built, or an `https://` URL when this crate was
+    /// built without a TLS feature (`rustls`, `rustls-no-provider`, `native-tls`) and no
+    /// [`client`](Self::client) of your own was given.
     pub fn build(self) -> Result<HttpAgent, ClientError> {
         let config = |message: String| ClientError::Config { message };
         let url = reqwest::Url::parse(&self.url)
@@ -134,6 +142,14 @@ impl HttpAgentBuilder {
         if !matches!(url.scheme(), "http" | "https") {
             return Err(config(format!(
                 "agent URL {:?} is not http:// or https://",
+                self.url
+            )));
+        }
+        if url.scheme() == "https" && self.client.is_none() && !TLS {
+            return Err(config(format!(
+                "agent URL {:?} needs TLS, and ag-ui-client was built without a TLS \
+                 feature: enable `rustls` or `native-tls`, or pass a reqwest::Client that \
+                 supports HTTPS",
                 self.url
             )));
         }

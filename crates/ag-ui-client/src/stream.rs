@@ -294,6 +294,22 @@ impl RunCore {
             return;
         }
         match self.reader.finish() {
+            // A final message without its blank line is read, as the official client does,
+            // unless its JSON stops short: then the source ended in the middle of a message,
+            // which over HTTP/1.1 without chunked framing is how a cut connection looks.
+            Ok(Some(text)) if ends_mid_json(&text) => {
+                self.fail(ClientError::Transport {
+                    source: Box::new(std::io::Error::new(
+                        std::io::ErrorKind::UnexpectedEof,
+                        format!(
+                            "the response ended in the middle of an SSE message ({} bytes of \
+                             data, its JSON unfinished and no blank line after it)",
+                            text.len()
+                        ),
+                    )),
+                });
+                return;
+            }
             Ok(Some(text)) => self.push_text(&text),
             Ok(None) => {}
             Err(e) => {
@@ -486,4 +502,13 @@ where
             }
         }
     }
+}
+
+/// Whether `text` is the start of a JSON text cut short: it breaks off where a complete
+/// document would go on (serde_json's end-of-input error), as opposed to text that is
+/// complete or malformed.
+fn ends_mid_json(text: &str) -> bool {
+    use serde::Deserialize;
+    let mut de = serde_json::Deserializer::from_str(text);
+    matches!(serde::de::IgnoredAny::deserialize(&mut de), Err(e) if e.is_eof())
 }

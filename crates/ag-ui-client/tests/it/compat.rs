@@ -71,16 +71,24 @@ fn ceilings_downgrade_only_what_the_peer_predates() {
     assert_eq!(m[0]["content"].as_array().unwrap().len(), 3);
     assert_eq!(m[0]["subagentRunId"], "sub1");
     assert_eq!(m[1]["content"], "42");
-    assert!(warnings.is_empty(), "no media was dropped: {warnings:?}");
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0]
+            .message
+            .contains("/messages/1 flattened to text")
+            && !warnings[0].message.contains("dropped"),
+        "{}",
+        warnings[0]
+    );
 
     // 0.0.57: subagent attribution stripped too.
     let (input, _) = prepare("0.0.57");
     assert!(to_json(&input.messages)[0].get("subagentRunId").is_none());
 
-    // 0.0.39: user content flattened to its text, with a warning about the dropped image.
+    // 0.0.39: user content flattened to its text, the warning names the dropped image.
     let (input, warnings) = prepare("0.0.39");
     assert_eq!(to_json(&input.messages)[0]["content"], "Look at this");
-    assert_eq!(warnings.len(), 1);
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
     assert_eq!(warnings[0].source, WarningSource::Compatibility);
     assert!(
         warnings[0].message.contains("/messages/0"),

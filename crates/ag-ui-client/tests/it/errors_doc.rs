@@ -107,6 +107,12 @@ async fn error_for(case: &str) -> ClientError {
             )
             .await
         }
+        "cut-at-close" => {
+            let body = format!("{}data: {{\"type\":\"RUN_FIN", sse(&[run_started()]));
+            let url = crate::server::close_delimited(body).await;
+            let mut agent = HttpAgent::new(&url).unwrap();
+            collect(agent.run(RunOptions::new())).await.1.error.unwrap()
+        }
         "idle" => {
             error_of_run(
                 plan(200, sse_ct, sse(&[run_started()]), Ending::Hang),

@@ -156,6 +156,57 @@ async fn a_connection_cut_mid_frame_is_a_transport_error_and_keeps_what_was_appl
 }
 
 #[tokio::test]
+async fn a_close_delimited_body_cut_mid_message_is_a_transport_error() {
+    bounded(async {
+        // Without chunked framing the end of the connection ends the body: a message whose
+        // JSON stops short, with no blank line after it, is a cut, not malformed JSON.
+        let body = format!(
+            "{}{}",
+            sse(&[
+                run_started(),
+                json!({"type":"TEXT_MESSAGE_START","messageId":"a1"}),
+                json!({"type":"TEXT_MESSAGE_CONTENT","messageId":"a1","delta":"Hel"}),
+            ]),
+            r#"data: {"type":"TEXT_MESSAGE_CONTENT","messageId":"a1","del"#
+        );
+        let url = crate::server::close_delimited(body).await;
+        let mut agent = HttpAgent::new(&url).unwrap();
+        let (events, end) = collect(agent.run(RunOptions::new())).await;
+        assert_eq!(
+            types(&events),
+            ["RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT"]
+        );
+        assert_eq!(kind(&end), Some(ErrorKind::Transport), "{:?}", end.error);
+        let message = end.error.as_ref().unwrap().to_string();
+        assert!(
+            message.contains("in the middle of an SSE message"),
+            "{message}"
+        );
+        assert_eq!(to_json(agent.messages())[0]["content"], "Hel");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_close_delimited_body_whose_last_message_lacks_its_blank_line_is_read() {
+    bounded(async {
+        // A complete last message without the blank line after it is delivered, as the
+        // official client does at the end of a stream.
+        let body = format!(
+            "{}data: {}",
+            sse(&[run_started()]),
+            json!({"type":"RUN_FINISHED","threadId":"t1","runId":"r1"})
+        );
+        let url = crate::server::close_delimited(body).await;
+        let mut agent = HttpAgent::new(&url).unwrap();
+        let (events, end) = collect(agent.run(RunOptions::new())).await;
+        assert!(end.is_ok(), "{:?}", end.error);
+        assert_eq!(types(&events), ["RUN_STARTED", "RUN_FINISHED"]);
+    })
+    .await;
+}
+
+#[tokio::test]
 async fn a_clean_end_without_a_terminal_event_is_an_incomplete_stream() {
     bounded(async {
         let body = sse(&[
@@ -546,4 +597,27 @@ async fn a_connection_that_cannot_be_made_in_time_is_a_connect_timeout() {
         assert_eq!(kind(&end), Some(ErrorKind::Timeout));
     })
     .await;
+}
+
+#[test]
+fn https_needs_a_tls_feature_or_a_client_of_ones_own() {
+    let url = "https://127.0.0.1:9/agent";
+    let tls = cfg!(any(
+        feature = "rustls",
+        feature = "rustls-no-provider",
+        feature = "native-tls"
+    ));
+    match HttpAgent::new(url) {
+        Ok(_) => assert!(tls, "https accepted without a TLS feature"),
+        Err(e) => {
+            assert!(!tls, "https refused with a TLS feature: {e}");
+            assert_eq!(e.kind(), ErrorKind::Config);
+            assert!(e.to_string().contains("needs TLS"), "{e}");
+        }
+    }
+    // A client of one's own is trusted to know its TLS.
+    let own = HttpAgent::builder(url)
+        .client(reqwest::Client::new())
+        .build();
+    assert!(own.is_ok(), "{:?}", own.err());
 }

@@ -1,4 +1,5 @@
-//! Integration tests: the client against a real HTTP server on 127.0.0.1.
+//! Integration tests: the client against a real HTTP server on 127.0.0.1, and the
+//! runtime-free core (`stream`), which also runs without the `http` feature.
 #![allow(
     clippy::unwrap_used,
     clippy::panic,
@@ -7,9 +8,13 @@
     unreachable_pub
 )]
 
+#[cfg(feature = "http")]
 mod compat;
+#[cfg(feature = "http")]
 mod errors_doc;
+#[cfg(feature = "http")]
 mod failures;
+#[cfg(feature = "http")]
 mod runs;
 mod server;
 mod stream;
@@ -17,9 +22,7 @@ mod stream;
 use std::future::Future;
 use std::time::Duration;
 
-use ag_ui_client::{HttpRun, RunEnd, RunItem};
 use ag_ui_core::Event;
-use futures_util::StreamExt;
 use serde_json::{Value, json};
 
 /// Every test finishes within this bound, whatever the client does.
@@ -33,7 +36,10 @@ pub async fn bounded<T>(f: impl Future<Output = T>) -> T {
 }
 
 /// Reads a run to its end: the delivered events and the end.
-pub async fn collect(mut run: HttpRun<'_>) -> (Vec<Event>, RunEnd) {
+#[cfg(feature = "http")]
+pub async fn collect(mut run: ag_ui_client::HttpRun<'_>) -> (Vec<Event>, ag_ui_client::RunEnd) {
+    use ag_ui_client::RunItem;
+    use futures_util::StreamExt;
     let mut events = Vec::new();
     let mut end = None;
     while let Some(item) = run.next().await {

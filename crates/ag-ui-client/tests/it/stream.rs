@@ -84,6 +84,35 @@ fn a_source_error_is_a_transport_error_after_the_events_before_it() {
 }
 
 #[test]
+fn a_source_that_ends_inside_a_message_is_a_transport_error() {
+    // The last message's JSON stops short and no blank line follows: the source was cut.
+    let body = format!(
+        "{}data: {{\"type\":\"RUN_FINISHED\",\"thr",
+        sse(&[run_started()])
+    );
+    let mut run = EventStream::new(stream::iter([Ok::<_, std::io::Error>(body.into_bytes())]));
+    let items = read(&mut run);
+    assert_eq!(items.len(), 2);
+    let Some(RunItem::End(end)) = items.into_iter().last() else {
+        panic!()
+    };
+    assert_eq!(
+        end.error.as_ref().map(ClientError::kind),
+        Some(ErrorKind::Transport)
+    );
+    // Malformed (not cut) JSON in the same place is still the agent's syntax error.
+    let body = format!("{}data: {{\"type\":]", sse(&[run_started()]));
+    let mut run = EventStream::new(stream::iter([Ok::<_, std::io::Error>(body.into_bytes())]));
+    let Some(RunItem::End(end)) = read(&mut run).into_iter().last() else {
+        panic!()
+    };
+    assert_eq!(
+        end.error.as_ref().map(ClientError::kind),
+        Some(ErrorKind::SseParse)
+    );
+}
+
+#[test]
 fn an_abort_handle_stops_a_stream_without_a_runtime() {
     let body = sse(&chat("a1", "x", "y"));
     let chunks = stream::iter(
