@@ -17,8 +17,9 @@ pub type EventStream = Pin<Box<dyn Stream<Item = Result<Event, BoxError>> + Send
 /// An AG-UI agent: turns one run's input into a stream of events.
 ///
 /// The server polls the stream and writes each event as soon as it is produced. It makes
-/// the stream well-ended whatever the agent does: an `Err` item, a panic while the stream
-/// is polled, or a stream that ends with its run still open becomes a `RUN_ERROR`
+/// the stream well-ended whatever the agent does: an `Err` item, a panic (in `run` itself
+/// or while the stream is polled), or a stream that ends with its run still open becomes a
+/// `RUN_ERROR`
 /// (see [`crate::RunGuard`]). When the client goes away, the server trips `cancel` and then
 /// drops the stream.
 ///

@@ -135,7 +135,8 @@ enum Phase {
 ///
 /// - an `Err` item ends the run with `RUN_ERROR` (`code` [`CODE_AGENT_ERROR`], the error's
 ///   text as `message`);
-/// - a panic while the agent's stream is polled is caught and ends the run with
+/// - a panic while the agent's stream is polled (or, through [`RunGuard::start`], in
+///   [`Agent::run`](crate::Agent::run) itself) is caught and ends the run with
 ///   `RUN_ERROR` ([`CODE_AGENT_PANIC`]; the panic message goes to the [`Hook`] only);
 /// - with [`RunOptions::verify`], an event that breaks a spec §9.1 rule is not sent; the run
 ///   ends with `RUN_ERROR` ([`CODE_PROTOCOL_VIOLATION`]);
@@ -183,7 +184,11 @@ impl RunGuard {
         }
     }
 
-    /// Starts `agent` on `input` and guards its stream.
+    /// Starts `agent` on `input` and guards its stream. A panic in [`Agent::run`] itself
+    /// (before it returns a stream) is caught like one while the stream is polled: the run
+    /// is a single `RUN_ERROR` with [`CODE_AGENT_PANIC`].
+    ///
+    /// [`Agent::run`]: crate::Agent::run
     #[must_use]
     pub fn start(
         agent: &dyn crate::Agent,
@@ -191,8 +196,14 @@ impl RunGuard {
         options: RunOptions,
     ) -> Self {
         let cancel = Cancellation::new();
-        let events = agent.run(input, cancel.clone());
-        Self::new(events, cancel, options)
+        match catch_unwind(AssertUnwindSafe(|| agent.run(input, cancel.clone()))) {
+            Ok(events) => Self::new(events, cancel, options),
+            Err(payload) => {
+                let mut guard = Self::new(Box::pin(futures_util::stream::empty()), cancel, options);
+                guard.panicked(payload);
+                guard
+            }
+        }
     }
 
     /// The run's cancellation signal.

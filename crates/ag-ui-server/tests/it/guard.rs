@@ -127,3 +127,64 @@ async fn cancellation_wakes_a_waiting_task() {
         .unwrap()
         .unwrap();
 }
+
+/// With the `tracing` feature (on by default) every report is also a `tracing` event: a
+/// protocol violation is logged as a warning, whatever hook is installed.
+#[cfg(feature = "tracing")]
+#[tokio::test]
+async fn a_violation_is_logged_through_tracing() {
+    use std::sync::{Arc, Mutex};
+
+    use ag_ui_core::{RunStartedEvent, TextMessageContentEvent};
+
+    type Seen = Arc<Mutex<Vec<(tracing::Level, String)>>>;
+    struct Capture(Seen);
+    struct Fields(String);
+    impl tracing::field::Visit for Fields {
+        fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+            self.0.push_str(&format!("{}={value:?} ", field.name()));
+        }
+    }
+    impl tracing::Subscriber for Capture {
+        fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+            true
+        }
+        fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+            tracing::span::Id::from_u64(1)
+        }
+        fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+        fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+        fn event(&self, event: &tracing::Event<'_>) {
+            let mut fields = Fields(String::new());
+            event.record(&mut fields);
+            let level = *event.metadata().level();
+            self.0.lock().unwrap().push((level, fields.0));
+        }
+        fn enter(&self, _: &tracing::span::Id) {}
+        fn exit(&self, _: &tracing::span::Id) {}
+    }
+
+    let seen: Seen = Arc::default();
+    let _default = tracing::subscriber::set_default(Capture(seen.clone()));
+    // Content for a message that was never started breaks rule M2.
+    let events: Vec<Result<Event, std::io::Error>> = vec![
+        Ok(RunStartedEvent::new("thread-1", "run-1").into()),
+        Ok(TextMessageContentEvent::new("m1", "hi").into()),
+    ];
+    let guarded: Vec<Event> = RunGuard::new(
+        Box::pin(futures_util::stream::iter(events).map(|r| r.map_err(Into::into))),
+        Cancellation::new(),
+        RunOptions::default(),
+    )
+    .collect()
+    .await;
+    assert_eq!(types(&guarded), ["RUN_STARTED", "RUN_ERROR"]);
+    let seen = seen.lock().unwrap();
+    assert!(
+        seen.iter()
+            .any(|(level, fields)| *level == tracing::Level::WARN
+                && fields.contains("M2")
+                && fields.contains("broke the protocol")),
+        "{seen:?}"
+    );
+}

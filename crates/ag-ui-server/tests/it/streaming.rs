@@ -197,6 +197,35 @@ async fn a_panicking_agent_ends_with_run_error_and_the_server_goes_on() {
 }
 
 #[tokio::test]
+async fn an_agent_that_panics_before_returning_its_stream_ends_with_run_error() {
+    // The panic happens in the agent function itself, as `input.messages.last().unwrap()`
+    // on an empty input would, before any stream exists.
+    let agent = |input: RunAgentInput, _: Cancellation| -> EventStream {
+        if input.run_id.as_str() == "run-1" {
+            panic!("no message to answer");
+        }
+        emit(RunEmitter::start_for(&input), |mut run| async move {
+            run.emit(RunEmitter::finish).await
+        })
+    };
+    let server = serve(AgentService::new(agent)).await;
+    let events = Events::new(post(&server, &input("run-1", json!({}))).await)
+        .all()
+        .await;
+    ag_ui_core::verify_events(&events).unwrap();
+    assert_eq!(types(&events), ["RUN_ERROR"]);
+    let (message, code) = run_error(&events[0]);
+    assert_eq!(
+        (message.as_str(), code.as_str()),
+        ("the agent panicked", "agent_panic")
+    );
+    let events = Events::new(post(&server, &input("run-2", json!({}))).await)
+        .all()
+        .await;
+    assert_eq!(types(&events), ["RUN_STARTED", "RUN_FINISHED"]);
+}
+
+#[tokio::test]
 async fn a_stream_that_ends_early_still_ends_with_a_terminal_event() {
     let events = run_of(|input: RunAgentInput, _: Cancellation| {
         futures_util::stream::iter(vec![
