@@ -616,6 +616,22 @@ fn truncated_tool_calls_are_never_handed_out() {
         run.interrupt([tool_approval("int-1", "call_1", "Search?")]),
         Err(Error::IncompleteArguments { .. })
     ));
+    // Nor handed out by an explicit outcome, or by a hand-built RUN_FINISHED.
+    assert!(matches!(
+        run.finish_with(ag_ui_builders::success_pending(["call_1"]), None),
+        Err(Error::IncompleteArguments { .. })
+    ));
+    let hand_built = ag_ui_core::RunFinishedEvent::new("thread-1", "run-1")
+        .with_outcome(ag_ui_builders::success_pending(["call_1"]));
+    assert!(matches!(
+        run.push_event(hand_built),
+        Err(Error::IncompleteArguments { .. })
+    ));
+    assert_eq!(
+        run.events().len(),
+        before + 1,
+        "only the TOOL_CALL_END went out"
+    );
     // The caller ends the run with RUN_ERROR instead.
     run.fail("the model's output was cut off").unwrap();
     let events = run.into_events();
