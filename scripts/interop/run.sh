@@ -6,7 +6,8 @@
 # check_client.py also needs cargo: it runs the Rust client's `run_agent` example and the
 # official TypeScript client (run-agent.mjs) against agent_server.py (the Python SDK).
 # check_server_clients.py runs the Rust client and the official TypeScript client against the
-# Rust server's demo agent and compares the messages, state and outcome they end with.
+# Rust server's demo agent (chat, interrupt, its resume, error, and a slow run both abort)
+# and compares the messages, state and outcome they end with.
 # check-server.mjs builds and starts the Rust server example (cargo) and runs the official
 # TypeScript client against it; it writes what the client ended with to out/server/.
 set -euo pipefail

@@ -6,6 +6,7 @@
     unreachable_pub
 )]
 
+mod client;
 mod demo;
 mod guard;
 mod http;
