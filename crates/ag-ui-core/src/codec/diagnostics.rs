@@ -265,7 +265,7 @@ thread_local! {
     static MODE: Cell<u8> = const { Cell::new(OFF) };
     static DIRTY: Cell<bool> = const { Cell::new(false) };
     static SINK: RefCell<Vec<Warning>> = const { RefCell::new(Vec::new()) };
-    static UNKNOWN_EVENT: RefCell<Option<String>> = const { RefCell::new(None) };
+    static UNKNOWN_EVENT: RefCell<Option<UnknownEvent>> = const { RefCell::new(None) };
     static FAULT: RefCell<Fault> = const { RefCell::new(Fault::new()) };
     /// Warnings counted but not kept (past [`MAX_WARNINGS`], or past the first offence in
     /// exact mode).
@@ -364,7 +364,7 @@ pub(crate) fn root_seq_unclaimed() -> bool {
 /// Where the error being raised is, gathered while it unwinds through the visitors.
 ///
 /// serde's error type carries nothing but a message, so the reader's visitors note each
-/// JSON Pointer segment here as an error passes through them ([`crate::codec::wire::at`]),
+/// JSON Pointer segment here as an error passes through them ([`crate::codec::key::at`]),
 /// outermost last; `Error::from_json` turns the record into the error's data. Only one
 /// error unwinds at a time; a record whose last message is not the error's is stale and
 /// ignored (see [`Fault::matches`]).
@@ -542,12 +542,28 @@ pub(crate) fn report_here(kind: WarningKind) {
     }
 }
 
-/// Remembers the `type` of an unknown event so that [`decode`] can return
-/// [`Error::UnknownEventType`](crate::Error::UnknownEventType).
+/// The `type` of an event outside the 1.0 set, as the event's reader (in `model`) noted
+/// it: the reader of a document gets it as data, without knowing the event list.
+#[derive(Debug)]
+pub(crate) struct UnknownEvent {
+    /// The `type` as given.
+    pub(crate) event_type: String,
+    /// For a 0.x `THINKING_*` type, its 1.0 successor.
+    pub(crate) successor: Option<crate::EventType>,
+}
+
+/// Remembers the `type` of an unknown event (and, for a 0.x type, its successor) so that
+/// [`decode`] can return [`Error::UnknownEventType`](crate::Error::UnknownEventType) or
+/// [`Error::LegacyEventType`](crate::Error::LegacyEventType).
 #[cold]
-pub(crate) fn note_unknown_event(event_type: &str) {
+pub(crate) fn note_unknown_event(event_type: &str, successor: Option<crate::EventType>) {
     if MODE.with(Cell::get) != OFF {
-        UNKNOWN_EVENT.with(|u| *u.borrow_mut() = Some(event_type.to_owned()));
+        UNKNOWN_EVENT.with(|u| {
+            *u.borrow_mut() = Some(UnknownEvent {
+                event_type: event_type.to_owned(),
+                successor,
+            });
+        });
     }
 }
 
@@ -621,7 +637,7 @@ pub(crate) fn dirty() -> bool {
 }
 
 /// The `type` of an unknown event met by the current pass, if one ended it.
-pub(crate) fn take_unknown_event() -> Option<String> {
+pub(crate) fn take_unknown_event() -> Option<UnknownEvent> {
     UNKNOWN_EVENT.with(|u| u.borrow_mut().take())
 }
 

@@ -1,6 +1,8 @@
 //! Finding a member in JSON text by its pointer, for errors whose position the parser
 //! could not give: those about members read before a late tag, which are buffered and
-//! checked only once the tag is known (when the parser is already past them).
+//! checked only once the tag is known (when the parser is already past them). And
+//! removing a member from JSON text in place, for the forgiving reader's removal of
+//! unknown union members.
 
 /// Line and column (1-based, in bytes, as serde_json counts them) of the last byte of the
 /// value at `pointer` in `text` (of the last such member when a key repeats), if the text
@@ -21,6 +23,122 @@ pub(crate) fn locate(text: &[u8], pointer: &str) -> Option<(usize, usize)> {
         .map_or(0, |i| i + 1);
     let line = 1 + text[..last].iter().filter(|b| **b == b'\n').count();
     Some((line, last - line_start + 1))
+}
+
+/// Removes the member at `pointer` from well-formed JSON text in place: its bytes (with
+/// the key, for an object member) and one comma next to it become spaces, line ends are
+/// kept, so every other byte keeps its line and column. The member is found through the
+/// first occurrence of each key, the one a reader meets first. When the member's own key
+/// is repeated in its object, its value becomes `null` instead (padded with spaces), so
+/// that a reader still meets the key twice. Returns whether the member was found.
+pub(crate) fn remove(text: &mut [u8], pointer: &str) -> bool {
+    remove_member(text, pointer).is_some()
+}
+
+fn remove_member(text: &mut [u8], pointer: &str) -> Option<()> {
+    let tokens: Vec<String> = pointer
+        .strip_prefix('/')?
+        .split('/')
+        .map(|t| t.replace("~1", "/").replace("~0", "~"))
+        .collect();
+    let (last, path) = tokens.split_last()?;
+    let mut pos = skip_ws(text, 0);
+    for token in path {
+        pos = member(text, pos, token)?.value;
+    }
+    let m = member(text, pos, last)?;
+    if m.repeated {
+        let value = text.get_mut(m.value..m.end)?;
+        if value.len() < 4 {
+            return None;
+        }
+        value[..4].copy_from_slice(b"null");
+        blank(&mut value[4..]);
+        return Some(());
+    }
+    blank(text.get_mut(m.start..m.end)?);
+    let after = skip_ws(text, m.end);
+    if text.get(after) == Some(&b',') {
+        text[after] = b' ';
+    } else if let Some(before) = text[..m.start]
+        .iter()
+        .rposition(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+        && text[before] == b','
+    {
+        text[before] = b' ';
+    }
+    Some(())
+}
+
+/// Overwrites bytes with spaces, keeping line ends.
+fn blank(bytes: &mut [u8]) {
+    for b in bytes {
+        if !matches!(b, b'\n' | b'\r') {
+            *b = b' ';
+        }
+    }
+}
+
+/// A member of an array or object in JSON text.
+struct Member {
+    /// Where it starts: its key for an object member.
+    start: usize,
+    /// Where its value starts.
+    value: usize,
+    /// Where its value ends (exclusive).
+    end: usize,
+    /// Whether its key appears more than once in its object.
+    repeated: bool,
+}
+
+/// The first member `token` of the array or object starting at `pos`.
+fn member(text: &[u8], pos: usize, token: &str) -> Option<Member> {
+    match text.get(pos)? {
+        b'[' => {
+            let value = child(text, pos, token)?;
+            Some(Member {
+                start: value,
+                value,
+                end: skip_value(text, value)?,
+                repeated: false,
+            })
+        }
+        b'{' => {
+            let mut at = skip_ws(text, pos + 1);
+            let mut found: Option<Member> = None;
+            while text.get(at)? == &b'"' {
+                let key_start = at;
+                let key_end = skip_value(text, at)?;
+                let key: String = serde_json::from_slice(&text[at..key_end]).ok()?;
+                at = skip_ws(text, key_end);
+                if text.get(at)? != &b':' {
+                    return None;
+                }
+                let value = skip_ws(text, at + 1);
+                let end = skip_value(text, value)?;
+                if key == token {
+                    match found.as_mut() {
+                        Some(m) => m.repeated = true,
+                        None => {
+                            found = Some(Member {
+                                start: key_start,
+                                value,
+                                end,
+                                repeated: false,
+                            });
+                        }
+                    }
+                }
+                at = skip_ws(text, end);
+                match text.get(at) {
+                    Some(b',') => at = skip_ws(text, at + 1),
+                    _ => break,
+                }
+            }
+            found
+        }
+        _ => None,
+    }
 }
 
 /// The start of member `token` of the array or object starting at `pos`.
@@ -112,5 +230,73 @@ fn skip_value(text: &[u8], pos: usize) -> Option<usize> {
         if depth == 0 {
             return Some(at);
         }
+    }
+}
+
+/// Parses well-formed JSON text into a value in which a repeated key keeps its **first**
+/// value (the one a reader meets first, and the one [`remove`] finds), unlike
+/// `serde_json::Value`, which keeps the last. `None` if the text is not JSON.
+pub(crate) fn first_wins(text: &[u8]) -> Option<serde_json::Value> {
+    let mut de = serde_json::Deserializer::from_slice(text);
+    let value = serde::Deserialize::deserialize(&mut de)
+        .map(|FirstWins(v)| v)
+        .ok()?;
+    de.end().ok()?;
+    Some(value)
+}
+
+/// A JSON value whose objects keep the first of repeated keys.
+struct FirstWins(serde_json::Value);
+
+impl<'de> serde::Deserialize<'de> for FirstWins {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(FirstWinsVisitor)
+    }
+}
+
+struct FirstWinsVisitor;
+
+impl<'de> serde::de::Visitor<'de> for FirstWinsVisitor {
+    type Value = FirstWins;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<FirstWins, E> {
+        Ok(FirstWins(v.into()))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<FirstWins, E> {
+        Ok(FirstWins(v.into()))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<FirstWins, E> {
+        Ok(FirstWins(v.into()))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<FirstWins, E> {
+        Ok(FirstWins(
+            serde_json::Number::from_f64(v).map_or(serde_json::Value::Null, Into::into),
+        ))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<FirstWins, E> {
+        Ok(FirstWins(v.into()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<FirstWins, E> {
+        Ok(FirstWins(v.into()))
+    }
+    fn visit_unit<E>(self) -> Result<FirstWins, E> {
+        Ok(FirstWins(serde_json::Value::Null))
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<FirstWins, A::Error> {
+        let mut items = Vec::new();
+        while let Some(FirstWins(v)) = seq.next_element()? {
+            items.push(v);
+        }
+        Ok(FirstWins(serde_json::Value::Array(items)))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<FirstWins, A::Error> {
+        let mut object = serde_json::Map::new();
+        while let Some((key, FirstWins(v))) = map.next_entry::<String, FirstWins>()? {
+            object.entry(key).or_insert(v);
+        }
+        Ok(FirstWins(serde_json::Value::Object(object)))
     }
 }

@@ -5,6 +5,7 @@
 
 pub(crate) mod diagnostics;
 pub(crate) mod error;
+pub(crate) mod key;
 pub(crate) mod locate;
 pub(crate) mod pointer;
 pub mod read;

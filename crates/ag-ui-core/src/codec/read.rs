@@ -74,9 +74,12 @@ pub fn from_slice<T: DeserializeOwned>(json: &[u8]) -> Result<T, Error> {
 /// As [`from_str`], plus [`Error::NotExact`] in [`ReadMode::Exact`] when the document is
 /// outside the 1.0 schema (an unknown field, an optional `null`, a legacy shape).
 pub fn decode<T: DeserializeOwned>(json: &str, mode: ReadMode) -> Result<Decoded<T>, Error> {
-    recover(mode, run_detailed(mode, Text::Str(json)), || {
-        serde_json::from_str(json).ok()
-    })
+    recover(
+        mode,
+        run_detailed(mode, Text::Str(json)),
+        Some(json.as_bytes()),
+        || serde_json::from_str(json).ok(),
+    )
     .map_err(|r| r.error)
 }
 
@@ -85,9 +88,12 @@ pub fn decode<T: DeserializeOwned>(json: &str, mode: ReadMode) -> Result<Decoded
 /// # Errors
 /// As [`decode`].
 pub fn decode_slice<T: DeserializeOwned>(json: &[u8], mode: ReadMode) -> Result<Decoded<T>, Error> {
-    recover(mode, run_detailed(mode, Text::Slice(json)), || {
-        serde_json::from_slice(json).ok()
-    })
+    recover(
+        mode,
+        run_detailed(mode, Text::Slice(json)),
+        Some(json),
+        || serde_json::from_slice(json).ok(),
+    )
     .map_err(|r| r.error)
 }
 
@@ -179,7 +185,7 @@ pub fn decode_value<T: DeserializeOwned>(
             column: 0,
         });
     }
-    recover(mode, run_detailed(mode, Text::Value(value)), || {
+    recover(mode, run_detailed(mode, Text::Value(value)), None, || {
         Some(value.clone())
     })
     .map_err(|r| r.error)
@@ -261,9 +267,12 @@ pub(crate) fn decode_detailed<T: DeserializeOwned>(
     json: &str,
     mode: ReadMode,
 ) -> Result<Decoded<T>, Rejection> {
-    recover(mode, run_detailed(mode, Text::Str(json)), || {
-        serde_json::from_str(json).ok()
-    })
+    recover(
+        mode,
+        run_detailed(mode, Text::Str(json)),
+        Some(json.as_bytes()),
+        || serde_json::from_str(json).ok(),
+    )
 }
 
 /// Decodes, first detecting whether anything needs forgiving, then (only if so)
@@ -316,7 +325,7 @@ fn run_passes<T: DeserializeOwned>(
             }
             Ok(_) => true,
             Err(e) => {
-                if let Some(event_type) = diagnostics::take_unknown_event() {
+                if let Some(unknown) = diagnostics::take_unknown_event() {
                     // The event's object was read in full; what follows it must be
                     // well-formed too. An unknown type is its own error only for the
                     // document's root event (inside an array it is a plain invalid value).
@@ -325,13 +334,11 @@ fn run_passes<T: DeserializeOwned>(
                     if rejection.error.pointer() != Some("/type") {
                         return Err(rejection);
                     }
-                    if let Some((_, successor)) = crate::model::event::LEGACY_EVENT_TYPES
-                        .iter()
-                        .find(|(n, _)| *n == event_type)
-                    {
+                    let event_type = unknown.event_type;
+                    if let Some(successor) = unknown.successor {
                         return Err(Error::LegacyEventType {
                             event_type,
-                            successor: *successor,
+                            successor,
                         }
                         .into());
                     }
@@ -371,16 +378,32 @@ const MAX_REMOVALS: usize = 32;
 /// failed on an unrecognised tag, the member (or, in a required slot, the object holding
 /// it) is removed from the parsed document, which is decoded again, until it decodes.
 /// Clean documents never get here.
+///
+/// The parsed document (`source`, or for text the text read with the first of repeated
+/// keys) decides what is removed. When the document is text (`text`), the removal is
+/// also made in a copy of the text (the member overwritten with
+/// spaces, line ends kept) and that copy is what is decoded again, so that everything a
+/// parsed value cannot hold is read as the first pass read it: a declared member given
+/// twice is refused (a parsed value would keep only the last), an undeclared one is
+/// reported twice, and positions are those of the document as read.
 fn recover<T: DeserializeOwned>(
     mode: ReadMode,
     first: Result<Decoded<T>, Rejection>,
+    text: Option<&[u8]>,
     source: impl FnOnce() -> Option<serde_json::Value>,
 ) -> Result<Decoded<T>, Rejection> {
     let rejection = match first {
         Err(r) if mode == ReadMode::Forgiving && r.fault.unknown_tag => r,
         other => return other,
     };
-    let Some(mut doc) = source() else {
+    let mut text: Option<Vec<u8>> = text.map(<[u8]>::to_vec);
+    // For text, the document that decides is read with the first of repeated keys, as the
+    // reader met them (and re-read after each removal).
+    let first = match &text {
+        Some(buf) => crate::codec::locate::first_wins(buf),
+        None => source(),
+    };
+    let Some(mut doc) = first else {
         return Err(rejection);
     };
     // Array elements removed so far, as (array pointer, index) in the document as it was
@@ -393,15 +416,28 @@ fn recover<T: DeserializeOwned>(
         if removed.len() >= MAX_REMOVALS {
             return Err(current);
         }
-        let Some((detail, shift)) = remove_unknown_member(&mut doc, &tag_pointer) else {
+        let Some(removal) = remove_unknown_member(&mut doc, &tag_pointer) else {
             return Err(current);
         };
+        if let Some(buf) = text.as_mut() {
+            if !crate::codec::locate::remove(buf, &removal.member) {
+                return Err(current);
+            }
+            match crate::codec::locate::first_wins(buf) {
+                Some(d) => doc = d,
+                None => return Err(current),
+            }
+        }
         warnings.push(
             Warning::new(WarningKind::UnknownMember, original(&tag_pointer, &removed))
-                .with_detail(detail),
+                .with_detail(removal.detail),
         );
-        removed.extend(shift);
-        match run_detailed(mode, Text::Value(&doc)) {
+        removed.extend(removal.element);
+        let next = match &text {
+            Some(buf) => run_detailed(mode, Text::Slice(buf)),
+            None => run_detailed(mode, Text::Value(&doc)),
+        };
+        match next {
             Ok(d) => {
                 for mut w in d.warnings {
                     w.pointer = original(&w.pointer, &removed);
@@ -422,13 +458,20 @@ fn recover<T: DeserializeOwned>(
     }
 }
 
+/// What [`remove_unknown_member`] removed.
+struct Removal {
+    /// What was done, for the warning.
+    detail: &'static str,
+    /// The pointer of the removed member (an array element or an object member).
+    member: String,
+    /// The array element removed, as (array pointer, index), if it was one.
+    element: Option<(String, usize)>,
+}
+
 /// Removes what an unknown tag at `tag_pointer` makes removable: the union member when it
 /// is a list element or a `RUN_FINISHED` outcome, the media part holding it when it is a
-/// part's `source`. Returns what was done and the array element removed, if any.
-fn remove_unknown_member(
-    doc: &mut serde_json::Value,
-    tag_pointer: &str,
-) -> Option<(String, Option<(String, usize)>)> {
+/// part's `source`.
+fn remove_unknown_member(doc: &mut serde_json::Value, tag_pointer: &str) -> Option<Removal> {
     use serde_json::Value;
     let (member, _) = tag_pointer.rsplit_once('/')?;
     let (parent, token) = member.rsplit_once('/')?;
@@ -441,26 +484,31 @@ fn remove_unknown_member(
     match doc.pointer(parent)? {
         Value::Array(_) => {
             let at = remove_element(doc, parent, token)?;
-            Some(("the list element was removed".to_owned(), Some(at)))
+            Some(Removal {
+                detail: "the list element was removed",
+                member: member.to_owned(),
+                element: Some(at),
+            })
         }
         Value::Object(o)
             if token == "outcome"
                 && o.get("type").and_then(Value::as_str) == Some("RUN_FINISHED") =>
         {
             doc.pointer_mut(parent)?.as_object_mut()?.remove("outcome");
-            Some((
-                "the outcome was removed, so the run reads as a success".to_owned(),
-                None,
-            ))
+            Some(Removal {
+                detail: "the outcome was removed, so the run reads as a success",
+                member: member.to_owned(),
+                element: None,
+            })
         }
         Value::Object(_) if token == "source" => {
             let (list, index) = parent.rsplit_once('/')?;
             let at = remove_element(doc, list, index)?;
-            Some((
-                "the part holding this source (a required member) was removed from its list"
-                    .to_owned(),
-                Some(at),
-            ))
+            Some(Removal {
+                detail: "the part holding this source (a required member) was removed from its list",
+                member: parent.to_owned(),
+                element: Some(at),
+            })
         }
         _ => None,
     }

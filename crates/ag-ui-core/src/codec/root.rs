@@ -8,7 +8,7 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqAccess, Visitor};
 
 use crate::codec::diagnostics;
-use crate::codec::wire::at;
+use crate::codec::key::at;
 
 /// Wraps the deserializer of a whole document.
 pub(crate) struct Root<D>(pub(crate) D);

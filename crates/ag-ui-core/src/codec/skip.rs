@@ -10,8 +10,8 @@ use std::fmt;
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
+use crate::codec::key::{KeySeed, at, duplicate};
 use crate::codec::pointer::escape_token;
-use crate::codec::wire::{KeySeed, at, duplicate};
 
 /// Any JSON value, parsed in full and dropped.
 pub(crate) struct Skip;

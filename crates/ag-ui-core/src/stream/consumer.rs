@@ -38,8 +38,9 @@ pub enum ConsumeError {
 /// Each complete SSE message goes through the receiving pipeline of an AG-UI 1.0 client
 /// (spec §9): SSE framing ([`SseReader`]) → decode with the forgiving reader → expand chunk
 /// events → verify the stream rules ([`EventPipeline`]) → apply to the thread
-/// ([`ThreadState::apply_owned`]). The events returned are the ones the thread has just
-/// applied, in order (chunks expanded, unknown event types dropped).
+/// ([`ThreadState::apply`], from a borrow: the events are returned to the caller too, so the
+/// thread copies what it keeps of them). The events returned are the ones the thread has
+/// just applied, in order (chunks expanded, unknown event types dropped).
 ///
 /// Warnings from every stage (the reader, the stream decoder, the reducer) are kept until
 /// [`StreamConsumer::take_warnings`], each with the index and type of the event that raised
@@ -71,6 +72,7 @@ pub struct StreamConsumer {
     pipeline: EventPipeline,
     thread: ThreadState,
     warnings: Vec<Warning>,
+    omitted_warnings: usize,
     delivered: usize,
     last_run_event: Option<EventType>,
     last_event: Option<EventType>,
@@ -108,6 +110,7 @@ impl StreamConsumer {
             pipeline: EventPipeline::new(),
             thread,
             warnings: Vec::new(),
+            omitted_warnings: 0,
             delivered: 0,
             last_run_event: None,
             last_event: None,
@@ -192,9 +195,20 @@ impl StreamConsumer {
     }
 
     /// Warnings so far (reader, pipeline and reducer), in order, each with the index and
-    /// type of the event that raised it; drains them.
+    /// type of the event that raised it; drains them. The reader lists at most
+    /// [`MAX_WARNINGS`](crate::read::MAX_WARNINGS) per event and counts the rest: that count
+    /// stays in [`StreamConsumer::omitted_warnings`], which draining does not reset.
     pub fn take_warnings(&mut self) -> Vec<Warning> {
         std::mem::take(&mut self.warnings)
+    }
+
+    /// How many warnings the reader counted but did not list, over every event consumed so
+    /// far ([`Decoded::omitted_warnings`](crate::Decoded::omitted_warnings) of each): an
+    /// event with a million unknown fields gives a hundred warnings and adds 999 900 here.
+    /// Not reset by [`StreamConsumer::take_warnings`].
+    #[must_use]
+    pub fn omitted_warnings(&self) -> usize {
+        self.omitted_warnings
     }
 
     /// The thread as the events delivered so far left it.
@@ -225,6 +239,7 @@ impl StreamConsumer {
         match self.pipeline.push_text(json) {
             Ok(decoded) => {
                 self.warnings.extend(decoded.warnings);
+                self.omitted_warnings += decoded.omitted_warnings;
                 self.deliver(index, decoded.value, out);
                 Ok(())
             }

@@ -124,7 +124,12 @@ impl EventDecoder {
         else {
             return Ok(Decoded {
                 value: None,
-                warnings: vec![Warning::new(WarningKind::UnknownEventType, "/type")],
+                warnings: vec![
+                    Warning::new(WarningKind::UnknownEventType, "/type").with_detail(format!(
+                        "{:?}; the event was dropped",
+                        crate::codec::shown::Shown(event_type)
+                    )),
+                ],
                 omitted_warnings: 0,
             });
         };

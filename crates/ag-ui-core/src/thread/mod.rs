@@ -147,7 +147,23 @@ impl ThreadState {
             | Event::SubagentStarted(_)
             | Event::SubagentFinished(_)
             | Event::SubagentError(_) => {}
-            other => return self.apply_owned(other.clone()),
+            // The thread keeps what these bring: copied once, then moved in.
+            Event::TextMessageStart(_)
+            | Event::TextMessageEnd(_)
+            | Event::TextMessageChunk(_)
+            | Event::ToolCallStart(_)
+            | Event::ToolCallEnd(_)
+            | Event::ToolCallChunk(_)
+            | Event::ToolCallResult(_)
+            | Event::StateSnapshot(_)
+            | Event::MessagesSnapshot(_)
+            | Event::ActivitySnapshot(_)
+            | Event::ActivityDelta(_)
+            | Event::ReasoningMessageStart(_)
+            | Event::ReasoningMessageEnd(_)
+            | Event::ReasoningMessageChunk(_)
+            | Event::ReasoningEncryptedValue(_)
+            | Event::RunError(_) => return self.apply_owned(event.clone()),
         }
         stamp(&mut warnings, event);
         warnings
@@ -202,8 +218,17 @@ impl ThreadState {
                 ))
             }
             // Spans, steps, subagent segments, RAW and CUSTOM change neither the messages
-            // nor the state.
-            _ => {}
+            // nor the state. Listed, not matched by a wildcard, so that a new event does
+            // not compile until it is decided here.
+            Event::StepStarted(_)
+            | Event::StepFinished(_)
+            | Event::Raw(_)
+            | Event::Custom(_)
+            | Event::ReasoningStart(_)
+            | Event::ReasoningEnd(_)
+            | Event::SubagentStarted(_)
+            | Event::SubagentFinished(_)
+            | Event::SubagentError(_) => {}
         }
     }
 

@@ -222,3 +222,38 @@ fn a_refused_events_warnings_are_kept() {
         (WarningKind::UnknownField, "/extra", Some(2))
     );
 }
+
+#[test]
+fn warnings_left_out_by_the_reader_are_counted() {
+    // 150 unknown fields: the reader lists 100 and counts the other 50.
+    let mut event = serde_json::Map::new();
+    event.insert("type".into(), json!("RUN_STARTED"));
+    event.insert("threadId".into(), json!("t"));
+    event.insert("runId".into(), json!("r"));
+    for i in 0..150 {
+        event.insert(format!("x{i}"), json!(i));
+    }
+    let mut consumer = StreamConsumer::new();
+    let events = consumer.feed(&sse(&[Value::Object(event)])).unwrap();
+    assert_eq!(events.len(), 1);
+    assert_eq!(consumer.omitted_warnings(), 50);
+    let warnings = consumer.take_warnings();
+    assert_eq!(warnings.len(), ag_ui_core::read::MAX_WARNINGS);
+    assert!(
+        warnings
+            .iter()
+            .all(|w| w.kind == WarningKind::UnknownField && w.event_index == Some(0))
+    );
+    // Draining the list keeps the count; later events add to it.
+    assert_eq!(consumer.omitted_warnings(), 50);
+    let mut more = serde_json::Map::new();
+    more.insert("type".into(), json!("STEP_STARTED"));
+    more.insert("stepName".into(), json!("s"));
+    for i in 0..101 {
+        more.insert(format!("y{i}"), json!(i));
+    }
+    consumer.feed(&sse(&[Value::Object(more)])).unwrap();
+    assert_eq!(consumer.omitted_warnings(), 51);
+    assert_eq!(consumer.take_warnings().len(), 100);
+    assert_eq!(consumer.omitted_warnings(), 51);
+}

@@ -73,7 +73,27 @@ fn stream_decoder_drops_unknown_types_and_translates_legacy_reasoning() {
     assert!(dropped.value.is_none());
     assert_eq!(
         dropped.warnings,
-        [Warning::new(WarningKind::UnknownEventType, "/type")]
+        [Warning::new(WarningKind::UnknownEventType, "/type")
+            .with_detail("\"FUTURE_EVENT\"; the event was dropped")]
+    );
+    assert_eq!(
+        dropped.warnings[0].to_string(),
+        "event type unknown to AG-UI 1.0 at `/type`: \"FUTURE_EVENT\"; the event was dropped"
+    );
+    // A name from the input is shown by its first 64 bytes and its length.
+    let huge = "X".repeat(1 << 20);
+    let dropped = EventDecoder::default()
+        .decode(&format!(r#"{{"type":"{huge}"}}"#))
+        .unwrap();
+    assert_eq!(
+        dropped.warnings[0].detail.as_deref(),
+        Some(
+            format!(
+                "\"{}…\" (1048576 bytes); the event was dropped",
+                "X".repeat(64)
+            )
+            .as_str()
+        )
     );
 
     let types: Vec<_> = [
@@ -170,4 +190,23 @@ fn errors_have_a_kind_and_their_place_as_data() {
         plain.to_string().starts_with("/messages/0/content: "),
         "{plain}"
     );
+}
+
+#[test]
+fn a_failing_writer_is_an_io_error() {
+    struct Broken;
+    impl std::io::Write for Broken {
+        fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+            Err(std::io::Error::other("disk full"))
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let event = Event::from(RunErrorEvent::new("m"));
+    let e = write_sse_frame(Broken, &event).unwrap_err();
+    assert!(matches!(e, Error::Io(_)), "{e:?}");
+    assert_eq!(e.kind(), ErrorKind::Io);
+    assert_eq!(e.pointer(), None);
+    assert_eq!(e.to_string(), "I/O error: disk full");
 }

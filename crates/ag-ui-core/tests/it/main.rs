@@ -11,6 +11,7 @@ mod features;
 mod fixtures;
 mod fuzz;
 mod hostile;
+mod layout;
 mod patch;
 mod producer;
 mod props;

@@ -226,8 +226,9 @@ fn unknown_event<'de, A: MapAccess<'de>>(tag: &str, map: A) -> Option<Result<Eve
     if let Err(e) = crate::codec::skip::rest_of_unknown("type", tag, "event type", map) {
         return Some(Err(e));
     }
-    crate::codec::diagnostics::note_unknown_event(tag);
-    if let Some((_, successor)) = LEGACY_EVENT_TYPES.iter().find(|(name, _)| *name == tag) {
+    let legacy = LEGACY_EVENT_TYPES.iter().find(|(name, _)| *name == tag);
+    crate::codec::diagnostics::note_unknown_event(tag, legacy.map(|(_, successor)| *successor));
+    if let Some((_, successor)) = legacy {
         return Some(Err(crate::codec::wire::at(
             serde::de::Error::custom(format_args!(
                 "{tag} is a 0.x event type retired in AG-UI 1.0 (its successor is {successor}); \
