@@ -236,11 +236,12 @@ impl StreamConsumer {
 
     fn text(&mut self, json: &str, out: &mut Vec<Event>) -> Result<(), ConsumeError> {
         let index = self.pipeline.events_seen();
-        match self.pipeline.push_text(json) {
-            Ok(decoded) => {
-                self.warnings.extend(decoded.warnings);
-                self.omitted_warnings += decoded.omitted_warnings;
-                self.deliver(index, decoded.value, out);
+        let start = out.len();
+        match self.pipeline.push_text_into(json, out) {
+            Ok((warnings, omitted)) => {
+                self.warnings.extend(warnings);
+                self.omitted_warnings += omitted;
+                self.apply_from(index, &out[start..]);
                 Ok(())
             }
             Err(e) => {
@@ -251,7 +252,13 @@ impl StreamConsumer {
     }
 
     fn deliver(&mut self, index: usize, events: Vec<Event>, out: &mut Vec<Event>) {
-        out.reserve(events.len());
+        let start = out.len();
+        out.extend(events);
+        self.apply_from(index, &out[start..]);
+    }
+
+    /// Applies `events`, the events delivered for the input event `index`, in order.
+    fn apply_from(&mut self, index: usize, events: &[Event]) {
         for event in events {
             let t = event.event_type();
             if matches!(
@@ -261,11 +268,10 @@ impl StreamConsumer {
                 self.last_run_event = Some(t);
             }
             self.last_event = Some(t);
-            let applied = self.thread.apply(&event);
+            let applied = self.thread.apply(event);
             self.warnings
                 .extend(applied.into_iter().map(|w| w.at_event(index, Some(t))));
             self.delivered += 1;
-            out.push(event);
         }
     }
 

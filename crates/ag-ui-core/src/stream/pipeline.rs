@@ -133,6 +133,23 @@ impl EventPipeline {
     /// that is not an AG-UI 1.0 event. Stop reading the stream at the first error, as the
     /// reference client does.
     pub fn push_text(&mut self, json: &str) -> Result<Decoded<Vec<Event>>, PipelineError> {
+        let mut events = Vec::new();
+        let (warnings, omitted_warnings) = self.push_text_into(json, &mut events)?;
+        Ok(Decoded {
+            value: events,
+            warnings,
+            omitted_warnings,
+        })
+    }
+
+    /// [`EventPipeline::push_text`], appending the events to deliver to `out` (which the
+    /// consumer reuses, so that an event costs no vector of its own); returns the warnings
+    /// and the count of those left out.
+    pub(crate) fn push_text_into(
+        &mut self,
+        json: &str,
+        out: &mut Vec<Event>,
+    ) -> Result<(Vec<Warning>, usize), PipelineError> {
         let decoded = match self.decoder.decode_detailed(json) {
             Ok(d) => d,
             Err(rejection) => {
@@ -153,24 +170,24 @@ impl EventPipeline {
             .into_iter()
             .map(|w| w.at_event(index, event_type))
             .collect();
-        let events = match decoded.value {
+        match decoded.value {
             None => {
                 self.checker.skip();
-                Vec::new()
             }
-            Some(event) => match self.push_event(event) {
-                Ok(events) => events,
-                Err(e) => {
-                    self.refused = warnings;
-                    return Err(e);
+            Some(event) => {
+                let start = out.len();
+                match self.checker.check(&event, out) {
+                    Ok(true) => out.push(event),
+                    Ok(false) => {}
+                    Err(v) => {
+                        out.truncate(start);
+                        self.refused = warnings;
+                        return Err(PipelineError::Violation(v));
+                    }
                 }
-            },
-        };
-        Ok(Decoded {
-            value: events,
-            warnings,
-            omitted_warnings: decoded.omitted_warnings,
-        })
+            }
+        }
+        Ok((warnings, decoded.omitted_warnings))
     }
 
     /// What the reader forgave in the event the last error refused (a stream rule may

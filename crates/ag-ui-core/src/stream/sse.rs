@@ -228,10 +228,7 @@ impl SseReader {
         }
         let mut scanned = self.scanned.max(start);
         while result.is_ok() {
-            let Some(rel) = buf[scanned..]
-                .iter()
-                .position(|b| *b == b'\n' || *b == b'\r')
-            else {
+            let Some(rel) = memchr::memchr2(b'\n', b'\r', &buf[scanned..]) else {
                 scanned = buf.len();
                 // The line being received counts toward its message already.
                 let partial = buf.len() - start;
@@ -291,7 +288,7 @@ impl SseReader {
         if line[0] == b':' {
             return Ok(());
         }
-        let (field, value) = match line.iter().position(|b| *b == b':') {
+        let (field, value) = match memchr::memchr(b':', line) {
             Some(i) => {
                 let v = &line[i + 1..];
                 (&line[..i], v.strip_prefix(b" ").unwrap_or(v))
