@@ -72,6 +72,41 @@ async fn rust_client(client: &reqwest::Client, url: &str, body: &[u8]) -> Result
     })
 }
 
+/// The official client's share of the work, in Rust, for a like-for-like comparison with
+/// `bench-client.mjs` (which runs the official fetch, SSE parsing and event decoding, without
+/// chunk expansion, verification or a reducer): `reqwest`, `ag_ui_core::SseReader` and
+/// `ag_ui_core::from_str`, every event decoded.
+async fn rust_reader(client: &reqwest::Client, url: &str, body: &[u8]) -> Result<Sample, String> {
+    let start = Instant::now();
+    let response = client
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "text/event-stream")
+        .body(body.to_vec())
+        .send()
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut body = response.bytes_stream();
+    let mut reader = ag_ui_core::SseReader::new();
+    let mut first = None;
+    let mut events = 0;
+    while let Some(chunk) = body.next().await {
+        reader
+            .feed(&chunk.map_err(|e| e.to_string())?)
+            .map_err(|e| e.to_string())?;
+        while let Some(message) = reader.next_message() {
+            let _event: Event = ag_ui_core::from_str(&message).map_err(|e| e.to_string())?;
+            first.get_or_insert_with(|| start.elapsed());
+            events += 1;
+        }
+    }
+    Ok(Sample {
+        events,
+        first: first.unwrap_or_default(),
+        total: start.elapsed(),
+    })
+}
+
 /// The Node reading side: a long-running `bench-client.mjs` that runs once per URL line.
 struct NodeClient {
     child: Child,
@@ -157,15 +192,27 @@ fn median(mut xs: Vec<Duration>) -> Duration {
     xs[xs.len() / 2]
 }
 
-struct Pair {
+struct Pair<S, R> {
     name: &'static str,
+    server: S,
+    reader: R,
     samples: Vec<Sample>,
 }
 
-impl Pair {
-    fn events_per_sec(&self) -> f64 {
-        let events = self.samples[0].events as f64;
-        events / median(self.samples.iter().map(|s| s.total).collect()).as_secs_f64()
+impl<S, R> Pair<S, R> {
+    fn new(name: &'static str, server: S, reader: R) -> Self {
+        Pair {
+            name,
+            server,
+            reader,
+            samples: Vec::new(),
+        }
+    }
+
+    /// Events served per second: every pair serves the same `served` events (a Rust client
+    /// delivers a few more, the chunk shorthands expanded, which are not counted).
+    fn events_per_sec(&self, served: usize) -> f64 {
+        served as f64 / median(self.samples.iter().map(|s| s.total).collect()).as_secs_f64()
     }
     fn first(&self) -> Duration {
         median(self.samples.iter().map(|s| s.first).collect())
@@ -243,37 +290,83 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .map(|_| NodeClient::start(&interop))
         .transpose()?;
 
+    // The Rust readers run on a runtime of their own with one thread, as a client reading
+    // one stream would: the connection and the reader wake each other without crossing
+    // threads. The server keeps the two-worker runtime above.
+    let client_runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
     let client = reqwest::Client::new();
     let input = br#"{"threadId":"bench","runId":"bench-run","messages":[],"tools":[],"context":[],"forwardedProps":{},"state":{}}"#;
+    #[derive(Clone, Copy, PartialEq)]
+    enum Reader {
+        RustClient,
+        SseDecode,
+        Official,
+    }
+    #[derive(Clone, Copy, PartialEq)]
+    enum Server {
+        Rust,
+        Node,
+    }
     let mut pairs = vec![
-        Pair {
-            name: "Rust server, Rust client",
-            samples: vec![],
-        },
-        Pair {
-            name: "Node server (@ag-ui/encoder), official client",
-            samples: vec![],
-        },
-        Pair {
-            name: "Rust server, official client",
-            samples: vec![],
-        },
-        Pair {
-            name: "Node server (@ag-ui/encoder), Rust client",
-            samples: vec![],
-        },
+        Pair::new(
+            "Rust server, Rust client (HttpAgent)",
+            Server::Rust,
+            Reader::RustClient,
+        ),
+        Pair::new(
+            "Node server (@ag-ui/encoder), official client",
+            Server::Node,
+            Reader::Official,
+        ),
+        Pair::new(
+            "Rust server, Rust reader (SSE + decode)",
+            Server::Rust,
+            Reader::SseDecode,
+        ),
+        Pair::new(
+            "Rust server, official client",
+            Server::Rust,
+            Reader::Official,
+        ),
+        Pair::new(
+            "Node server (@ag-ui/encoder), Rust client (HttpAgent)",
+            Server::Node,
+            Reader::RustClient,
+        ),
+        Pair::new(
+            "Node server (@ag-ui/encoder), Rust reader (SSE + decode)",
+            Server::Node,
+            Reader::SseDecode,
+        ),
     ];
+    if node_server.is_none() {
+        pairs.retain(|p| p.server == Server::Rust && p.reader != Reader::Official);
+    }
     // One warm-up round, then the measured ones.
     for round in 0..=rounds {
-        let mut samples = vec![runtime.block_on(rust_client(&client, &rust_url, input))?];
-        if let (Some(server), Some(nc)) = (&node_server, node_client.as_mut()) {
-            samples.push(nc.run(&server.1)?);
-            samples.push(nc.run(&rust_url)?);
-            samples.push(runtime.block_on(rust_client(&client, &server.1, input))?);
-        }
-        // Pairs 0 and 3 are read by the Rust client, 1 and 2 by the official one.
-        for (i, (pair, s)) in pairs.iter_mut().zip(samples).enumerate() {
-            let expected = if i % 3 == 0 { delivered } else { n };
+        for pair in &mut pairs {
+            let url = match pair.server {
+                Server::Rust => rust_url.as_str(),
+                Server::Node => node_server.as_ref().map_or("", |s| s.1.as_str()),
+            };
+            let s = match (pair.reader, node_client.as_mut()) {
+                (Reader::RustClient, _) => {
+                    client_runtime.block_on(rust_client(&client, url, input))?
+                }
+                (Reader::SseDecode, _) => {
+                    client_runtime.block_on(rust_reader(&client, url, input))?
+                }
+                (Reader::Official, Some(nc)) => nc.run(url)?,
+                (Reader::Official, None) => unreachable!("official pairs need node"),
+            };
+            // The HttpAgent delivers the chunk shorthands expanded; the others read them.
+            let expected = if pair.reader == Reader::RustClient {
+                delivered
+            } else {
+                n
+            };
             if s.events != expected {
                 return Err(format!(
                     "{}: {} events read, {expected} expected ({n} served)",
@@ -300,9 +393,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let node_pair = pairs
         .iter()
         .find(|p| p.name.starts_with("Node server (@ag-ui/encoder), official"))
-        .map(Pair::events_per_sec);
+        .map(|p| p.events_per_sec(n));
     for p in &pairs {
-        let eps = p.events_per_sec();
+        let eps = p.events_per_sec(n);
         let ratio = node_pair.map_or("–".to_owned(), |b| format!("{:.1}x", eps / b));
         println!(
             "| {} | {:.0} | {:.1} | {:.2} ms | {} |",
@@ -313,11 +406,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             ratio
         );
     }
-    if let (Some(ours), Some(theirs)) = (pairs.first(), pairs.get(1)) {
-        println!(
-            "\ntime to first event: Node pair / Rust pair = {:.1}x",
-            theirs.first().as_secs_f64() / ours.first().as_secs_f64()
-        );
+    let find = |server, reader| {
+        pairs
+            .iter()
+            .find(|p| p.server == server && p.reader == reader)
+    };
+    if let Some(theirs) = find(Server::Node, Reader::Official) {
+        for (reader, what) in [
+            (Reader::RustClient, "Rust client (HttpAgent)"),
+            (Reader::SseDecode, "Rust reader (SSE + decode)"),
+        ] {
+            if let Some(ours) = find(Server::Rust, reader) {
+                println!(
+                    "Rust server with the {what} vs the Node pair: events/s {:.1}x, time to first event {:.1}x shorter",
+                    ours.events_per_sec(n) / theirs.events_per_sec(n),
+                    theirs.first().as_secs_f64() / ours.first().as_secs_f64()
+                );
+            }
+        }
     }
     Ok(())
 }
