@@ -12,8 +12,8 @@
 //!
 //! Flattening keeps the text parts in order and drops the rest; each flattened message is
 //! reported as a warning (with the number of media parts dropped, if any), and so is each
-//! event dropped or changed. Event indices in
-//! warnings and errors count the events as the agent sent them, dropped ones included.
+//! event dropped or changed. Event indices in warnings and errors count the events as the
+//! agent sent them, dropped ones included.
 
 use std::fmt;
 use std::str::FromStr;

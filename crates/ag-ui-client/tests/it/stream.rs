@@ -1,6 +1,6 @@
 //! The runtime-free core: any stream of byte chunks, no HTTP.
 
-use ag_ui_client::{ClientError, ErrorKind, EventStream, RunItem, RunOutcome};
+use ag_ui_client::{ClientError, ErrorKind, EventStream, RunEnd, RunItem, RunOutcome};
 use ag_ui_core::{Message, ThreadState, UserMessage};
 use futures_util::{StreamExt, stream};
 use serde_json::json;
@@ -13,6 +13,14 @@ where
     EventStream<S>: futures_util::Stream<Item = RunItem> + Unpin,
 {
     futures_executor::block_on(run.by_ref().collect())
+}
+
+/// The run's end: the last item, which must be one.
+fn end_of(items: Vec<RunItem>) -> RunEnd {
+    match items.into_iter().last() {
+        Some(RunItem::End(end)) => end,
+        other => panic!("the last item is not the run's end: {other:?}"),
+    }
 }
 
 #[test]
@@ -73,9 +81,7 @@ fn a_source_error_is_a_transport_error_after_the_events_before_it() {
     let mut run = EventStream::new(chunks);
     let items = read(&mut run);
     assert_eq!(items.len(), 2);
-    let Some(RunItem::End(end)) = items.into_iter().last() else {
-        panic!()
-    };
+    let end = end_of(items);
     assert_eq!(
         end.error.as_ref().map(ClientError::kind),
         Some(ErrorKind::Transport)
@@ -93,9 +99,7 @@ fn a_source_that_ends_inside_a_message_is_a_transport_error() {
     let mut run = EventStream::new(stream::iter([Ok::<_, std::io::Error>(body.into_bytes())]));
     let items = read(&mut run);
     assert_eq!(items.len(), 2);
-    let Some(RunItem::End(end)) = items.into_iter().last() else {
-        panic!()
-    };
+    let end = end_of(items);
     assert_eq!(
         end.error.as_ref().map(ClientError::kind),
         Some(ErrorKind::Transport)
@@ -103,9 +107,7 @@ fn a_source_that_ends_inside_a_message_is_a_transport_error() {
     // Malformed (not cut) JSON in the same place is still the agent's syntax error.
     let body = format!("{}data: {{\"type\":]", sse(&[run_started()]));
     let mut run = EventStream::new(stream::iter([Ok::<_, std::io::Error>(body.into_bytes())]));
-    let Some(RunItem::End(end)) = read(&mut run).into_iter().last() else {
-        panic!()
-    };
+    let end = end_of(read(&mut run));
     assert_eq!(
         end.error.as_ref().map(ClientError::kind),
         Some(ErrorKind::SseParse)
@@ -127,9 +129,7 @@ fn an_abort_handle_stops_a_stream_without_a_runtime() {
     assert!(matches!(first, Some(RunItem::Event(_))));
     handle.abort();
     let rest = read(&mut run);
-    let Some(RunItem::End(end)) = rest.into_iter().last() else {
-        panic!()
-    };
+    let end = end_of(rest);
     assert_eq!(
         end.error.as_ref().map(ClientError::kind),
         Some(ErrorKind::Abort)
@@ -153,9 +153,7 @@ fn an_oversized_message_is_an_sse_parse_error() {
         .collect();
     let mut run = EventStream::new(stream::iter(chunks)).with_max_frame_bytes(1024);
     let items = read(&mut run);
-    let Some(RunItem::End(end)) = items.into_iter().last() else {
-        panic!()
-    };
+    let end = end_of(items);
     assert_eq!(
         end.error.as_ref().map(ClientError::kind),
         Some(ErrorKind::SseParse)
@@ -173,9 +171,7 @@ fn a_body_with_two_runs_is_read_to_its_end_and_reports_the_last_terminal_event()
     let mut run = EventStream::new(stream::iter([Ok::<_, std::io::Error>(body)]));
     let items = read(&mut run);
     assert_eq!(items.len(), 5);
-    let Some(RunItem::End(end)) = items.into_iter().last() else {
-        panic!()
-    };
+    let end = end_of(items);
     assert!(end.is_ok());
     assert_eq!(
         end.outcome,

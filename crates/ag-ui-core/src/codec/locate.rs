@@ -4,6 +4,8 @@
 //! removing a member from JSON text in place, for the forgiving reader's removal of
 //! unknown union members.
 
+use crate::codec::pointer::unescape_token;
+
 /// Line and column (1-based, in bytes, as serde_json counts them) of the last byte of the
 /// value at `pointer` in `text` (of the last such member when a key repeats), if the text
 /// up to it is well-formed. Iterative: no recursion, whatever the depth.
@@ -11,8 +13,7 @@ pub(crate) fn locate(text: &[u8], pointer: &str) -> Option<(usize, usize)> {
     let mut pos = skip_ws(text, 0);
     if !pointer.is_empty() {
         for token in pointer.strip_prefix('/')?.split('/') {
-            let token = token.replace("~1", "/").replace("~0", "~");
-            pos = child(text, pos, &token)?;
+            pos = child(text, pos, &unescape_token(token))?;
         }
     }
     let end = skip_value(text, pos)?;
@@ -39,7 +40,7 @@ fn remove_member(text: &mut [u8], pointer: &str) -> Option<()> {
     let tokens: Vec<String> = pointer
         .strip_prefix('/')?
         .split('/')
-        .map(|t| t.replace("~1", "/").replace("~0", "~"))
+        .map(unescape_token)
         .collect();
     let (last, path) = tokens.split_last()?;
     let mut pos = skip_ws(text, 0);
@@ -104,41 +105,57 @@ fn member(text: &[u8], pos: usize, token: &str) -> Option<Member> {
             })
         }
         b'{' => {
-            let mut at = skip_ws(text, pos + 1);
-            let mut found: Option<Member> = None;
-            while text.get(at)? == &b'"' {
-                let key_start = at;
-                let key_end = skip_value(text, at)?;
-                let key: String = serde_json::from_slice(&text[at..key_end]).ok()?;
-                at = skip_ws(text, key_end);
-                if text.get(at)? != &b':' {
-                    return None;
-                }
-                let value = skip_ws(text, at + 1);
-                let end = skip_value(text, value)?;
-                if key == token {
-                    match found.as_mut() {
-                        Some(m) => m.repeated = true,
-                        None => {
-                            found = Some(Member {
-                                start: key_start,
-                                value,
-                                end,
-                                repeated: false,
-                            });
-                        }
-                    }
-                }
-                at = skip_ws(text, end);
-                match text.get(at) {
-                    Some(b',') => at = skip_ws(text, at + 1),
-                    _ => break,
-                }
-            }
-            found
+            let entries = object_entries(text, pos)?;
+            let mut same = entries.into_iter().filter(|e| e.key == token);
+            let first = same.next()?;
+            Some(Member {
+                start: first.start,
+                value: first.value,
+                end: first.end,
+                repeated: same.next().is_some(),
+            })
         }
         _ => None,
     }
+}
+
+/// One member of an object in JSON text: its key, where the member starts (its key) and
+/// where its value starts and ends (exclusive).
+struct Entry {
+    key: String,
+    start: usize,
+    value: usize,
+    end: usize,
+}
+
+/// The members of the object starting at `pos`, in text order (repeated keys included), as
+/// far as the text is well-formed.
+fn object_entries(text: &[u8], pos: usize) -> Option<Vec<Entry>> {
+    let mut entries = Vec::new();
+    let mut at = skip_ws(text, pos + 1);
+    while text.get(at)? == &b'"' {
+        let start = at;
+        let key_end = skip_value(text, at)?;
+        let key: String = serde_json::from_slice(&text[at..key_end]).ok()?;
+        at = skip_ws(text, key_end);
+        if text.get(at)? != &b':' {
+            return None;
+        }
+        let value = skip_ws(text, at + 1);
+        let end = skip_value(text, value)?;
+        entries.push(Entry {
+            key,
+            start,
+            value,
+            end,
+        });
+        at = skip_ws(text, end);
+        match text.get(at) {
+            Some(b',') => at = skip_ws(text, at + 1),
+            _ => break,
+        }
+    }
+    Some(entries)
 }
 
 /// The start of member `token` of the array or object starting at `pos`.
@@ -156,28 +173,10 @@ fn child(text: &[u8], pos: usize, token: &str) -> Option<usize> {
             }
             (text.get(at)? != &b']').then_some(at)
         }
-        b'{' => {
-            let mut at = skip_ws(text, pos + 1);
-            let mut found = None;
-            while text.get(at)? == &b'"' {
-                let key_end = skip_value(text, at)?;
-                let key: String = serde_json::from_slice(&text[at..key_end]).ok()?;
-                at = skip_ws(text, key_end);
-                if text.get(at)? != &b':' {
-                    return None;
-                }
-                let value = skip_ws(text, at + 1);
-                if key == token {
-                    found = Some(value);
-                }
-                at = skip_ws(text, skip_value(text, value)?);
-                match text.get(at) {
-                    Some(b',') => at = skip_ws(text, at + 1),
-                    _ => break,
-                }
-            }
-            found
-        }
+        b'{' => object_entries(text, pos)?
+            .into_iter()
+            .rfind(|e| e.key == token)
+            .map(|e| e.value),
         _ => None,
     }
 }

@@ -12,6 +12,15 @@ pub(crate) fn escape_token(token: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// Unescapes one JSON Pointer reference token (RFC 6901: `~1` → `/`, then `~0` → `~`).
+pub(crate) fn unescape_token(token: &str) -> String {
+    if token.contains('~') {
+        token.replace("~1", "/").replace("~0", "~")
+    } else {
+        token.to_owned()
+    }
+}
+
 /// Formats a JSON Pointer for messages (the empty pointer is the document root).
 pub(crate) struct Location<'a>(pub(crate) &'a str);
 

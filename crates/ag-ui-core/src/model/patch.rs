@@ -63,7 +63,7 @@ impl JsonPointer {
             self.0
                 .split('/')
                 .skip(1)
-                .map(|t| t.replace("~1", "/").replace("~0", "~"))
+                .map(crate::codec::pointer::unescape_token)
                 .collect(),
         )
     }

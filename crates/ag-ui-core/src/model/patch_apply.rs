@@ -245,7 +245,7 @@ fn tokens(pointer: &str, which: &str) -> Result<Vec<String>, String> {
     }
     Ok(pointer[1..]
         .split('/')
-        .map(|t| t.replace("~1", "/").replace("~0", "~"))
+        .map(crate::codec::pointer::unescape_token)
         .collect())
 }
 

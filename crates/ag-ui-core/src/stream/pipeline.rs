@@ -175,15 +175,9 @@ impl EventPipeline {
                 self.checker.skip();
             }
             Some(event) => {
-                let start = out.len();
-                match self.checker.check(&event, out) {
-                    Ok(true) => out.push(event),
-                    Ok(false) => {}
-                    Err(v) => {
-                        out.truncate(start);
-                        self.refused = warnings;
-                        return Err(PipelineError::Violation(v));
-                    }
+                if let Err(e) = self.push_event_into(event, out) {
+                    self.refused = warnings;
+                    return Err(e);
                 }
             }
         }
@@ -202,10 +196,26 @@ impl EventPipeline {
     /// [`PipelineError::Violation`] for a broken rule.
     pub fn push_event(&mut self, event: Event) -> Result<Vec<Event>, PipelineError> {
         let mut out = Vec::new();
-        if self.checker.check(&event, &mut out)? {
-            out.push(event);
-        }
+        self.push_event_into(event, &mut out)?;
         Ok(out)
+    }
+
+    /// [`EventPipeline::push_event`], appending the events to apply to `out`; on a
+    /// violation `out` is left as it was.
+    fn push_event_into(&mut self, event: Event, out: &mut Vec<Event>) -> Result<(), PipelineError> {
+        let start = out.len();
+        match self.checker.check(&event, out) {
+            Ok(pass) => {
+                if pass {
+                    out.push(event);
+                }
+                Ok(())
+            }
+            Err(v) => {
+                out.truncate(start);
+                Err(PipelineError::Violation(v))
+            }
+        }
     }
 
     /// Ends the stream: returns the `*_END` events closing chunk streams still pending,

@@ -95,6 +95,22 @@ impl Default for ThreadState {
     }
 }
 
+/// The events that change neither the messages nor the state (spans, steps, subagent
+/// segments, `RAW`, `CUSTOM`), as a pattern: both of [`ThreadState`]'s matches use it.
+macro_rules! stores_nothing {
+    () => {
+        Event::StepStarted(_)
+            | Event::StepFinished(_)
+            | Event::Raw(_)
+            | Event::Custom(_)
+            | Event::ReasoningStart(_)
+            | Event::ReasoningEnd(_)
+            | Event::SubagentStarted(_)
+            | Event::SubagentFinished(_)
+            | Event::SubagentError(_)
+    };
+}
+
 impl ThreadState {
     /// A thread with no messages and the state `{}`.
     #[must_use]
@@ -138,15 +154,7 @@ impl ThreadState {
             }
             Event::RunStarted(_) => self.run_started(),
             Event::RunFinished(e) => self.run_finished(e.outcome.clone()),
-            Event::StepStarted(_)
-            | Event::StepFinished(_)
-            | Event::Raw(_)
-            | Event::Custom(_)
-            | Event::ReasoningStart(_)
-            | Event::ReasoningEnd(_)
-            | Event::SubagentStarted(_)
-            | Event::SubagentFinished(_)
-            | Event::SubagentError(_) => {}
+            stores_nothing!() => {}
             // The thread keeps what these bring: copied once, then moved in.
             Event::TextMessageStart(_)
             | Event::TextMessageEnd(_)
@@ -217,18 +225,9 @@ impl ThreadState {
                      are applied (ChunkExpander, EventPipeline or StreamConsumer)",
                 ))
             }
-            // Spans, steps, subagent segments, RAW and CUSTOM change neither the messages
-            // nor the state. Listed, not matched by a wildcard, so that a new event does
-            // not compile until it is decided here.
-            Event::StepStarted(_)
-            | Event::StepFinished(_)
-            | Event::Raw(_)
-            | Event::Custom(_)
-            | Event::ReasoningStart(_)
-            | Event::ReasoningEnd(_)
-            | Event::SubagentStarted(_)
-            | Event::SubagentFinished(_)
-            | Event::SubagentError(_) => {}
+            // Listed, not matched by a wildcard, so that a new event does not compile
+            // until it is decided here.
+            stores_nothing!() => {}
         }
     }
 
