@@ -10,7 +10,7 @@ pub use codec::read;
 pub use model::event;
 pub use stream::{chunk, sse, verify};
 
-pub use codec::error::{Error, ErrorKind, Result};
+pub use codec::error::{BoxError, Error, ErrorKind, Result};
 pub use codec::read::{
     Decoded, ReadMode, Warning, WarningKind, decode, decode_slice, decode_value, from_slice,
     from_str,

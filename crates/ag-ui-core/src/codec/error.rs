@@ -3,6 +3,10 @@
 use crate::codec::diagnostics::{Fault, WarningKind};
 use crate::codec::pointer::Location;
 
+/// A boxed error that crosses threads: what an agent's stream, a transport or a store may
+/// fail with. One definition for every crate of the workspace.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
 /// Everything that can go wrong reading or writing AG-UI.
 ///
 /// Every variant about a document says where: a JSON Pointer (RFC 6901; the empty pointer
