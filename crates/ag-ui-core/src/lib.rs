@@ -1,20 +1,66 @@
 #![doc = include_str!("../README.md")]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+// The implementation, one layer per folder (docs/design.md). `codec` and `model` were public
+// in the first release; their paths stay as hidden re-exports.
+#[doc(hidden)]
 pub mod codec;
+#[doc(hidden)]
 pub mod model;
 pub mod stream;
 pub(crate) mod thread;
 
-pub use codec::read;
+pub mod read {
+    //! Reading AG-UI JSON: the forgiving 1.0 receiver ([`from_str`], [`from_slice`]), with
+    //! the warnings of what it forgave and an exact mode ([`decode`], [`decode_slice`],
+    //! [`decode_value`]). The types these return ([`Decoded`](crate::Decoded),
+    //! [`ReadMode`](crate::ReadMode), [`Warning`](crate::Warning),
+    //! [`WarningKind`](crate::WarningKind)) live at the crate root; [`crate::write`] is the
+    //! other direction.
+
+    pub use crate::codec::read::{
+        MAX_WARNINGS, decode, decode_slice, decode_value, from_slice, from_str,
+    };
+
+    // First-release paths of the root types.
+    #[doc(hidden)]
+    pub use crate::codec::read::{Decoded, ReadMode, Warning, WarningKind};
+}
+
+pub mod write {
+    //! Writing AG-UI JSON: compact, exact 1.0 documents ([`to_string`], [`to_vec`]); a value
+    //! the wire cannot hold is an [`Error`](crate::Error) of kind
+    //! [`ErrorKind::Encode`](crate::ErrorKind::Encode) naming the offending member. SSE
+    //! framing of the same JSON is [`crate::sse`]; [`crate::read`] is the other direction.
+
+    pub use crate::codec::write::{to_string, to_vec};
+}
+
+pub mod sse {
+    //! Server-Sent Events framing (spec §8.3): [`to_sse_frame`] and [`write_sse_frame`]
+    //! write `data: <compact JSON>\n\n`; [`SseReader`](crate::SseReader) (at the crate
+    //! root) reads message texts back out of bytes. The JSON itself is [`crate::write`].
+
+    pub use crate::stream::sse::{
+        DEFAULT_MAX_FRAME_BYTES, PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, to_sse_frame, write_sse_frame,
+    };
+
+    // First-release paths: the reader type (now at the root) and the JSON writer (now in
+    // `write`).
+    #[doc(hidden)]
+    pub use crate::codec::write::{to_string, to_vec};
+    #[doc(hidden)]
+    pub use crate::stream::sse::SseReader;
+}
+
+// First-release module paths.
+#[doc(hidden)]
 pub use model::event;
-pub use stream::{chunk, sse, verify};
+#[doc(hidden)]
+pub use stream::{chunk, verify};
 
 pub use codec::error::{BoxError, Error, ErrorKind, Result};
-pub use codec::read::{
-    Decoded, ReadMode, Warning, WarningKind, decode, decode_slice, decode_value, from_slice,
-    from_str,
-};
+pub use codec::read::{Decoded, ReadMode, Warning, WarningKind};
 pub use codec::wire::MAX_SAFE_INTEGER;
 pub use model::capabilities::{
     AgentCapabilities, ExecutionCapabilities, HumanInTheLoopCapabilities, IdentityCapabilities,
@@ -55,11 +101,20 @@ pub use stream::chunk::ChunkExpander;
 pub use stream::consumer::{ConsumeError, StreamConsumer};
 pub use stream::decoder::EventDecoder;
 pub use stream::pipeline::{EventPipeline, PipelineError};
-pub use stream::sse::{
-    PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, SseReader, to_sse_frame, to_string, to_vec, write_sse_frame,
-};
-pub use stream::verify::{Rule, Verifier, Violation, verify_events};
+pub use stream::sse::SseReader;
+pub use stream::verify::{Rule, Verifier, Violation};
 pub use thread::{RunStatus, ThreadState};
+
+// First-release root paths of the functions and constants that now live in `read`,
+// `write`, `sse` and `stream`.
+#[doc(hidden)]
+pub use codec::read::{decode, decode_slice, decode_value, from_slice, from_str};
+#[doc(hidden)]
+pub use codec::write::{to_string, to_vec};
+#[doc(hidden)]
+pub use stream::sse::{PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, to_sse_frame, write_sse_frame};
+#[doc(hidden)]
+pub use stream::verify::verify_events;
 
 /// The protocol version this crate implements, as declared in `protocolVersion`.
 pub const PROTOCOL_VERSION: &str = "1.0";

@@ -34,9 +34,10 @@ impl ThreadState {
         let role = e.role();
         if let Some(p) = self.index.position(e.message_id.as_str()) {
             // A START for an existing id reuses the message (a tool call may have created
-            // it): it keeps its role and content.
+            // it): it keeps its role, content and name (the official client sets the name
+            // only when it creates the message); the metadata merges.
             let m = &mut self.messages[p];
-            let Some((name, metadata)) = text_fields(m) else {
+            let Some(metadata) = text_metadata(m) else {
                 w.push(role_mismatch(
                     "/messageId",
                     e.message_id.as_str(),
@@ -45,9 +46,6 @@ impl ThreadState {
                 ));
                 return;
             };
-            if let (Some(name_slot), Some(n)) = (name, e.name) {
-                *name_slot = Some(n);
-            }
             merge_metadata(metadata, e.metadata);
             return;
         }
@@ -118,8 +116,8 @@ impl ThreadState {
             return;
         };
         let m = &mut self.messages[p];
-        match text_fields(m) {
-            Some((_, metadata)) => merge_metadata(metadata, e.metadata),
+        match text_metadata(m) {
+            Some(metadata) => merge_metadata(metadata, e.metadata),
             None => w.push(role_mismatch(
                 "/messageId",
                 e.message_id.as_str(),
@@ -359,14 +357,13 @@ impl WithPointerIndex for Warning {
     }
 }
 
-/// The name and metadata slots of a text-role message (`None` for other roles).
-#[allow(clippy::type_complexity)]
-fn text_fields(m: &mut Message) -> Option<(Option<&mut Option<String>>, &mut Option<Metadata>)> {
+/// The metadata slot of a text-role message (`None` for other roles).
+fn text_metadata(m: &mut Message) -> Option<&mut Option<Metadata>> {
     match m {
-        Message::Developer(m) => Some((Some(&mut m.name), &mut m.metadata)),
-        Message::System(m) => Some((Some(&mut m.name), &mut m.metadata)),
-        Message::Assistant(m) => Some((Some(&mut m.name), &mut m.metadata)),
-        Message::User(m) => Some((Some(&mut m.name), &mut m.metadata)),
+        Message::Developer(m) => Some(&mut m.metadata),
+        Message::System(m) => Some(&mut m.metadata),
+        Message::Assistant(m) => Some(&mut m.metadata),
+        Message::User(m) => Some(&mut m.metadata),
         _ => None,
     }
 }

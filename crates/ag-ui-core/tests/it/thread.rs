@@ -442,3 +442,34 @@ fn spec_rules_where_the_official_client_departs() {
     );
     assert_eq!(t.state(), &json!({}));
 }
+
+/// A `TEXT_MESSAGE_START` for an id the thread holds reuses the message without renaming
+/// it, as the official client does (it sets `name` only when it creates the message), with
+/// both `apply` and `apply_owned`; the name of a START that creates a message is kept.
+#[test]
+fn a_start_for_an_existing_message_keeps_its_name() {
+    let events = vec![
+        json!({"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant","name":"first"}),
+        json!({"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"a"}),
+        json!({"type":"TEXT_MESSAGE_END","messageId":"m1"}),
+        json!({"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant","name":"second"}),
+        json!({"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"b"}),
+        json!({"type":"TEXT_MESSAGE_END","messageId":"m1"}),
+        json!({"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"f","parentMessageId":"m2"}),
+        json!({"type":"TEXT_MESSAGE_START","messageId":"m2","role":"assistant","name":"late"}),
+    ];
+    let expected = json!([
+        {"id":"m1","role":"assistant","content":"ab","name":"first"},
+        {"id":"m2","role":"assistant","toolCalls":[
+            {"id":"c1","type":"function","function":{"name":"f","arguments":""}}
+        ]},
+    ]);
+    let mut borrowed = ThreadState::new();
+    assert!(apply_all(&mut borrowed, events.clone()).is_empty());
+    assert_eq!(messages(&borrowed), expected);
+    let mut owned = ThreadState::new();
+    for e in events {
+        assert!(owned.apply_owned(ev(e)).is_empty());
+    }
+    assert_eq!(messages(&owned), expected);
+}
