@@ -100,10 +100,11 @@ pub use model::usage::TokenUsage;
 pub use stream::chunk::ChunkExpander;
 pub use stream::consumer::{ConsumeError, StreamConsumer};
 pub use stream::decoder::EventDecoder;
+pub use stream::lifecycle::{RunLifecycle, RunStatus};
 pub use stream::pipeline::{EventPipeline, PipelineError};
 pub use stream::sse::SseReader;
 pub use stream::verify::{Rule, Verifier, Violation};
-pub use thread::{RunStatus, ThreadState};
+pub use thread::ThreadState;
 
 // First-release root paths of the functions and constants that now live in `read`,
 // `write`, `sse` and `stream`.

@@ -240,9 +240,7 @@ pub struct Outcome {
 
 fn run<T: DeserializeOwned + Serialize>(json: &str, mode: ReadMode) -> Result<Outcome, Error> {
     let d = decode::<T>(json, mode)?;
-    let encoded = serde_json::from_str(&to_string(&d.value)?).map_err(|e| Error::Encode {
-        message: e.to_string(),
-    })?;
+    let encoded = ag_ui_core::read::from_str(&to_string(&d.value)?)?;
     Ok(Outcome {
         encoded,
         warnings: d
@@ -299,9 +297,7 @@ pub fn decode_stream_event(json: &str, mode: ReadMode, ids: &[String]) -> Result
     });
     let d = dec.decode(json)?;
     let encoded = match d.value {
-        Some(event) => serde_json::from_str(&to_string(&event)?).map_err(|e| Error::Encode {
-            message: e.to_string(),
-        })?,
+        Some(event) => ag_ui_core::read::from_str(&to_string(&event)?)?,
         None => Value::Null,
     };
     Ok(Outcome {

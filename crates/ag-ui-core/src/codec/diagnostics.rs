@@ -553,8 +553,8 @@ pub(crate) struct UnknownEvent {
 }
 
 /// Remembers the `type` of an unknown event (and, for a 0.x type, its successor) so that
-/// [`decode`] can return [`Error::UnknownEventType`](crate::Error::UnknownEventType) or
-/// [`Error::LegacyEventType`](crate::Error::LegacyEventType).
+/// [`decode`] can return [`ErrorKind::UnknownEventType`](crate::ErrorKind::UnknownEventType) or
+/// [`ErrorKind::LegacyEventType`](crate::ErrorKind::LegacyEventType).
 #[cold]
 pub(crate) fn note_unknown_event(event_type: &str, successor: Option<crate::EventType>) {
     if MODE.with(Cell::get) != OFF {

@@ -9,66 +9,72 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 /// Everything that can go wrong reading or writing AG-UI.
 ///
-/// Every variant about a document says where: a JSON Pointer (RFC 6901; the empty pointer
-/// is the document root) and, for text input, the line and column.
+/// The representation is private; read an error through its accessors: [`Error::kind`]
+/// (what went wrong, to match on), [`Error::pointer`] (where in the document, a JSON
+/// Pointer, RFC 6901; the empty pointer is the document root), [`Error::line_column`]
+/// (where in the input text), and the details of some kinds ([`Error::event_type`],
+/// [`Error::successor`], [`Error::warning_kind`], [`Error::offset`]). Every error about a
+/// document has a pointer (reading and writing alike); only the two about a byte stream,
+/// [`ErrorKind::Sse`] and [`ErrorKind::Io`], have none. The message ([`Display`]) says what
+/// was expected and what was found, and where.
+///
+/// [`Display`]: std::fmt::Display
 #[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum Error {
+#[error(transparent)]
+pub struct Error(Box<Repr>);
+
+/// The private representation of [`Error`]: one variant per [`ErrorKind`].
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum Repr {
     /// The input is not well-formed JSON (or ends early).
     #[error(
-        "malformed JSON at {} (line {line}, column {column}): {message}",
-        Location(pointer)
+        "malformed JSON at {}{}: {message}",
+        Location(pointer),
+        LineCol(*at)
     )]
     Syntax {
         /// Pointer of the member being read when the syntax broke (may be the root).
         pointer: String,
         /// What the parser expected.
         message: String,
-        /// 1-based line of the offending byte.
-        line: usize,
-        /// 1-based column of the offending byte.
-        column: usize,
+        /// 1-based line and column of the offending byte.
+        at: Option<(usize, usize)>,
     },
     /// Arrays and objects nested deeper than the reader allows (127 levels): refused before
     /// the stack is at risk.
     #[error(
-        "document nested too deep at {} (line {line}, column {column}): arrays and objects nest at most 127 levels deep",
-        Location(pointer)
+        "document nested too deep at {}{}: arrays and objects nest at most 127 levels deep",
+        Location(pointer),
+        LineCol(*at)
     )]
     TooDeep {
         /// Pointer of the member being read when the limit was met: the container one
         /// level too deep, or the unknown member being skipped that holds it.
         pointer: String,
-        /// 1-based line of the offending byte (0 when not read from text).
-        line: usize,
-        /// 1-based column of the offending byte (0 when not read from text).
-        column: usize,
+        /// 1-based line and column of the offending byte (`None` when not read from text).
+        at: Option<(usize, usize)>,
     },
-    /// Well-formed JSON that breaks the AG-UI 1.0 shape: a missing required field, a value of
-    /// the wrong JSON type, a value outside an enumeration or bound.
-    #[error("invalid AG-UI document at {}: {message}{}", Location(pointer), LineCol(*line, *column))]
+    /// Well-formed JSON that breaks the AG-UI 1.0 shape.
+    #[error("invalid AG-UI document at {}: {message}{}", Location(pointer), LineCol(*at))]
     Invalid {
         /// Pointer of the offending member (for a missing field: of the object lacking it).
         pointer: String,
         /// What was expected and what was found.
         message: String,
-        /// 1-based line in the input text (0 when not read from text).
-        line: usize,
-        /// 1-based column in the input text (0 when not read from text).
-        column: usize,
+        /// 1-based line and column in the input text (`None` when not read from text).
+        at: Option<(usize, usize)>,
     },
-    /// An event whose `type` is not one of the 31 of AG-UI 1.0. Stream consumers drop such
-    /// events with a warning (spec §2.3); it is its own variant so that they can.
+    /// An event whose `type` is not one of AG-UI 1.0.
     #[error(
-        "unknown event type {:?} (not one of the 31 event types of AG-UI 1.0)",
-        crate::codec::shown::Shown(event_type)
+        "unknown event type {:?} (not one of the {} event types of AG-UI 1.0)",
+        crate::codec::shown::Shown(event_type),
+        crate::EventType::ALL.len()
     )]
     UnknownEventType {
         /// The `type` value found.
         event_type: String,
     },
-    /// A 0.x `THINKING_*` event read as a single document. [`crate::EventDecoder`] translates
-    /// these (they need the stream's context to get their ids).
+    /// A 0.x `THINKING_*` event read as a single document.
     #[error(
         "{event_type} is a 0.x event type retired in AG-UI 1.0 (its successor is {successor}); \
          read 0.x streams with `EventDecoder`, which translates it"
@@ -87,9 +93,11 @@ pub enum Error {
         /// Where.
         pointer: String,
     },
-    /// A value could not be written as AG-UI 1.0 (for example a count above 2^53 − 1).
-    #[error("cannot encode AG-UI JSON: {message}")]
+    /// A value could not be written as AG-UI 1.0.
+    #[error("cannot encode AG-UI JSON at {}: {message}", Location(pointer))]
     Encode {
+        /// Pointer of the member that cannot be written, in the document being written.
+        pointer: String,
         /// What is wrong with the value.
         message: String,
     },
@@ -103,7 +111,21 @@ pub enum Error {
     },
     /// Reading or writing the underlying stream failed.
     #[error("I/O error: {0}")]
-    Io(#[from] std::io::Error),
+    Io(#[source] std::io::Error),
+}
+
+impl From<Repr> for Error {
+    #[cold]
+    fn from(repr: Repr) -> Self {
+        Error(Box::new(repr))
+    }
+}
+
+impl From<std::io::Error> for Error {
+    #[cold]
+    fn from(e: std::io::Error) -> Self {
+        Repr::Io(e).into()
+    }
 }
 
 /// Shorthand for results of this crate.
@@ -117,14 +139,13 @@ fn kind_text(kind: WarningKind) -> String {
         .to_owned()
 }
 
-struct LineCol(usize, usize);
+struct LineCol(Option<(usize, usize)>);
 
 impl std::fmt::Display for LineCol {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.0 == 0 {
-            Ok(())
-        } else {
-            write!(f, " (line {}, column {})", self.0, self.1)
+        match self.0 {
+            Some((line, column)) => write!(f, " (line {line}, column {column})"),
+            None => Ok(()),
         }
     }
 }
@@ -205,23 +226,39 @@ fn explain_syntax(message: &str) -> String {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ErrorKind {
-    /// Malformed JSON ([`Error::Syntax`]).
+    /// Malformed JSON, or input that ends early. Pointer: the member being read when the
+    /// syntax broke (may be the root); line and column of the offending byte.
     Syntax,
-    /// Nesting beyond the reader's limit ([`Error::TooDeep`]).
+    /// Arrays and objects nested deeper than the readers allow (127 levels), refused before
+    /// the stack is at risk. Pointer: the member being read when the limit was met (the
+    /// container one level too deep, or the member holding it); line and column when read
+    /// from text.
     TooDeep,
-    /// Well-formed JSON outside the AG-UI 1.0 shape ([`Error::Invalid`]).
+    /// Well-formed JSON outside the AG-UI 1.0 shape: a missing required field, a value of
+    /// the wrong JSON type, a value outside an enumeration or bound. Pointer: the offending
+    /// member (for a missing field, the object lacking it); line and column when read from
+    /// text.
     Invalid,
-    /// An event `type` outside the 31 of 1.0 ([`Error::UnknownEventType`]).
+    /// An event whose `type` is none of AG-UI 1.0's ([`Error::event_type`]). Stream
+    /// consumers drop such events with a warning (spec §2.3); it is its own kind so that
+    /// they can. Pointer: `/type`.
     UnknownEventType,
-    /// A 0.x event type read as a single document ([`Error::LegacyEventType`]).
+    /// A 0.x `THINKING_*` event read as a single document ([`Error::event_type`],
+    /// [`Error::successor`]); [`crate::EventDecoder`] translates these (they need the
+    /// stream's context to get their ids). Pointer: `/type`.
     LegacyEventType,
-    /// Refused by exact mode ([`Error::NotExact`]).
+    /// Refused by exact mode: something the forgiving reader would have accepted with a
+    /// warning of [`Error::warning_kind`]. Pointer: where.
     NotExact,
-    /// A value that cannot be written as AG-UI 1.0 ([`Error::Encode`]).
+    /// A value that cannot be written as AG-UI 1.0: an integer beyond ±(2^53 − 1) (or a
+    /// count beyond 2^53 − 1), an invalid JSON Pointer, arrays and objects nested deeper
+    /// than 127 levels. Pointer: the member in the document being written.
     Encode,
-    /// SSE framing or a size cap ([`Error::Sse`]).
+    /// A Server-Sent Events frame broke the framing rules or a size cap, at byte
+    /// [`Error::offset`] of the stream. No pointer.
     Sse,
-    /// The underlying reader or writer failed ([`Error::Io`]).
+    /// The underlying reader or writer failed ([`std::error::Error::source`] is the
+    /// `std::io::Error`). No pointer.
     Io,
 }
 
@@ -231,50 +268,119 @@ impl Error {
     /// ```
     /// use ag_ui_core::{ErrorKind, Event};
     ///
-    /// let err = ag_ui_core::from_str::<Event>(r#"{"type":"RUN_ERROR"}"#).unwrap_err();
+    /// let err = ag_ui_core::read::from_str::<Event>(r#"{"type":"RUN_ERROR"}"#).unwrap_err();
     /// assert_eq!(err.kind(), ErrorKind::Invalid);
     /// assert_eq!(err.pointer(), Some(""));
-    /// let err = ag_ui_core::from_str::<Event>(r#"{"type":"RUN_ERROR","#).unwrap_err();
+    /// assert_eq!(err.line_column(), Some((1, 20)));
+    /// let err = ag_ui_core::read::from_str::<Event>(r#"{"type":"RUN_ERROR","#).unwrap_err();
     /// assert_eq!(err.kind(), ErrorKind::Syntax);
     /// ```
     #[must_use]
     pub fn kind(&self) -> ErrorKind {
-        match self {
-            Error::Syntax { .. } => ErrorKind::Syntax,
-            Error::TooDeep { .. } => ErrorKind::TooDeep,
-            Error::Invalid { .. } => ErrorKind::Invalid,
-            Error::UnknownEventType { .. } => ErrorKind::UnknownEventType,
-            Error::LegacyEventType { .. } => ErrorKind::LegacyEventType,
-            Error::NotExact { .. } => ErrorKind::NotExact,
-            Error::Encode { .. } => ErrorKind::Encode,
-            Error::Sse { .. } => ErrorKind::Sse,
-            Error::Io(_) => ErrorKind::Io,
+        match &*self.0 {
+            Repr::Syntax { .. } => ErrorKind::Syntax,
+            Repr::TooDeep { .. } => ErrorKind::TooDeep,
+            Repr::Invalid { .. } => ErrorKind::Invalid,
+            Repr::UnknownEventType { .. } => ErrorKind::UnknownEventType,
+            Repr::LegacyEventType { .. } => ErrorKind::LegacyEventType,
+            Repr::NotExact { .. } => ErrorKind::NotExact,
+            Repr::Encode { .. } => ErrorKind::Encode,
+            Repr::Sse { .. } => ErrorKind::Sse,
+            Repr::Io(_) => ErrorKind::Io,
+        }
+    }
+
+    /// The JSON Pointer (RFC 6901) of the member this error is about; the empty pointer is
+    /// the document root. Every kind about a document has one, reading and writing alike;
+    /// `None` only for [`ErrorKind::Sse`] and [`ErrorKind::Io`], which are about a byte
+    /// stream (see [`Error::offset`]).
+    ///
+    /// ```
+    /// use ag_ui_core::{ErrorKind, Event, JsonPatchOperation, StateDeltaEvent};
+    ///
+    /// let patch = vec![JsonPatchOperation::remove("/a"), JsonPatchOperation::remove("b")];
+    /// let event: Event = StateDeltaEvent::new(patch).into();
+    /// let err = ag_ui_core::write::to_string(&event).unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::Encode);
+    /// assert_eq!(err.pointer(), Some("/delta/1/path"));
+    /// assert_eq!(err.line_column(), None);
+    /// ```
+    #[must_use]
+    pub fn pointer(&self) -> Option<&str> {
+        match &*self.0 {
+            Repr::Syntax { pointer, .. }
+            | Repr::TooDeep { pointer, .. }
+            | Repr::Invalid { pointer, .. }
+            | Repr::NotExact { pointer, .. }
+            | Repr::Encode { pointer, .. } => Some(pointer),
+            Repr::UnknownEventType { .. } | Repr::LegacyEventType { .. } => Some("/type"),
+            Repr::Sse { .. } | Repr::Io(_) => None,
         }
     }
 
     /// 1-based line and column in the input text, when the error is about a document read
-    /// from text.
+    /// from text (`None` for a value read from a `serde_json::Value`, for writing, and for
+    /// the kinds without a pointer).
     #[must_use]
     pub fn line_column(&self) -> Option<(usize, usize)> {
-        match self {
-            Error::Syntax { line, column, .. }
-            | Error::TooDeep { line, column, .. }
-            | Error::Invalid { line, column, .. }
-                if *line > 0 =>
-            {
-                Some((*line, *column))
+        match &*self.0 {
+            Repr::Syntax { at, .. } | Repr::TooDeep { at, .. } | Repr::Invalid { at, .. } => *at,
+            _ => None,
+        }
+    }
+
+    /// The `type` found, for [`ErrorKind::UnknownEventType`] and
+    /// [`ErrorKind::LegacyEventType`].
+    #[must_use]
+    pub fn event_type(&self) -> Option<&str> {
+        match &*self.0 {
+            Repr::UnknownEventType { event_type } | Repr::LegacyEventType { event_type, .. } => {
+                Some(event_type)
             }
             _ => None,
         }
+    }
+
+    /// The 1.0 event type a 0.x type became, for [`ErrorKind::LegacyEventType`].
+    #[must_use]
+    pub fn successor(&self) -> Option<crate::EventType> {
+        match &*self.0 {
+            Repr::LegacyEventType { successor, .. } => Some(*successor),
+            _ => None,
+        }
+    }
+
+    /// What the forgiving reader would have forgiven, for [`ErrorKind::NotExact`].
+    #[must_use]
+    pub fn warning_kind(&self) -> Option<WarningKind> {
+        match &*self.0 {
+            Repr::NotExact { kind, .. } => Some(*kind),
+            _ => None,
+        }
+    }
+
+    /// The byte offset in the stream where an [`ErrorKind::Sse`] error was detected.
+    #[must_use]
+    pub fn offset(&self) -> Option<u64> {
+        match &*self.0 {
+            Repr::Sse { offset, .. } => Some(*offset),
+            _ => None,
+        }
+    }
+
+    /// The representation, to change.
+    pub(crate) fn repr_mut(&mut self) -> &mut Repr {
+        &mut self.0
     }
 
     /// Converts a `serde_json` error raised while this crate's visitors ran, taking the
     /// pointer from the reader's fault record.
     pub(crate) fn from_json(e: &serde_json::Error, fault: &Fault) -> Self {
         let (line, column) = (e.line(), e.column());
+        let at = (line > 0).then_some((line, column));
         let text = e.to_string();
         if e.classify() == serde_json::error::Category::Io {
-            return Error::Io(std::io::Error::other(text));
+            return Repr::Io(std::io::Error::other(text)).into();
         }
         let (pointer, raised) = match &fault.base {
             Some(base) if fault.matches(&text) => (fault.pointer.clone(), base.as_str()),
@@ -285,44 +391,36 @@ impl Error {
             serde_json::error::Category::Syntax | serde_json::error::Category::Eof
         );
         match recognise(raised, line, column, syntax) {
-            JsonFault::TooDeep => Error::TooDeep {
-                pointer,
-                line,
-                column,
-            },
-            JsonFault::Syntax(m) => Error::Syntax {
+            JsonFault::TooDeep => Repr::TooDeep { pointer, at },
+            JsonFault::Syntax(m) => Repr::Syntax {
                 pointer,
                 message: crate::codec::shown::bounded(explain_syntax(m)),
-                line,
-                column,
+                at,
             },
-            JsonFault::Data(m) => Error::Invalid {
+            JsonFault::Data(m) => Repr::Invalid {
                 pointer,
                 message: crate::codec::shown::bounded(m.to_owned()),
-                line,
-                column,
+                at,
             },
         }
+        .into()
     }
 
-    /// Converts a serialization error.
-    pub(crate) fn encode(e: &serde_json::Error) -> Self {
-        Error::Encode {
-            message: e.to_string(),
+    /// A document outside the AG-UI 1.0 shape, at `pointer`, not read from text.
+    #[cold]
+    pub(crate) fn invalid(pointer: String, message: String) -> Self {
+        Repr::Invalid {
+            pointer,
+            message,
+            at: None,
         }
+        .into()
     }
 
-    /// The JSON Pointer this error is about, if it is about a document member.
-    #[must_use]
-    pub fn pointer(&self) -> Option<&str> {
-        match self {
-            Error::Syntax { pointer, .. }
-            | Error::TooDeep { pointer, .. }
-            | Error::Invalid { pointer, .. }
-            | Error::NotExact { pointer, .. } => Some(pointer),
-            Error::UnknownEventType { .. } | Error::LegacyEventType { .. } => Some("/type"),
-            _ => None,
-        }
+    /// A value that cannot be written, at `pointer`.
+    #[cold]
+    pub(crate) fn encode(pointer: String, message: String) -> Self {
+        Repr::Encode { pointer, message }.into()
     }
 }
 

@@ -13,7 +13,7 @@ use serde::de::DeserializeOwned;
 
 use crate::codec::diagnostics::{self, Fault, Pass};
 pub use crate::codec::diagnostics::{Warning, WarningKind};
-use crate::codec::error::Error;
+use crate::codec::error::{Error, Repr};
 use crate::codec::pointer::escape_token;
 use crate::codec::root::Root;
 
@@ -26,7 +26,7 @@ pub enum ReadMode {
     #[default]
     Forgiving,
     /// Exactly what the 1.0 JSON Schema accepts: closed objects, no optional `null`s, no
-    /// legacy shapes. The first offence is an [`Error::NotExact`].
+    /// legacy shapes. The first offence is an [`ErrorKind::NotExact`](crate::ErrorKind::NotExact).
     Exact,
 }
 
@@ -54,8 +54,8 @@ pub use crate::codec::diagnostics::MAX_WARNINGS;
 /// the JSON Pointer of the offending member.
 ///
 /// # Errors
-/// [`Error::Syntax`] for malformed JSON, [`Error::Invalid`] for a document that breaks the
-/// 1.0 shape, [`Error::UnknownEventType`] for an event `type` outside the 31 of 1.0.
+/// [`ErrorKind::Syntax`](crate::ErrorKind::Syntax) for malformed JSON, [`ErrorKind::Invalid`](crate::ErrorKind::Invalid) for a document that breaks the
+/// 1.0 shape, [`ErrorKind::UnknownEventType`](crate::ErrorKind::UnknownEventType) for an event `type` that is none of AG-UI 1.0's.
 pub fn from_str<T: DeserializeOwned>(json: &str) -> Result<T, Error> {
     decode(json, ReadMode::Forgiving).map(|d| d.value)
 }
@@ -71,7 +71,7 @@ pub fn from_slice<T: DeserializeOwned>(json: &[u8]) -> Result<T, Error> {
 /// Decodes `T` from JSON text in `mode`, reporting what was forgiven.
 ///
 /// # Errors
-/// As [`from_str`], plus [`Error::NotExact`] in [`ReadMode::Exact`] when the document is
+/// As [`from_str`], plus [`ErrorKind::NotExact`](crate::ErrorKind::NotExact) in [`ReadMode::Exact`] when the document is
 /// outside the 1.0 schema (an unknown field, an optional `null`, a legacy shape).
 pub fn decode<T: DeserializeOwned>(json: &str, mode: ReadMode) -> Result<Decoded<T>, Error> {
     recover(
@@ -173,17 +173,13 @@ fn is_array(json: &[u8]) -> bool {
 /// stack either.
 ///
 /// # Errors
-/// As [`decode`], and [`Error::TooDeep`] for a value nested too deep.
+/// As [`decode`], and [`ErrorKind::TooDeep`](crate::ErrorKind::TooDeep) for a value nested too deep.
 pub fn decode_value<T: DeserializeOwned>(
     value: &serde_json::Value,
     mode: ReadMode,
 ) -> Result<Decoded<T>, Error> {
     if let Some(pointer) = too_deep(value) {
-        return Err(Error::TooDeep {
-            pointer,
-            line: 0,
-            column: 0,
-        });
+        return Err(Repr::TooDeep { pointer, at: None }.into());
     }
     recover(mode, run_detailed(mode, Text::Value(value)), None, || {
         Some(value.clone())
@@ -292,18 +288,10 @@ fn run_detailed<T: DeserializeOwned>(
 #[cold]
 fn relocate(e: &mut Error, text: Option<&[u8]>) {
     if diagnostics::ended_late()
-        && let (
-            Some(text),
-            Error::Invalid {
-                pointer,
-                line,
-                column,
-                ..
-            },
-        ) = (text, e)
+        && let (Some(text), Repr::Invalid { pointer, at, .. }) = (text, e.repr_mut())
         && let Some((l, c)) = crate::codec::locate::locate(text, pointer)
     {
-        (*line, *column) = (l, c);
+        *at = Some((l, c));
     }
 }
 
@@ -336,13 +324,13 @@ fn run_passes<T: DeserializeOwned>(
                     }
                     let event_type = unknown.event_type;
                     if let Some(successor) = unknown.successor {
-                        return Err(Error::LegacyEventType {
+                        return Err(Error::from(Repr::LegacyEventType {
                             event_type,
                             successor,
-                        }
+                        })
                         .into());
                     }
-                    return Err(Error::UnknownEventType { event_type }.into());
+                    return Err(Error::from(Repr::UnknownEventType { event_type }).into());
                 }
                 return Err(Rejection::from_json(&e));
             }
@@ -357,10 +345,10 @@ fn run_passes<T: DeserializeOwned>(
     if mode == ReadMode::Exact
         && let Some(w) = warnings.iter().find(|w| !w.kind.valid_in_exact_mode())
     {
-        return Err(Error::NotExact {
+        return Err(Error::from(Repr::NotExact {
             kind: w.kind,
             pointer: w.pointer.clone(),
-        }
+        })
         .into());
     }
     Ok(Decoded {
@@ -538,34 +526,11 @@ fn original(pointer: &str, removed: &[(String, usize)]) -> String {
 }
 
 /// The error with its pointer mapped by `f`.
-fn with_pointer(error: Error, f: impl Fn(&str) -> String) -> Error {
-    match error {
-        Error::Invalid {
-            pointer,
-            message,
-            line,
-            column,
-        } => Error::Invalid {
-            pointer: f(&pointer),
-            message,
-            line,
-            column,
-        },
-        Error::Syntax {
-            pointer,
-            message,
-            line,
-            column,
-        } => Error::Syntax {
-            pointer: f(&pointer),
-            message,
-            line,
-            column,
-        },
-        Error::NotExact { kind, pointer } => Error::NotExact {
-            kind,
-            pointer: f(&pointer),
-        },
-        other => other,
+fn with_pointer(mut error: Error, f: impl Fn(&str) -> String) -> Error {
+    if let Repr::Invalid { pointer, .. } | Repr::Syntax { pointer, .. } | Repr::NotExact { pointer, .. } =
+        error.repr_mut()
+    {
+        *pointer = f(pointer);
     }
+    error
 }

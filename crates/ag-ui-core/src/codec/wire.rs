@@ -982,12 +982,10 @@ macro_rules! wire_enum {
         impl ::std::str::FromStr for $name {
             type Err = $crate::Error;
             fn from_str(s: &str) -> Result<Self, $crate::Error> {
-                Self::from_wire(s).ok_or_else(|| $crate::Error::Invalid {
-                    pointer: String::new(),
-                    message: format!("unknown {} {:?}; expected one of {:?}", $what, s, Self::WIRE_NAMES),
-                    line: 0,
-                    column: 0,
-                })
+                Self::from_wire(s).ok_or_else(|| $crate::Error::invalid(
+                    String::new(),
+                    format!("unknown {} {:?}; expected one of {:?}", $what, s, Self::WIRE_NAMES),
+                ))
             }
         }
 

@@ -26,9 +26,30 @@ const RAW_MARKERS: [&str; 2] = [
 /// readers refuse, and it never recurses deeper than this either.
 pub(crate) const MAX_DEPTH: usize = 127;
 
-/// Writes `value` as compact JSON at the end of `out`.
-pub(crate) fn write<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) -> Result {
-    value.serialize(&mut Writer { out, depth: 0 })
+/// Writes `value` as compact JSON at the end of `out`. A value that cannot be written is
+/// an encoding error naming the JSON Pointer of the offending member.
+pub(crate) fn write<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) -> crate::Result<()> {
+    let mut w = Writer {
+        out,
+        depth: 0,
+        path: Vec::new(),
+    };
+    match value.serialize(&mut w) {
+        Ok(()) => Ok(()),
+        Err(e) => Err(encode_error(&e, w.path)),
+    }
+}
+
+/// The crate's error for `e`, raised below the members `path` names (innermost first).
+#[cold]
+fn encode_error(e: &Error, mut path: Vec<String>) -> crate::Error {
+    path.reverse();
+    let mut pointer = String::new();
+    for token in &path {
+        pointer.push('/');
+        pointer.push_str(&crate::codec::pointer::escape_token(token));
+    }
+    crate::Error::encode(pointer, e.to_string())
 }
 
 /// The error for a value nested deeper than [`MAX_DEPTH`].
@@ -39,8 +60,8 @@ fn too_deep() -> Error {
     ))
 }
 
-/// Encodes `value` as compact JSON, with `serde_json`'s error.
-fn to_json_vec<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
+/// Encodes `value` as compact JSON.
+fn to_json_vec<T: Serialize + ?Sized>(value: &T) -> crate::Result<Vec<u8>> {
     // Most AG-UI events (deltas, starts, ends) encode to fewer than 256 bytes: one
     // allocation, no regrowth.
     let mut out = Vec::with_capacity(256);
@@ -51,14 +72,22 @@ fn to_json_vec<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
 /// Encodes `value` as compact JSON (absent optional fields omitted, never `null`).
 ///
 /// # Errors
-/// [`crate::Error::Encode`] when the value cannot be written as AG-UI 1.0 (a count above
-/// 2^53 − 1, an invalid JSON Pointer).
+/// An error of kind [`ErrorKind::Encode`](crate::ErrorKind::Encode) when the value cannot
+/// be written as AG-UI 1.0 (an integer beyond ±(2^53 − 1), a count beyond 2^53 − 1, an
+/// invalid JSON Pointer, arrays and objects nested deeper than 127 levels), with the JSON
+/// Pointer of the offending member ([`Error::pointer`](crate::Error::pointer)).
+///
+/// ```
+/// use ag_ui_core::{Event, RunStartedEvent};
+///
+/// let event: Event = RunStartedEvent::new("t1", "r1").with_timestamp(1_i64 << 60).into();
+/// let err = ag_ui_core::write::to_string(&event).unwrap_err();
+/// assert_eq!(err.pointer(), Some("/timestamp"));
+/// ```
 pub fn to_string<T: Serialize + ?Sized>(value: &T) -> crate::Result<String> {
     let json = to_vec(value)?;
     // The JSON writer only produces UTF-8.
-    String::from_utf8(json).map_err(|e| crate::Error::Encode {
-        message: e.to_string(),
-    })
+    String::from_utf8(json).map_err(|e| crate::Error::encode(String::new(), e.to_string()))
 }
 
 /// Encodes `value` as compact JSON bytes.
@@ -66,7 +95,7 @@ pub fn to_string<T: Serialize + ?Sized>(value: &T) -> crate::Result<String> {
 /// # Errors
 /// As [`to_string`].
 pub fn to_vec<T: Serialize + ?Sized>(value: &T) -> crate::Result<Vec<u8>> {
-    to_json_vec(value).map_err(|e| crate::Error::encode(&e))
+    to_json_vec(value)
 }
 
 // ---------------------------------------------------------------------------
@@ -176,36 +205,50 @@ struct Writer<'a> {
     out: &'a mut Vec<u8>,
     /// Arrays and objects open around the value being written.
     depth: usize,
+    /// On the error path only: the reference tokens of the members the error was raised
+    /// in, innermost first (each level adds its own as the error passes up).
+    path: Vec<String>,
 }
 
 /// A map, struct or sequence being written.
 struct Compound<'w, 'a> {
     w: &'w mut Writer<'a>,
-    /// Whether the next item is the first.
-    first: bool,
+    /// Items written so far.
+    count: usize,
     /// An enum variant's content, wrapped in `{"variant": …}`.
-    wrapped: bool,
+    wrapped: Option<&'static str>,
     /// A `serde_json` marker struct: its one field is written raw.
     raw: bool,
+    /// Where the current map key starts in the output (to name it in an error).
+    key_start: usize,
 }
 
 impl Compound<'_, '_> {
     #[inline]
     fn comma(&mut self) {
-        if self.first {
-            self.first = false;
-        } else {
+        if self.count > 0 {
             self.w.out.push(b',');
         }
+        self.count += 1;
     }
 
     #[inline]
     fn close(self, bracket: u8) {
         self.w.out.push(bracket);
         self.w.depth -= 1;
-        if self.wrapped {
+        if self.wrapped.is_some() {
             self.w.out.push(b'}');
             self.w.depth -= 1;
+        }
+    }
+
+    /// On the error path: names the member the error was raised in (and the variant
+    /// wrapping this compound, if any).
+    #[cold]
+    fn failed_in(&mut self, token: String) {
+        self.w.path.push(token);
+        if let Some(variant) = self.wrapped {
+            self.w.path.push(variant.to_owned());
         }
     }
 }
@@ -214,7 +257,11 @@ impl<'w, 'a> Writer<'a> {
     /// Opens an array or object (wrapped in `{"variant": …}` for an enum variant), one
     /// level deeper (two when wrapped).
     #[inline]
-    fn open(&'w mut self, bracket: u8, variant: Option<&str>) -> Result<Compound<'w, 'a>> {
+    fn open(
+        &'w mut self,
+        bracket: u8,
+        variant: Option<&'static str>,
+    ) -> Result<Compound<'w, 'a>> {
         self.enter(1 + usize::from(variant.is_some()))?;
         if let Some(v) = variant {
             self.out.push(b'{');
@@ -224,9 +271,10 @@ impl<'w, 'a> Writer<'a> {
         self.out.push(bracket);
         Ok(Compound {
             w: self,
-            first: true,
-            wrapped: variant.is_some(),
+            count: 0,
+            wrapped: variant,
             raw: false,
+            key_start: 0,
         })
     }
 
@@ -345,7 +393,10 @@ impl<'w, 'a> ser::Serializer for &'w mut Writer<'a> {
         self.out.push(b'{');
         write_str(self.out, variant);
         self.out.push(b':');
-        value.serialize(&mut *self)?;
+        if let Err(e) = value.serialize(&mut *self) {
+            self.path.push(variant.to_owned());
+            return Err(e);
+        }
         self.out.push(b'}');
         self.depth -= 1;
         Ok(())
@@ -380,9 +431,10 @@ impl<'w, 'a> ser::Serializer for &'w mut Writer<'a> {
         if RAW_MARKERS.contains(&name) {
             return Ok(Compound {
                 w: self,
-                first: true,
-                wrapped: false,
+                count: 0,
+                wrapped: None,
                 raw: true,
+                key_start: 0,
             });
         }
         self.open(b'{', None)
@@ -404,7 +456,11 @@ impl ser::SerializeSeq for Compound<'_, '_> {
     #[inline]
     fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result {
         self.comma();
-        value.serialize(&mut *self.w)
+        let r = value.serialize(&mut *self.w);
+        if r.is_err() {
+            self.failed_in((self.count - 1).to_string());
+        }
+        r
     }
     #[inline]
     fn end(self) -> Result {
@@ -452,12 +508,21 @@ impl ser::SerializeMap for Compound<'_, '_> {
     #[inline]
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result {
         self.comma();
+        self.key_start = self.w.out.len();
         key.serialize(MapKey { out: self.w.out })
     }
     #[inline]
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result {
+        let key_end = self.w.out.len();
         self.w.out.push(b':');
-        value.serialize(&mut *self.w)
+        let r = value.serialize(&mut *self.w);
+        if r.is_err() {
+            // The key as written: a JSON string.
+            let key = self.w.out.get(self.key_start..key_end).unwrap_or_default();
+            let key = serde_json::from_slice::<String>(key).unwrap_or_default();
+            self.failed_in(key);
+        }
+        r
     }
     #[inline]
     fn end(self) -> Result {
@@ -476,7 +541,11 @@ impl ser::SerializeStruct for Compound<'_, '_> {
         self.comma();
         write_str(self.w.out, key);
         self.w.out.push(b':');
-        value.serialize(&mut *self.w)
+        let r = value.serialize(&mut *self.w);
+        if r.is_err() {
+            self.failed_in(key.to_owned());
+        }
+        r
     }
     fn end(self) -> Result {
         if !self.raw {

@@ -1,7 +1,7 @@
 //! [`StreamConsumer`]: SSE bytes (or event texts) in, delivered events out, a
 //! [`ThreadState`] kept current: the whole receiving side of a client in one call.
 
-use crate::codec::error::Error;
+use crate::codec::error::{Error, Repr};
 use crate::codec::read::Warning;
 use crate::model::event::{Event, EventType};
 use crate::stream::pipeline::{EventPipeline, PipelineError};
@@ -281,18 +281,16 @@ impl StreamConsumer {
         };
         let again = |what: &str| format!("the stream already failed: {what}");
         Err(match f {
-            Failure::Sse(offset, m) => ConsumeError::Sse(Error::Sse {
-                offset: *offset,
-                message: again(m),
-            }),
+            Failure::Sse(offset, m) => ConsumeError::Sse(
+                Repr::Sse {
+                    offset: *offset,
+                    message: again(m),
+                }
+                .into(),
+            ),
             Failure::Decode(index, m) => ConsumeError::Pipeline(PipelineError::Decode {
                 index: *index,
-                error: Error::Invalid {
-                    pointer: String::new(),
-                    message: again(m),
-                    line: 0,
-                    column: 0,
-                },
+                error: Error::invalid(String::new(), again(m)),
             }),
             Failure::Violation(v) => ConsumeError::Pipeline(PipelineError::Violation(v.clone())),
             Failure::Incomplete => self.incomplete(),
@@ -307,10 +305,7 @@ impl StreamConsumer {
     }
 
     fn fail_sse(&mut self, e: Error) -> ConsumeError {
-        let offset = match &e {
-            Error::Sse { offset, .. } => *offset,
-            _ => 0,
-        };
+        let offset = e.offset().unwrap_or(0);
         self.failed = Some(Failure::Sse(offset, e.to_string()));
         ConsumeError::Sse(e)
     }

@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::codec::error::{Error, Result};
+use crate::codec::error::{Repr, Result};
 use crate::codec::read::{self, Decoded, ReadMode, Rejection, Warning, WarningKind};
 use crate::model::event::{Event, LEGACY_EVENT_TYPES};
 
@@ -107,11 +107,10 @@ impl EventDecoder {
                     omitted_warnings: d.omitted_warnings,
                 })
             }
-            Err(Rejection {
-                error:
-                    Error::UnknownEventType { event_type } | Error::LegacyEventType { event_type, .. },
-                ..
-            }) => self.unknown(json, &event_type).map_err(Rejection::from),
+            Err(Rejection { error, .. }) if error.event_type().is_some() => {
+                let event_type = error.event_type().unwrap_or_default();
+                self.unknown(json, event_type).map_err(Rejection::from)
+            }
             Err(r) => Err(r),
         }
     }
@@ -134,10 +133,11 @@ impl EventDecoder {
             });
         };
         if self.mode == ReadMode::Exact {
-            return Err(Error::NotExact {
+            return Err(Repr::NotExact {
                 kind: WarningKind::LegacyEvent,
                 pointer: "/type".into(),
-            });
+            }
+            .into());
         }
         let mut map: Map<String, Value> = read::from_str(json)?;
         let mut warnings = vec![Warning::new(WarningKind::LegacyEvent, "/type")];

@@ -4,7 +4,8 @@
 //! [`Verifier`](crate::Verifier) (the lifecycle rules, §9.1),
 //! [`EventPipeline`](crate::EventPipeline) (the three in order) and
 //! [`StreamConsumer`](crate::StreamConsumer) (which also keeps a
-//! [`ThreadState`](crate::ThreadState) current). The types live at the crate root; this
+//! [`ThreadState`](crate::ThreadState) current), and the run lifecycle they share
+//! ([`RunLifecycle`](crate::RunLifecycle)). The types live at the crate root; this
 //! module holds [`verify_events`], which checks a whole sequence. SSE framing is
 //! [`crate::sse`].
 
@@ -12,6 +13,7 @@
 pub mod chunk;
 pub(crate) mod consumer;
 pub(crate) mod decoder;
+pub(crate) mod lifecycle;
 pub(crate) mod pipeline;
 pub(crate) mod rule;
 #[doc(hidden)]

@@ -22,25 +22,24 @@ pub use crate::codec::write::{to_string, to_vec};
 /// Encodes one SSE message: `data: ` + compact JSON + `\n\n`.
 ///
 /// # Errors
-/// As [`to_string`].
+/// As [`crate::write::to_string`].
 pub fn to_sse_frame<T: Serialize + ?Sized>(value: &T) -> Result<String> {
     let mut out = Vec::with_capacity(128);
     write_sse_frame(&mut out, value)?;
     // The JSON writer only produces UTF-8.
-    String::from_utf8(out).map_err(|e| Error::Encode {
-        message: e.to_string(),
-    })
+    String::from_utf8(out).map_err(|e| Error::encode(String::new(), e.to_string()))
 }
 
 /// Writes one SSE message to `w`. The value is encoded first, so a value that cannot be
 /// encoded writes nothing.
 ///
 /// # Errors
-/// As [`to_string`], and [`Error::Io`] when writing fails.
+/// As [`crate::write::to_string`], and an error of kind [`ErrorKind::Io`](crate::ErrorKind::Io)
+/// when writing fails.
 pub fn write_sse_frame<W: Write, T: Serialize + ?Sized>(mut w: W, value: &T) -> Result<()> {
     let mut frame = Vec::with_capacity(256);
     frame.extend_from_slice(b"data: ");
-    crate::codec::write::write(&mut frame, value).map_err(|e| Error::encode(&e))?;
+    crate::codec::write::write(&mut frame, value)?;
     frame.extend_from_slice(b"\n\n");
     w.write_all(&frame)?;
     Ok(())
@@ -125,7 +124,7 @@ impl SseReader {
     /// Feeds bytes; complete messages become available through [`SseReader::next_message`].
     ///
     /// # Errors
-    /// [`Error::Sse`] for invalid UTF-8 in a data line or a message over the cap. After an
+    /// an error of kind [`ErrorKind::Sse`](crate::ErrorKind::Sse) for invalid UTF-8 in a data line or a message over the cap. After an
     /// error the reader refuses further input; the messages completed before the error
     /// stay available.
     pub fn feed(&mut self, bytes: &[u8]) -> Result<()> {
@@ -186,10 +185,11 @@ impl SseReader {
     }
 
     fn sse_error(&self, offset: u64, message: impl Into<String>) -> Error {
-        Error::Sse {
+        crate::codec::error::Repr::Sse {
             offset,
             message: message.into(),
         }
+        .into()
     }
 
     /// Counts `n` more bytes of the message being read, refusing it past the cap.

@@ -6,29 +6,15 @@ mod messages;
 mod tools;
 
 use crate::codec::read::{Warning, WarningKind};
-use crate::model::event::{Event, RunErrorEvent};
+use crate::model::event::{Event, EventType, RunErrorEvent};
 use crate::model::interrupt::Interrupt;
 use crate::model::message::Message;
 use crate::model::metadata::{Metadata, State};
 use crate::model::outcome::RunFinishedOutcome;
 use crate::model::tool::ToolCall;
+use crate::stream::lifecycle::{RunLifecycle, RunStatus};
 
 use index::Index;
-
-/// Where the thread's latest run stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-#[non_exhaustive]
-pub enum RunStatus {
-    /// No run has started since the thread was created.
-    #[default]
-    Idle,
-    /// A `RUN_STARTED` was applied and neither `RUN_FINISHED` nor `RUN_ERROR` since.
-    Running,
-    /// The last run ended with `RUN_FINISHED` (see [`ThreadState::outcome`]).
-    Finished,
-    /// The last run ended with `RUN_ERROR` (see [`ThreadState::run_error`]).
-    Errored,
-}
 
 /// The client's view of a thread: the message list a UI shows and the agent's shared state,
 /// folded from the events of its runs by the rules of spec §9.4.
@@ -76,7 +62,7 @@ pub struct ThreadState {
     messages: Vec<Message>,
     state: State,
     index: Index,
-    status: RunStatus,
+    lifecycle: RunLifecycle,
     outcome: Option<RunFinishedOutcome>,
     run_error: Option<RunErrorEvent>,
 }
@@ -88,7 +74,7 @@ impl Default for ThreadState {
             messages: Vec::new(),
             state: State::Object(serde_json::Map::new()),
             index: Index::default(),
-            status: RunStatus::Idle,
+            lifecycle: RunLifecycle::new(),
             outcome: None,
             run_error: None,
         }
@@ -214,7 +200,7 @@ impl ThreadState {
             Event::RunStarted(_) => self.run_started(),
             Event::RunFinished(e) => self.run_finished(e.outcome),
             Event::RunError(e) => {
-                self.status = RunStatus::Errored;
+                self.lifecycle.advance(EventType::RunError);
                 self.run_error = Some(e);
             }
             Event::TextMessageChunk(_)
@@ -232,12 +218,12 @@ impl ThreadState {
     }
 
     fn run_started(&mut self) {
-        self.status = RunStatus::Running;
+        self.lifecycle.advance(EventType::RunStarted);
         self.run_error = None;
     }
 
     fn run_finished(&mut self, outcome: Option<RunFinishedOutcome>) {
-        self.status = RunStatus::Finished;
+        self.lifecycle.advance(EventType::RunFinished);
         self.outcome = Some(outcome.unwrap_or_else(RunFinishedOutcome::success));
     }
 
@@ -280,7 +266,7 @@ impl ThreadState {
     /// Where the latest run stands.
     #[must_use]
     pub fn run_status(&self) -> RunStatus {
-        self.status
+        self.lifecycle.status()
     }
 
     /// The outcome of the last `RUN_FINISHED` (an absent outcome reads as the success it

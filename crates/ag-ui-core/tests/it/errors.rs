@@ -59,10 +59,10 @@ fn unknown_event_type_is_its_own_variant() {
         ReadMode::Forgiving,
     )
     .unwrap_err();
-    assert!(
-        matches!(e, Error::UnknownEventType { ref event_type } if event_type == "META_EVENT"),
-        "{e:?}"
-    );
+    assert_eq!(e.kind(), ErrorKind::UnknownEventType, "{e:?}");
+    assert_eq!(e.event_type(), Some("META_EVENT"));
+    assert_eq!(e.pointer(), Some("/type"));
+    assert_eq!(e.line_column(), None);
 }
 
 #[test]
@@ -119,16 +119,9 @@ fn stream_decoder_drops_unknown_types_and_translates_legacy_reasoning() {
     let exact = EventDecoder::new(ReadMode::Exact)
         .decode(r#"{"type":"THINKING_END"}"#)
         .unwrap_err();
-    assert!(
-        matches!(
-            exact,
-            Error::NotExact {
-                kind: WarningKind::LegacyEvent,
-                ..
-            }
-        ),
-        "{exact}"
-    );
+    assert_eq!(exact.kind(), ErrorKind::NotExact, "{exact}");
+    assert_eq!(exact.warning_kind(), Some(WarningKind::LegacyEvent));
+    assert_eq!(exact.pointer(), Some("/type"));
 }
 
 #[test]
@@ -205,8 +198,95 @@ fn a_failing_writer_is_an_io_error() {
     }
     let event = Event::from(RunErrorEvent::new("m"));
     let e = write_sse_frame(Broken, &event).unwrap_err();
-    assert!(matches!(e, Error::Io(_)), "{e:?}");
+    assert!(e.kind() == ErrorKind::Io, "{e:?}");
     assert_eq!(e.kind(), ErrorKind::Io);
     assert_eq!(e.pointer(), None);
     assert_eq!(e.to_string(), "I/O error: disk full");
+}
+
+/// An encoding error names the member that cannot be written, as a reading error does:
+/// an integer beyond ±(2^53 − 1), a count beyond 2^53 − 1, an invalid JSON Pointer, a value
+/// nested deeper than 127 levels; keys are escaped as RFC 6901 says. The same through every
+/// writer (`write`, `sse`).
+#[test]
+fn encoding_errors_name_the_member() {
+    use ag_ui_core::write::{to_string, to_vec};
+    use serde_json::json;
+
+    fn nested(depth: usize) -> serde_json::Value {
+        let mut v = serde_json::Value::Null;
+        for _ in 0..depth {
+            v = json!({ "a/b~": v });
+        }
+        v
+    }
+
+    let cases: Vec<(Event, String, &str)> = vec![
+        (
+            RunStartedEvent::new("t", "r")
+                .with_timestamp(1_i64 << 60)
+                .into(),
+            "/timestamp".into(),
+            "integer 1152921504606846976 is outside ±(2^53 − 1)",
+        ),
+        (
+            RunFinishedEvent::new("t", "r")
+                .with_usage(vec![
+                    TokenUsage::new(),
+                    TokenUsage::new().with_output_tokens(1_u64 << 60),
+                ])
+                .into(),
+            "/usage/1/outputTokens".into(),
+            "count 1152921504606846976 is above 2^53 − 1",
+        ),
+        (
+            StateDeltaEvent::new(
+                vec![
+                    JsonPatchOperation::add("/ok", 1_i64),
+                    JsonPatchOperation::copy("/ok", "/fine"),
+                    JsonPatchOperation::move_("no-slash", "/x"),
+                ],
+            )
+            .into(),
+            "/delta/2/from".into(),
+            "invalid JSON Pointer \"no-slash\"",
+        ),
+        (
+            StateSnapshotEvent::new(json!({"list": [1, nested(126)]})).into(),
+            // The object at level 128: the event is level 1, `snapshot` 2, `list` 3, the
+            // second item 4; 124 `a/b~` objects below it reach 128.
+            format!("/snapshot/list/1{}", "/a~1b~0".repeat(124)),
+            "arrays and objects nested deeper than 127 levels",
+        ),
+    ];
+    for (event, pointer, what) in cases {
+        let errors = [
+            to_string(&event).unwrap_err(),
+            to_vec(&event).unwrap_err(),
+            ag_ui_core::sse::to_sse_frame(&event).unwrap_err(),
+            ag_ui_core::sse::write_sse_frame(Vec::new(), &event).unwrap_err(),
+        ];
+        for e in errors {
+            assert_eq!(e.kind(), ErrorKind::Encode, "{e}");
+            assert_eq!(e.pointer(), Some(pointer.as_str()), "{e}");
+            assert_eq!(e.line_column(), None);
+            let text = e.to_string();
+            assert!(text.starts_with("cannot encode AG-UI JSON at `/"), "{text}");
+            assert!(text.contains(what), "{text}");
+        }
+    }
+
+    // The reader, given the same too-deep value as text, names the member holding it (it
+    // reads free-form JSON whole); the writer names the container inside it that is one
+    // level too deep, below it.
+    let event: Event = StateSnapshotEvent::new(nested(127)).into();
+    let written = to_string(&event).unwrap_err();
+    let text = serde_json::to_string(&event).unwrap();
+    let read = ag_ui_core::read::from_str::<Event>(&text).unwrap_err();
+    assert_eq!(read.kind(), ErrorKind::TooDeep);
+    assert_eq!(read.pointer(), Some("/snapshot"));
+    assert!(
+        written.pointer().unwrap().starts_with("/snapshot/"),
+        "{written}"
+    );
 }

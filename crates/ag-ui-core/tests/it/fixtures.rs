@@ -24,12 +24,12 @@ fn every_fixture_case_holds() {
                 ids,
             } => {
                 let forgiving = match ids {
-                    Some(ids) => decode_stream_event(&case.text, ReadMode::Forgiving, ids),
-                    None => decode_as(def, &case.text, ReadMode::Forgiving).unwrap_or_else(|| {
-                        Err(ag_ui_core::Error::Encode {
-                            message: format!("unknown definition {def}"),
-                        })
-                    }),
+                    Some(ids) => decode_stream_event(&case.text, ReadMode::Forgiving, ids)
+                        .map_err(|e| e.to_string()),
+                    None => match decode_as(def, &case.text, ReadMode::Forgiving) {
+                        Some(r) => r.map_err(|e| e.to_string()),
+                        None => Err(format!("unknown definition {def}")),
+                    },
                 };
                 match forgiving {
                     Ok(out) if out.warnings != *warnings => Err(format!(
@@ -46,17 +46,16 @@ fn every_fixture_case_holds() {
                         let exact = match ids {
                             // A dropped event is not an accepted one.
                             Some(ids) => decode_stream_event(&case.text, ReadMode::Exact, ids)
+                                .map_err(|e| e.to_string())
                                 .and_then(|o| {
                                     if o.encoded.is_null() {
-                                        Err(ag_ui_core::Error::Encode {
-                                            message: "dropped".into(),
-                                        })
+                                        Err("dropped".to_owned())
                                     } else {
                                         Ok(())
                                     }
                                 }),
                             None => decode_as(def, &case.text, ReadMode::Exact)
-                                .map_or(Ok(()), |r| r.map(|_| ())),
+                                .map_or(Ok(()), |r| r.map(|_| ()).map_err(|e| e.to_string())),
                         };
                         match (exact_valid, exact) {
                             (true, Err(e)) => {

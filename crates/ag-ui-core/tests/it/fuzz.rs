@@ -76,14 +76,12 @@ pub(crate) fn error_explains_itself(text: &str, e: &Error) -> Result<(), String>
     if message.is_empty() {
         return Err(format!("empty error message for {text}"));
     }
-    match e {
-        Error::Invalid {
-            pointer, message, ..
-        }
-        | Error::Syntax {
-            pointer, message, ..
-        } => {
-            if message.is_empty() {
+    let pointer = e.pointer().unwrap_or_default();
+    match e.kind() {
+        ErrorKind::Invalid | ErrorKind::Syntax => {
+            // What follows the place (`… at X (line L, column C): what`).
+            let what = message.split_once(": ").map_or("", |(_, what)| what);
+            if what.is_empty() {
                 return Err(format!("error without a description at {pointer:?}"));
             }
             let explains = [
@@ -106,11 +104,12 @@ pub(crate) fn error_explains_itself(text: &str, e: &Error) -> Result<(), String>
                 "key must be",
             ]
             .iter()
-            .any(|w| message.contains(w));
+            .any(|w| what.contains(w));
             if !explains {
                 return Err(format!("error does not say what was expected: {message:?}"));
             }
-            if let (Error::Invalid { .. }, Ok(doc)) = (e, serde_json::from_str::<Value>(text))
+            if e.kind() == ErrorKind::Invalid
+                && let Ok(doc) = serde_json::from_str::<Value>(text)
                 && doc.pointer(pointer).is_none()
                 && !has_duplicate_keys(text)
             {
@@ -119,7 +118,7 @@ pub(crate) fn error_explains_itself(text: &str, e: &Error) -> Result<(), String>
                 ));
             }
         }
-        Error::NotExact { pointer, .. } => {
+        ErrorKind::NotExact => {
             if let Ok(doc) = serde_json::from_str::<Value>(text)
                 && doc.pointer(pointer).is_none()
                 && !has_duplicate_keys(text)
@@ -130,15 +129,16 @@ pub(crate) fn error_explains_itself(text: &str, e: &Error) -> Result<(), String>
             }
         }
         // Where the nesting was met is checked by the hostile-input tests.
-        Error::TooDeep { .. } => {}
-        Error::UnknownEventType { event_type } | Error::LegacyEventType { event_type, .. } => {
-            if !text.contains(event_type.as_str()) && !text.contains('\\') {
+        ErrorKind::TooDeep => {}
+        ErrorKind::UnknownEventType | ErrorKind::LegacyEventType => {
+            let event_type = e.event_type().unwrap_or_default();
+            if !text.contains(event_type) && !text.contains('\\') {
                 return Err(format!(
                     "unknown event type {event_type:?} is not in {text}"
                 ));
             }
         }
-        other => return Err(format!("unexpected error kind for a document: {other:?}")),
+        _ => return Err(format!("unexpected error kind for a document: {e:?}")),
     }
     Ok(())
 }
@@ -797,7 +797,7 @@ fn raw_sse_bytes_never_panic_and_split_does_not_matter() {
 
 /// A value placed in a document: how deep the place is, what the writer made of the
 /// document, and whether a text reads back as the same document.
-type Placed = (usize, Result<String, Error>, Box<dyn Fn(&str) -> bool>);
+type Placed = (usize, &'static str, Result<String, Error>, Box<dyn Fn(&str) -> bool>);
 
 /// Levels of arrays and objects in `v` (0 for a scalar), counted without recursion.
 fn depth_of(v: &Value) -> usize {
@@ -864,7 +864,7 @@ fn dismantle(v: Value) {
 fn the_writer_on_deep_and_wide_values() {
     let mut rng = Rng::new(env_u64("AG_UI_FUZZ_SEED", DEFAULT_SEED) ^ 0x3717E);
     let iters = env_u64("AG_UI_FUZZ_ITERS", DEFAULT_ITERS) / 8;
-    let too_deep = "cannot encode AG-UI JSON: arrays and objects nested deeper than 127 levels (the limit every AG-UI reader of this crate applies)";
+    let too_deep = ": arrays and objects nested deeper than 127 levels (the limit every AG-UI reader of this crate applies)";
     for i in 0..iters {
         let depth = match rng.below(4) {
             0 => 1 + rng.below(8),
@@ -882,18 +882,24 @@ fn the_writer_on_deep_and_wide_values() {
         if depth > 1_000 {
             // Far too deep to clone or drop by recursion: refused without recursing.
             let mut e = Event::from(StateSnapshotEvent::new(value));
-            assert_eq!(to_string(&e).unwrap_err().to_string(), too_deep);
+            let err = to_string(&e).unwrap_err();
+            assert!(err.to_string().ends_with(too_deep), "{err}");
+            // The container one level too deep: 127 tokens below the document root.
+            let pointer = err.pointer().unwrap_or_default();
+            assert_eq!(pointer.matches('/').count(), 127, "{pointer}");
+            assert!(pointer.starts_with("/snapshot/"), "{pointer}");
             if let Event::StateSnapshot(s) = &mut e {
                 dismantle(s.snapshot.take());
             }
             continue;
         }
         // Where the value goes, and how deep that place is in the document.
-        let (doc_depth, encoded, back): Placed = match rng.below(5) {
+        let (doc_depth, place, encoded, back): Placed = match rng.below(5) {
             0 => {
                 let e = Event::from(StateSnapshotEvent::new(value.clone()));
                 (
                     1,
+                    "/snapshot",
                     to_string(&e),
                     Box::new(move |t| from_str::<Event>(t).ok() == Some(e.clone())),
                 )
@@ -902,6 +908,7 @@ fn the_writer_on_deep_and_wide_values() {
                 let e = Event::from(CustomEvent::new("n", value.clone()));
                 (
                     1,
+                    "/value",
                     to_sse_frame(&e).map(|f| f["data: ".len()..f.len() - 2].to_owned()),
                     Box::new(move |t| from_str::<Event>(t).ok() == Some(e.clone())),
                 )
@@ -911,6 +918,7 @@ fn the_writer_on_deep_and_wide_values() {
                 e.set_raw_event(Some(value.clone()));
                 (
                     1,
+                    "/rawEvent",
                     to_string(&e),
                     Box::new(move |t| from_str::<Event>(t).ok() == Some(e.clone())),
                 )
@@ -920,6 +928,7 @@ fn the_writer_on_deep_and_wide_values() {
                     RunAgentInput::new("t", "r", Vec::<Message>::new()).with_state(value.clone());
                 (
                     1,
+                    "/state",
                     to_string(&input),
                     Box::new(move |t| from_str::<RunAgentInput>(t).ok() == Some(input.clone())),
                 )
@@ -929,6 +938,7 @@ fn the_writer_on_deep_and_wide_values() {
                     .with_tools(vec![Tool::new("n", "d").with_parameters(value.clone())]);
                 (
                     3,
+                    "/tools/0/parameters",
                     to_string(&input),
                     Box::new(move |t| from_str::<RunAgentInput>(t).ok() == Some(input.clone())),
                 )
@@ -942,7 +952,21 @@ fn the_writer_on_deep_and_wide_values() {
             }
             Err(e) => {
                 assert!(total > 127, "iteration {i}: refused {total} levels: {e}");
-                assert_eq!(e.to_string(), too_deep, "iteration {i}");
+                assert_eq!(e.kind(), ErrorKind::Encode, "iteration {i}");
+                assert!(e.to_string().ends_with(too_deep), "iteration {i}: {e}");
+                // The pointer names the container one level too deep, in the document as
+                // serde_json (which has no depth limit) writes it.
+                let pointer = e.pointer().unwrap_or_default();
+                assert_eq!(pointer.matches('/').count(), 127, "iteration {i}: {pointer}");
+                let inside = pointer.strip_prefix(place).unwrap_or_else(|| {
+                    panic!("iteration {i}: {pointer} is not below {place}")
+                });
+                assert!(
+                    value
+                        .pointer(inside)
+                        .is_some_and(|v| v.is_array() || v.is_object()),
+                    "iteration {i}: {pointer} is not a container of the value"
+                );
             }
         }
         drop(back);

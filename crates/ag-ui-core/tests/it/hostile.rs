@@ -44,7 +44,7 @@ fn nesting_100k_deep_is_a_clean_error_on_every_path() {
                     .or_else(|_| decode::<RunAgentInput>(&doc, mode).map(|_| ()))
                     .or_else(|_| decode::<Message>(&doc, mode).map(|_| ()))
                     .unwrap_err();
-                assert!(matches!(e, Error::TooDeep { .. }), "{e:?}");
+                assert!(e.kind() == ErrorKind::TooDeep, "{e:?}");
                 assert_eq!(e.kind(), ErrorKind::TooDeep);
                 assert!(
                     e.to_string()
@@ -73,7 +73,7 @@ fn nesting_100k_deep_is_a_clean_error_on_every_path() {
             format!(r#"{{"x":{deep},"event":1,"type":"RAW"}}"#),
         ] {
             let e = decode::<Event>(&doc, ReadMode::Forgiving).unwrap_err();
-            assert!(matches!(e, Error::TooDeep { .. }), "{e:?}");
+            assert!(e.kind() == ErrorKind::TooDeep, "{e:?}");
             assert_eq!(e.pointer(), Some("/x"));
         }
         // SSE carries it as text; the reader does not parse JSON.
@@ -100,7 +100,7 @@ fn the_depth_limit_is_the_same_for_text_and_values() {
         assert!(decode_value::<Event>(&event, ReadMode::Exact).is_ok());
         let event = json!({"type":"RAW","event":[v]});
         let e = decode_value::<Event>(&event, ReadMode::Exact).unwrap_err();
-        assert!(matches!(e, Error::TooDeep { .. }), "{e:?}");
+        assert!(e.kind() == ErrorKind::TooDeep, "{e:?}");
         assert_eq!(e.pointer().map(|p| p.len()), Some("/event".len() + 2 * 126));
         // A value far deeper than any parser would build is refused without recursing
         // (and taken apart without recursing, as its own drop would overflow).
@@ -254,7 +254,7 @@ fn lone_surrogates_are_syntax_errors_with_a_pointer() {
     ];
     for (doc, pointer, what) in cases {
         let e = from_str::<Event>(doc).unwrap_err();
-        assert!(matches!(e, Error::Syntax { .. }), "{e:?}");
+        assert!(e.kind() == ErrorKind::Syntax, "{e:?}");
         assert_eq!(e.pointer(), Some(pointer), "{doc}");
         assert!(e.to_string().contains(what), "{e}");
     }
@@ -508,16 +508,24 @@ fn the_writer_refuses_what_the_reader_could_not_read_back() {
         // refused by the reader. Both are refused by the writer, naming the limit.
         for depth in [30_000, 10_000, 128] {
             let event = Event::from(StateSnapshotEvent::new(deep_value(depth)));
+            // The container one level too deep: the 128th, 126 arrays below `/snapshot`.
+            let pointer = format!("/snapshot{}", "/0".repeat(126));
             for e in [
                 to_sse_frame(&event).unwrap_err(),
                 to_string(&event).unwrap_err(),
                 to_vec(&event).unwrap_err(),
                 write_sse_frame(Vec::new(), &event).unwrap_err(),
             ] {
-                assert!(matches!(e, Error::Encode { .. }), "{e:?}");
-                assert_eq!(
-                    e.to_string(),
-                    "cannot encode AG-UI JSON: arrays and objects nested deeper than 127 levels (the limit every AG-UI reader of this crate applies)"
+                assert_eq!(e.kind(), ErrorKind::Encode, "{e:?}");
+                assert_eq!(e.pointer(), Some(pointer.as_str()));
+                assert_eq!(e.line_column(), None);
+                assert!(
+                    e.to_string().starts_with("cannot encode AG-UI JSON at `/snapshot/0/0/"),
+                    "{e}"
+                );
+                assert!(
+                    e.to_string().ends_with(": arrays and objects nested deeper than 127 levels (the limit every AG-UI reader of this crate applies)"),
+                    "{e}"
                 );
             }
             let Event::StateSnapshot(s) = event else {
@@ -608,9 +616,9 @@ fn malformed_json_after_an_unknown_type_fails_the_stream() {
             let e = from_str::<Event>(doc).unwrap_err();
             // Too deep is its own kind; everything else here is a syntax error.
             if message.contains("127 levels") {
-                assert!(matches!(e, Error::TooDeep { .. }), "{e:?}");
+                assert!(e.kind() == ErrorKind::TooDeep, "{e:?}");
             } else {
-                assert!(matches!(e, Error::Syntax { .. }), "{e:?}");
+                assert!(e.kind() == ErrorKind::Syntax, "{e:?}");
             }
             assert_eq!(e.pointer(), Some(*pointer), "{e}");
             assert!(e.to_string().contains(message), "{e}");
@@ -648,7 +656,7 @@ fn the_type_is_a_non_empty_string_given_once() {
         ),
     ] {
         let e = from_str::<Event>(doc).unwrap_err();
-        assert!(matches!(e, Error::Invalid { .. }), "{e:?}");
+        assert!(e.kind() == ErrorKind::Invalid, "{e:?}");
         assert_eq!(e.to_string(), message);
         assert_eq!(
             EventDecoder::default().decode(doc).unwrap_err().to_string(),
@@ -668,10 +676,10 @@ fn the_type_is_a_non_empty_string_given_once() {
         r#"{"type":"FUTURE_EVENT","a":{"b":[1,"\u00e9",null]}}"#,
         r#"{"a":[{}],"type":"FUTURE_EVENT"}"#,
     ] {
-        assert!(matches!(
-            from_str::<Event>(doc),
-            Err(Error::UnknownEventType { .. })
-        ));
+        assert_eq!(
+            from_str::<Event>(doc).map_err(|e| e.kind()).err(),
+            Some(ErrorKind::UnknownEventType)
+        );
         assert_eq!(stream_outcome(doc), Ok(false), "{doc}");
     }
 }
@@ -717,9 +725,9 @@ fn unknown_members_are_well_formed_json_too() {
             for mode in [ReadMode::Forgiving, ReadMode::Exact] {
                 let e = decode_slice::<Event>(doc, mode).unwrap_err();
                 if message.contains("127 levels") {
-                    assert!(matches!(e, Error::TooDeep { .. }), "{e:?}");
+                    assert!(e.kind() == ErrorKind::TooDeep, "{e:?}");
                 } else {
-                    assert!(matches!(e, Error::Syntax { .. }), "{e:?}");
+                    assert!(e.kind() == ErrorKind::Syntax, "{e:?}");
                 }
                 assert_eq!(e.pointer(), Some(*pointer), "{e}");
                 assert!(e.to_string().contains(message), "{e}");
@@ -977,7 +985,7 @@ fn outputs_stay_bounded() {
     // A 1 MB name or id is shown by its start and its length, and kept whole as data.
     let huge = "X".repeat(1 << 20);
     let e = from_str::<Event>(&format!(r#"{{"type":"{huge}"}}"#)).unwrap_err();
-    let Error::UnknownEventType { event_type } = &e else {
+    let Some(event_type) = e.event_type() else {
         panic!("{e:?}")
     };
     assert_eq!(event_type.len(), 1 << 20);
@@ -1078,7 +1086,7 @@ fn a_surrogate_pair_split_across_two_deltas_is_refused() {
     ] {
         let doc = format!(r#"{{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"{delta}"}}"#);
         let e = from_str::<Event>(&doc).unwrap_err();
-        assert!(matches!(e, Error::Syntax { .. }), "{e:?}");
+        assert!(e.kind() == ErrorKind::Syntax, "{e:?}");
         assert_eq!(e.pointer(), Some("/delta"));
         let text = e.to_string();
         assert!(text.contains(what), "{text}");
@@ -1160,7 +1168,7 @@ fn a_top_level_array_keeps_the_index_in_pointers() {
     // forgiving reader removes it from the list with a warning (spec §2.3).
     let list = r#"[{"type":"RUN_ERROR","message":"m"},{"type":"X"}]"#;
     let e = decode::<Vec<Event>>(list, ReadMode::Exact).unwrap_err();
-    assert!(matches!(e, Error::Invalid { .. }), "{e:?}");
+    assert!(e.kind() == ErrorKind::Invalid, "{e:?}");
     assert_eq!(e.pointer(), Some("/1/type"));
     let d = decode::<Vec<Event>>(list, ReadMode::Forgiving).unwrap();
     assert_eq!(d.value.len(), 1);

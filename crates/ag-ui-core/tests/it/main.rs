@@ -12,6 +12,7 @@ mod fixtures;
 mod fuzz;
 mod hostile;
 mod layout;
+mod lifecycle;
 mod patch;
 mod producer;
 mod props;

@@ -1,5 +1,48 @@
-//! Every public path of the crate as of its first release still resolves (the modules were
-//! reorganised behind re-exports). This module fails to compile if one goes away.
+//! The public paths of the crate. `canonical` pins the one documented path of each item:
+//! every type at the crate root; the reader's functions in `read`, the writer's in `write`,
+//! SSE framing in `sse`, `verify_events` in `stream`. The other modules pin every path of
+//! the first release, which stays as a hidden re-export. This module fails to compile if
+//! one goes away.
+
+mod canonical {
+    #[allow(unused_imports)]
+    use ag_ui_core::{
+        BoxError, ConsumeError, Error, ErrorKind, PatchError, PipelineError, RunLifecycle,
+        RunStatus, StreamConsumer, ThreadState,
+    };
+    #[allow(unused_imports)]
+    use ag_ui_core::read::{
+        MAX_WARNINGS, decode, decode_slice, decode_value, from_slice, from_str,
+    };
+    #[allow(unused_imports)]
+    use ag_ui_core::sse::{
+        DEFAULT_MAX_FRAME_BYTES, PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, to_sse_frame, write_sse_frame,
+    };
+    #[allow(unused_imports)]
+    use ag_ui_core::stream::verify_events;
+    #[allow(unused_imports)]
+    use ag_ui_core::write::{to_string, to_vec};
+}
+
+/// The first release's paths below the modules it made public.
+mod nested {
+    #[allow(unused_imports)]
+    use ag_ui_core::codec::read::{
+        Decoded, MAX_WARNINGS, ReadMode, Warning, WarningKind, decode, decode_slice,
+        decode_value, from_slice, from_str,
+    };
+    #[allow(unused_imports)]
+    use ag_ui_core::model::event::{Event, EventType, LEGACY_EVENT_TYPES, RunStartedEvent};
+    #[allow(unused_imports)]
+    use ag_ui_core::stream::chunk::ChunkExpander;
+    #[allow(unused_imports)]
+    use ag_ui_core::stream::sse::{
+        DEFAULT_MAX_FRAME_BYTES, PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, SseReader, to_sse_frame,
+        to_string, to_vec, write_sse_frame,
+    };
+    #[allow(unused_imports)]
+    use ag_ui_core::stream::verify::{Rule, Verifier, Violation, verify_events};
+}
 
 mod root {
     #[allow(unused_imports, deprecated)]

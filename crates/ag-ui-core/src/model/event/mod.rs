@@ -95,7 +95,7 @@ macro_rules! define_events {
             ///
             /// Decoding reads `type` first when it is the first key (what every SDK writes) and
             /// goes straight to the event's fields; a late `type` is handled by buffering only the
-            /// keys before it. An unknown `type` is an error ([`crate::Error::UnknownEventType`]
+            /// keys before it. An unknown `type` is an error ([`ErrorKind::UnknownEventType`](crate::ErrorKind::UnknownEventType)
             /// through [`crate::decode`]); a stream reader drops it with a warning.
             pub enum Event ["type", "event type"] {
                 $(

@@ -6,6 +6,7 @@ use crate::codec::shown::{Shown, listed};
 use crate::model::event::{Event, EventType, ReasoningEncryptedValueSubtype};
 use crate::model::id::SubagentRunId;
 use crate::model::message::Message;
+use crate::stream::lifecycle::RunLifecycle;
 use crate::stream::rule::{LISTED_IDS, Rule, Violation};
 
 /// Who produced an entity: `None` is the parent agent, `Some` a subagent invocation.
@@ -155,19 +156,6 @@ impl RunState {
     }
 }
 
-/// Where the stream stands between runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Phase {
-    /// No event yet.
-    Fresh,
-    /// A run has started and not ended.
-    Active,
-    /// The last run ended with `RUN_FINISHED`.
-    Finished,
-    /// The last run ended with `RUN_ERROR` (or the stream began with one).
-    Errored,
-}
-
 /// Checks a stream of events against the lifecycle rules of spec §9.1, one event at a time.
 ///
 /// Feed it events in arrival order with [`push`](Self::push); the first event that breaks a
@@ -198,7 +186,7 @@ enum Phase {
 /// ```
 #[derive(Debug, Clone)]
 pub struct Verifier {
-    phase: Phase,
+    lifecycle: RunLifecycle,
     run: RunState,
     index: usize,
 }
@@ -214,7 +202,7 @@ impl Verifier {
     #[must_use]
     pub fn new() -> Self {
         Verifier {
-            phase: Phase::Fresh,
+            lifecycle: RunLifecycle::new(),
             run: RunState::default(),
             index: 0,
         }
@@ -229,7 +217,13 @@ impl Verifier {
     /// Whether a run has started and not yet finished or errored.
     #[must_use]
     pub fn is_run_active(&self) -> bool {
-        self.phase == Phase::Active
+        self.lifecycle.is_running()
+    }
+
+    /// The run lifecycle of the events accepted so far (a refused event is not counted).
+    #[must_use]
+    pub fn lifecycle(&self) -> RunLifecycle {
+        self.lifecycle
     }
 
     /// Checks the next event of the stream and applies it.
@@ -277,43 +271,9 @@ impl Check<'_> {
     }
 
     fn run(self, event: &Event) -> Result<(), Violation> {
-        let t = self.event_type;
-        match self.v.phase {
-            Phase::Errored if t != EventType::RunStarted => {
-                return self.fail(
-                    Rule::L3,
-                    vec![],
-                    format!(
-                        "{t} after RUN_ERROR: an errored run accepts no further events; only a new RUN_STARTED may follow"
-                    ),
-                );
-            }
-            Phase::Finished if !matches!(t, EventType::RunStarted | EventType::RunError) => {
-                return self.fail(
-                    Rule::L4,
-                    vec![],
-                    format!(
-                        "{t} after RUN_FINISHED: only RUN_ERROR or a new RUN_STARTED may follow a finished run"
-                    ),
-                );
-            }
-            Phase::Fresh if !matches!(t, EventType::RunStarted | EventType::RunError) => {
-                return self.fail(
-                    Rule::L1,
-                    vec![],
-                    format!("{t} as the first event: a stream must begin with RUN_STARTED"),
-                );
-            }
-            Phase::Active if t == EventType::RunStarted => {
-                return self.fail(
-                    Rule::L2,
-                    vec![],
-                    "RUN_STARTED while a run is active: finish it with RUN_FINISHED or RUN_ERROR first"
-                        .to_owned(),
-                );
-            }
-            _ => {}
-        }
+        self.v
+            .lifecycle
+            .check_at(self.event_type, self.index)?;
         self.apply(event)
     }
 
@@ -322,10 +282,10 @@ impl Check<'_> {
         let tag = agent_of(event.subagent_run_id());
         match event {
             Event::RunStarted(e) => {
-                if matches!(self.v.phase, Phase::Finished | Phase::Errored) {
+                if self.v.lifecycle.has_ended() {
                     self.v.run = RunState::default();
                 }
-                self.v.phase = Phase::Active;
+                self.v.lifecycle.advance(EventType::RunStarted);
                 if let Some(input) = &e.input {
                     self.v.run.seed(&input.messages, &Origin::RunInput, false);
                 }
@@ -333,11 +293,11 @@ impl Check<'_> {
             }
             Event::RunFinished(_) => {
                 self.check_nothing_open()?;
-                self.v.phase = Phase::Finished;
+                self.v.lifecycle.advance(EventType::RunFinished);
                 Ok(())
             }
             Event::RunError(_) => {
-                self.v.phase = Phase::Errored;
+                self.v.lifecycle.advance(EventType::RunError);
                 Ok(())
             }
 
