@@ -91,6 +91,50 @@ impl Pending {
             Pending::ToolCall { tool_call_id, .. } => tool_call_id.as_str(),
         }
     }
+
+    /// The `*_START` opening this stream (without the chunk's base fields).
+    fn start(&self) -> Event {
+        match self {
+            Pending::Text {
+                message_id,
+                role,
+                name,
+            } => {
+                let mut start = TextMessageStartEvent::new(message_id.clone());
+                start.role = Some(*role);
+                start.name.clone_from(name);
+                start.into()
+            }
+            Pending::ToolCall {
+                tool_call_id,
+                name,
+                parent_message_id,
+            } => {
+                let mut start = ToolCallStartEvent::new(tool_call_id.clone(), name.clone());
+                start.parent_message_id.clone_from(parent_message_id);
+                start.into()
+            }
+            Pending::Reasoning { message_id } => {
+                ReasoningMessageStartEvent::for_message(message_id.clone()).into()
+            }
+        }
+    }
+
+    /// The content event carrying `delta` into this stream (without the chunk's base
+    /// fields).
+    fn content(&self, delta: String) -> Event {
+        match self {
+            Pending::Text { message_id, .. } => {
+                TextMessageContentEvent::new(message_id.clone(), delta).into()
+            }
+            Pending::ToolCall { tool_call_id, .. } => {
+                ToolCallArgsEvent::new(tool_call_id.clone(), delta).into()
+            }
+            Pending::Reasoning { message_id } => {
+                ReasoningMessageContentEvent::new(message_id.clone(), delta).into()
+            }
+        }
+    }
 }
 
 /// A lane's open stream, with its opening number (streams open in increasing numbers).
@@ -251,9 +295,15 @@ impl ChunkExpander {
         let index = self.index;
         self.index += 1;
         match event {
-            Event::TextMessageChunk(c) => self.text(c, index, out).map(|()| false),
-            Event::ToolCallChunk(c) => self.tool_call(c, index, out).map(|()| false),
-            Event::ReasoningMessageChunk(c) => self.reasoning(c, index, out).map(|()| false),
+            Event::TextMessageChunk(c) => self
+                .expand::<TextMessageChunkEvent>(event, c, index, out)
+                .map(|()| false),
+            Event::ToolCallChunk(c) => self
+                .expand::<ToolCallChunkEvent>(event, c, index, out)
+                .map(|()| false),
+            Event::ReasoningMessageChunk(c) => self
+                .expand::<ReasoningMessageChunkEvent>(event, c, index, out)
+                .map(|()| false),
             Event::RunStarted(_)
             | Event::RunFinished(_)
             | Event::RunError(_)
@@ -297,211 +347,45 @@ impl ChunkExpander {
         }
     }
 
-    fn text(
+    /// Expands one chunk of any kind: continues the stream of its lane or opens one (its
+    /// `*_START`, after closing what the lane held), then its content event.
+    fn expand<C: Chunk>(
         &mut self,
-        c: &TextMessageChunkEvent,
+        event: &Event,
+        c: &C,
         index: usize,
         out: &mut Vec<Event>,
     ) -> Result<(), Violation> {
-        let id = c.message_id.as_ref().map(MessageId::as_str);
-        let lane = self.resolve_lane(Kind::Text, id, c.subagent_run_id.as_ref(), index)?;
+        let id = c.id();
+        let tag = event.subagent_run_id();
+        let lane = self.resolve_lane(C::KIND, id, tag, index)?;
         let continued = match self.pending(lane.as_ref()) {
-            Some(Pending::Text {
-                message_id,
-                role,
-                name,
-            }) if id.is_none_or(|id| id == message_id.as_str()) => {
-                let noun = Kind::Text.noun();
-                let role_text = role.as_str();
-                agree(
-                    index,
-                    noun,
-                    message_id.as_str(),
-                    "role",
-                    c.role.map(|r| r.as_str()),
-                    Some(role_text),
-                )?;
-                agree(
-                    index,
-                    noun,
-                    message_id.as_str(),
-                    "name",
-                    c.name.as_deref(),
-                    name.as_deref(),
-                )?;
-                Some(message_id.clone())
+            Some(p) if p.kind() == C::KIND && id.is_none_or(|id| id == p.id()) => {
+                c.agrees(p, index)?;
+                true
             }
-            _ => None,
+            _ => false,
         };
-        let opened = continued.is_none();
-        let message_id = match continued {
-            Some(id) => id,
-            None => {
-                let Some(message_id) = c.message_id.clone() else {
-                    return Err(missing_id(Kind::Text, index));
-                };
-                self.close_lane(lane.as_ref(), out);
-                let role = c.role.unwrap_or(TextMessageRole::Assistant);
-                self.open(
-                    lane.clone(),
-                    Pending::Text {
-                        message_id: message_id.clone(),
-                        role,
-                        name: c.name.clone(),
-                    },
-                );
-                let mut start = TextMessageStartEvent::new(message_id.clone());
-                start.role = Some(role);
-                start.name.clone_from(&c.name);
-                start.subagent_run_id.clone_from(&c.subagent_run_id);
-                start.metadata.clone_from(&c.metadata);
-                start.timestamp = c.timestamp;
-                out.push(start.into());
-                message_id
-            }
-        };
-        let owner = c.subagent_run_id.clone().or(lane);
-        if c.delta.is_some() || c.raw_event.is_some() || (!opened && c.metadata.is_some()) {
-            let mut content =
-                TextMessageContentEvent::new(message_id, c.delta.clone().unwrap_or_default());
-            content.subagent_run_id = owner;
-            content.metadata.clone_from(&c.metadata);
-            content.raw_event.clone_from(&c.raw_event);
-            content.timestamp = c.timestamp;
-            out.push(content.into());
+        if !continued {
+            let pending = c.opens(index)?;
+            self.close_lane(lane.as_ref(), out);
+            let mut start = pending.start();
+            start.set_metadata(event.metadata().cloned());
+            start.set_timestamp(event.timestamp());
+            let _attributable = start.set_subagent_run_id(tag.cloned());
+            out.push(start);
+            self.open(lane.clone(), pending);
         }
-        Ok(())
-    }
-
-    fn tool_call(
-        &mut self,
-        c: &ToolCallChunkEvent,
-        index: usize,
-        out: &mut Vec<Event>,
-    ) -> Result<(), Violation> {
-        let id = c.tool_call_id.as_ref().map(ToolCallId::as_str);
-        let lane = self.resolve_lane(Kind::ToolCall, id, c.subagent_run_id.as_ref(), index)?;
-        let continued = match self.pending(lane.as_ref()) {
-            Some(Pending::ToolCall {
-                tool_call_id,
-                name,
-                parent_message_id,
-            }) if id.is_none_or(|id| id == tool_call_id.as_str()) => {
-                let noun = Kind::ToolCall.noun();
-                let call = tool_call_id.as_str();
-                agree(
-                    index,
-                    noun,
-                    call,
-                    "toolCallName",
-                    c.tool_call_name.as_deref(),
-                    Some(name),
-                )?;
-                agree(
-                    index,
-                    noun,
-                    call,
-                    "parentMessageId",
-                    c.parent_message_id.as_ref().map(MessageId::as_str),
-                    parent_message_id.as_ref().map(MessageId::as_str),
-                )?;
-                Some(tool_call_id.clone())
-            }
-            _ => None,
-        };
-        let opened = continued.is_none();
-        let tool_call_id = match continued {
-            Some(id) => id,
-            None => {
-                let Some(tool_call_id) = c.tool_call_id.clone() else {
-                    return Err(missing_id(Kind::ToolCall, index));
-                };
-                let Some(name) = c.tool_call_name.clone() else {
-                    return Err(Violation::new(
-                        Rule::C1,
-                        index,
-                        vec![tool_call_id.into_string()],
-                        "TOOL_CALL_CHUNK opens a tool call without a toolCallName: the first chunk of a tool call needs toolCallId and toolCallName",
-                    ));
-                };
-                self.close_lane(lane.as_ref(), out);
-                self.open(
-                    lane.clone(),
-                    Pending::ToolCall {
-                        tool_call_id: tool_call_id.clone(),
-                        name: name.clone(),
-                        parent_message_id: c.parent_message_id.clone(),
-                    },
-                );
-                let mut start = ToolCallStartEvent::new(tool_call_id.clone(), name);
-                start.parent_message_id.clone_from(&c.parent_message_id);
-                start.subagent_run_id.clone_from(&c.subagent_run_id);
-                start.metadata.clone_from(&c.metadata);
-                start.timestamp = c.timestamp;
-                out.push(start.into());
-                tool_call_id
-            }
-        };
-        let owner = c.subagent_run_id.clone().or(lane);
-        if c.delta.is_some() || c.raw_event.is_some() || (!opened && c.metadata.is_some()) {
-            let mut args =
-                ToolCallArgsEvent::new(tool_call_id, c.delta.clone().unwrap_or_default());
-            args.subagent_run_id = owner;
-            args.metadata.clone_from(&c.metadata);
-            args.raw_event.clone_from(&c.raw_event);
-            args.timestamp = c.timestamp;
-            out.push(args.into());
-        }
-        Ok(())
-    }
-
-    fn reasoning(
-        &mut self,
-        c: &ReasoningMessageChunkEvent,
-        index: usize,
-        out: &mut Vec<Event>,
-    ) -> Result<(), Violation> {
-        let id = c.message_id.as_ref().map(MessageId::as_str);
-        let lane = self.resolve_lane(Kind::Reasoning, id, c.subagent_run_id.as_ref(), index)?;
-        let continued = match self.pending(lane.as_ref()) {
-            Some(Pending::Reasoning { message_id })
-                if id.is_none_or(|id| id == message_id.as_str()) =>
-            {
-                Some(message_id.clone())
-            }
-            _ => None,
-        };
-        let opened = continued.is_none();
-        let message_id = match continued {
-            Some(id) => id,
-            None => {
-                let Some(message_id) = c.message_id.clone() else {
-                    return Err(missing_id(Kind::Reasoning, index));
-                };
-                self.close_lane(lane.as_ref(), out);
-                self.open(
-                    lane.clone(),
-                    Pending::Reasoning {
-                        message_id: message_id.clone(),
-                    },
-                );
-                let mut start = ReasoningMessageStartEvent::for_message(message_id.clone());
-                start.subagent_run_id.clone_from(&c.subagent_run_id);
-                start.metadata.clone_from(&c.metadata);
-                start.timestamp = c.timestamp;
-                out.push(start.into());
-                message_id
-            }
-        };
-        let owner = c.subagent_run_id.clone().or(lane);
-        if c.delta.is_some() || c.raw_event.is_some() || (!opened && c.metadata.is_some()) {
-            let mut content =
-                ReasoningMessageContentEvent::new(message_id, c.delta.clone().unwrap_or_default());
-            content.subagent_run_id = owner;
-            content.metadata.clone_from(&c.metadata);
-            content.raw_event.clone_from(&c.raw_event);
-            content.timestamp = c.timestamp;
-            out.push(content.into());
+        let carries = c.delta().is_some()
+            || event.raw_event().is_some()
+            || (continued && event.metadata().is_some());
+        if carries && let Some(pending) = self.pending(lane.as_ref()) {
+            let mut content = pending.content(c.delta().unwrap_or_default().to_owned());
+            content.set_metadata(event.metadata().cloned());
+            content.set_raw_event(event.raw_event().cloned());
+            content.set_timestamp(event.timestamp());
+            let _attributable = content.set_subagent_run_id(tag.cloned().or(lane));
+            out.push(content);
         }
         Ok(())
     }
@@ -645,22 +529,130 @@ impl ChunkExpander {
 
 /// The `*_END` closing a lane's stream, attributed like its opener.
 fn end_of(owner: Option<SubagentRunId>, pending: Pending) -> Event {
-    match pending {
-        Pending::Text { message_id, .. } => {
-            let mut e = TextMessageEndEvent::new(message_id);
-            e.subagent_run_id = owner;
-            e.into()
-        }
-        Pending::ToolCall { tool_call_id, .. } => {
-            let mut e = ToolCallEndEvent::new(tool_call_id);
-            e.subagent_run_id = owner;
-            e.into()
-        }
-        Pending::Reasoning { message_id } => {
-            let mut e = ReasoningMessageEndEvent::new(message_id);
-            e.subagent_run_id = owner;
-            e.into()
-        }
+    let mut end: Event = match pending {
+        Pending::Text { message_id, .. } => TextMessageEndEvent::new(message_id).into(),
+        Pending::ToolCall { tool_call_id, .. } => ToolCallEndEvent::new(tool_call_id).into(),
+        Pending::Reasoning { message_id } => ReasoningMessageEndEvent::new(message_id).into(),
+    };
+    let _attributable = end.set_subagent_run_id(owner);
+    end
+}
+
+/// What expanding a chunk needs of it beyond its base fields, per kind; the expansion
+/// itself is one routine ([`ChunkExpander::expand`]).
+trait Chunk {
+    /// The kind of stream the chunk builds.
+    const KIND: Kind;
+    /// The chunk's `messageId` / `toolCallId`.
+    fn id(&self) -> Option<&str>;
+    /// The chunk's `delta`.
+    fn delta(&self) -> Option<&str>;
+    /// The stream the chunk opens, or [`Rule::C1`] when it lacks what opening needs.
+    fn opens(&self, index: usize) -> Result<Pending, Violation>;
+    /// [`Rule::C2`]: the opener fields the chunk repeats agree with the stream it continues.
+    fn agrees(&self, pending: &Pending, index: usize) -> Result<(), Violation>;
+}
+
+impl Chunk for TextMessageChunkEvent {
+    const KIND: Kind = Kind::Text;
+    fn id(&self) -> Option<&str> {
+        self.message_id.as_ref().map(MessageId::as_str)
+    }
+    fn delta(&self) -> Option<&str> {
+        self.delta.as_deref()
+    }
+    fn opens(&self, index: usize) -> Result<Pending, Violation> {
+        let Some(message_id) = self.message_id.clone() else {
+            return Err(missing_id(Kind::Text, index));
+        };
+        Ok(Pending::Text {
+            message_id,
+            role: self.role.unwrap_or(TextMessageRole::Assistant),
+            name: self.name.clone(),
+        })
+    }
+    fn agrees(&self, pending: &Pending, index: usize) -> Result<(), Violation> {
+        let Pending::Text {
+            message_id,
+            role,
+            name,
+        } = pending
+        else {
+            return Ok(());
+        };
+        let (noun, id) = (Kind::Text.noun(), message_id.as_str());
+        let role = Some(role.as_str());
+        agree(index, noun, id, "role", self.role.map(|r| r.as_str()), role)?;
+        agree(index, noun, id, "name", self.name.as_deref(), name.as_deref())
+    }
+}
+
+impl Chunk for ToolCallChunkEvent {
+    const KIND: Kind = Kind::ToolCall;
+    fn id(&self) -> Option<&str> {
+        self.tool_call_id.as_ref().map(ToolCallId::as_str)
+    }
+    fn delta(&self) -> Option<&str> {
+        self.delta.as_deref()
+    }
+    fn opens(&self, index: usize) -> Result<Pending, Violation> {
+        let Some(tool_call_id) = self.tool_call_id.clone() else {
+            return Err(missing_id(Kind::ToolCall, index));
+        };
+        let Some(name) = self.tool_call_name.clone() else {
+            return Err(Violation::new(
+                Rule::C1,
+                index,
+                vec![tool_call_id.into_string()],
+                "TOOL_CALL_CHUNK opens a tool call without a toolCallName: the first chunk of a tool call needs toolCallId and toolCallName",
+            ));
+        };
+        Ok(Pending::ToolCall {
+            tool_call_id,
+            name,
+            parent_message_id: self.parent_message_id.clone(),
+        })
+    }
+    fn agrees(&self, pending: &Pending, index: usize) -> Result<(), Violation> {
+        let Pending::ToolCall {
+            tool_call_id,
+            name,
+            parent_message_id,
+        } = pending
+        else {
+            return Ok(());
+        };
+        let (noun, id) = (Kind::ToolCall.noun(), tool_call_id.as_str());
+        let name = Some(name.as_str());
+        agree(index, noun, id, "toolCallName", self.tool_call_name.as_deref(), name)?;
+        agree(
+            index,
+            noun,
+            id,
+            "parentMessageId",
+            self.parent_message_id.as_ref().map(MessageId::as_str),
+            parent_message_id.as_ref().map(MessageId::as_str),
+        )
+    }
+}
+
+impl Chunk for ReasoningMessageChunkEvent {
+    const KIND: Kind = Kind::Reasoning;
+    fn id(&self) -> Option<&str> {
+        self.message_id.as_ref().map(MessageId::as_str)
+    }
+    fn delta(&self) -> Option<&str> {
+        self.delta.as_deref()
+    }
+    fn opens(&self, index: usize) -> Result<Pending, Violation> {
+        let Some(message_id) = self.message_id.clone() else {
+            return Err(missing_id(Kind::Reasoning, index));
+        };
+        Ok(Pending::Reasoning { message_id })
+    }
+    fn agrees(&self, _pending: &Pending, _index: usize) -> Result<(), Violation> {
+        // A reasoning message has no opener field a chunk could repeat.
+        Ok(())
     }
 }
 
