@@ -19,7 +19,7 @@ pub const SCHEMA_ID: &str = "urn:ag-ui-rs:schema:1.0";
 /// ```
 /// let schema: serde_json::Value = serde_json::from_str(ag_ui_schema::SCHEMA_JSON)?;
 /// assert_eq!(schema["$id"], ag_ui_schema::SCHEMA_ID);
-/// assert_eq!(schema["$defs"].as_object().map(|d| d.len()), Some(98));
+/// assert_eq!(schema["$defs"].as_object().map(|d| d.len()), Some(ag_ui_schema::DEFINITIONS.len()));
 /// # Ok::<(), serde_json::Error>(())
 /// ```
 pub const SCHEMA_JSON: &str = include_str!("../schema/ag-ui.schema.json");
@@ -34,9 +34,9 @@ pub const FILE_NAME: &str = "ag-ui.schema.json";
 /// their fields, never sent on their own.
 pub const MIXINS: [&str; 3] = core::MIXINS;
 
-/// Every definition of the bundle, in alphabetical order: the 95 wire definitions of
-/// AG-UI 1.0 and the three [`MIXINS`].
-pub const DEFINITIONS: [&str; 98] = core::DEFINITIONS;
+/// Every definition of the bundle, in alphabetical order: the wire definitions of AG-UI 1.0
+/// and the three [`MIXINS`].
+pub const DEFINITIONS: [&str; core::DEFINITIONS.len()] = core::DEFINITIONS;
 
 /// Why the bundle could not be built: the Rust types and the conventions of the bundle
 /// disagree (for instance two definitions composing one mixin describe a shared field
@@ -63,7 +63,8 @@ fn err(message: impl Into<String>) -> Error {
 }
 
 /// Builds the bundle: the JSON Schema 2020-12 document whose root validates an `Event` and
-/// whose `$defs` hold all 98 definitions, each with a `$anchor` of its own name.
+/// whose `$defs` hold every definition ([`DEFINITIONS`]), each with a `$anchor` of its own
+/// name.
 ///
 /// # Errors
 /// [`Error`] when the derived schemas break a convention of the bundle; this is a bug in
@@ -83,7 +84,8 @@ pub fn bundle() -> Result<Value, Error> {
     let names: Vec<&str> = defs.keys().map(String::as_str).collect();
     if names != DEFINITIONS {
         return Err(err(format!(
-            "the definitions are not the 98 of AG-UI 1.0: got {names:?}"
+            "the definitions are not the {} of AG-UI 1.0 ({DEFINITIONS:?}): got {names:?}",
+            DEFINITIONS.len()
         )));
     }
     Ok(json!({
@@ -182,7 +184,7 @@ fn derive_definitions() -> Map<String, Value> {
 /// `Vec<JsonPatchOperation>`) and `State` (an alias of any JSON value).
 const ALIASES: [&str; 2] = ["JsonPatch", "State"];
 
-/// Replaces every reference to a definition that is not one of the 98 (the id newtypes,
+/// Replaces every reference to a definition that is not one of [`DEFINITIONS`] (the id newtypes,
 /// `Content`, `ResumeStatus`, the one-value role enums, `NonEmpty`) by its schema, keeping
 /// the referring schema's own description.
 fn inline_unnamed(defs: &mut Map<String, Value>) -> Result<(), Error> {
@@ -203,7 +205,7 @@ fn inline_unnamed(defs: &mut Map<String, Value>) -> Result<(), Error> {
         }
     }
     Err(err(
-        "inlining did not converge (a recursive type outside the 98?)",
+        "inlining did not converge (a recursive type outside the definitions?)",
     ))
 }
 
@@ -294,8 +296,8 @@ struct Mixin {
     description: &'static str,
     /// Properties taken from the composing definitions (they must agree exactly).
     shared: &'static [&'static str],
-    /// The union tag, typed by the enumeration of its values.
-    tag: Option<(&'static str, &'static str, &'static str)>,
+    /// The union tag, typed by the enumeration of its values: key, `$ref` and description.
+    tag: Option<(&'static str, &'static str, fn() -> String)>,
     required: &'static [&'static str],
 }
 
@@ -307,7 +309,12 @@ const BASE_EVENT: Mixin = Mixin {
     tag: Some((
         "type",
         "#/$defs/EventType",
-        "The event type, one of the 31 of AG-UI 1.0; each event narrows it to its own constant.",
+        || {
+            format!(
+                "The event type, one of the {} of AG-UI 1.0; each event narrows it to its own constant.",
+                core::EventType::ALL.len()
+            )
+        },
     )),
     required: &["type"],
 };
@@ -330,7 +337,7 @@ const BASE_MESSAGE: Mixin = Mixin {
     tag: Some((
         "role",
         "#/$defs/Role",
-        "The message role; each message narrows it to its own constant.",
+        || "The message role; each message narrows it to its own constant.".to_owned(),
     )),
     required: &["id", "role"],
 };
@@ -400,7 +407,7 @@ fn compose(defs: &mut Map<String, Value>, mixin: &Mixin, members: &[String]) -> 
     if let Some((key, enum_ref, description)) = mixin.tag {
         shared.insert(
             key.to_owned(),
-            json!({ "$ref": enum_ref, "description": description }),
+            json!({ "$ref": enum_ref, "description": description() }),
         );
     }
     for key in mixin.shared {

@@ -1,4 +1,4 @@
-//! Short forms for the 31 events, one per event, by protocol area: each takes the event's
+//! Short forms for every event, one per event, by protocol area: each takes the event's
 //! required fields and leaves the rest absent (absent `role` on `TEXT_MESSAGE_START` means
 //! `assistant`, absent `replace` on `ACTIVITY_SNAPSHOT` means `true`, absent `outcome` on
 //! `RUN_FINISHED` means success); `REASONING_MESSAGE_START` gets the `reasoning` role the

@@ -31,7 +31,7 @@ pub enum WarningKind {
     LegacyEvent,
     /// A 0.x `binary` content part, translated to a media part (spec §4).
     LegacyBinaryPart,
-    /// An event whose `type` is not one of the 31 of 1.0; a stream consumer drops it
+    /// An event whose `type` is none of AG-UI 1.0's; a stream consumer drops it
     /// (spec §2.3). Only [`crate::EventDecoder`] produces this warning.
     UnknownEventType,
     /// [`crate::ThreadState`]: a continuation, end or delta names a message that the thread

@@ -824,11 +824,12 @@ macro_rules! tagged_union {
         }
         $(legacy $legacy:path;)?
     ) => {
-        $(#[$meta])*
         #[derive(Debug, Clone, PartialEq)]
         #[non_exhaustive]
         #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
         #[cfg_attr(feature = "schemars", schemars(untagged, transform = $crate::codec::schema::one_of))]
+        // After the derive, so that the declaration may add `schemars` attributes.
+        $(#[$meta])*
         pub enum $name {
             $(
                 $(#[$vmeta])*
@@ -930,11 +931,12 @@ macro_rules! wire_enum {
             ),* $(,)?
         }
     ) => {
-        $(#[$meta])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[non_exhaustive]
         #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
         #[cfg_attr(feature = "schemars", schemars(transform = $name::__wire_schema))]
+        // After the derive, so that the declaration may add `schemars` attributes.
+        $(#[$meta])*
         pub enum $name {
             $(
                 $(#[$vmeta])*

@@ -1,13 +1,13 @@
-//! The definitions table: the 98 definition names of the AG-UI 1.0 schema (spec §8.5), named
-//! once. The 31 event definitions come from the event table ([`crate::for_each_event!`]);
-//! this file adds the other 64 standalone definitions and the 3 mixins.
+//! The definitions table: every definition name of the AG-UI 1.0 schema (spec §8.5), named
+//! once. The event definitions come from the event table ([`crate::for_each_event!`]);
+//! this file adds the other standalone definitions and the three mixins.
 
-/// Calls `$callback!` with the 98 definitions of the AG-UI 1.0 schema: the bracketed extra
+/// Calls `$callback!` with every definition of the AG-UI 1.0 schema: the bracketed extra
 /// tokens given after the callback (or `[]`), then
 ///
 /// ```text
-/// events: [TextMessageStartEvent ...]   // the 31 event structs, in table order
-/// types: [ActivityMessage ...]          // the 64 other standalone definitions, sorted
+/// events: [TextMessageStartEvent ...]   // every event struct, in table order
+/// types: [ActivityMessage ...]          // the other standalone definitions, sorted
 /// mixins: [Attributable BaseEvent BaseMessage]
 /// ```
 ///
@@ -67,9 +67,9 @@ macro_rules! __for_each_definition_with_events {
 
 macro_rules! definition_names {
     ([] events: [$($e:ident)*] types: [$($t:ident)*] mixins: [$($m:ident)*]) => {
-        /// The 98 definition names of the AG-UI 1.0 schema, sorted (byte order): the
+        /// Every definition name of the AG-UI 1.0 schema, sorted (byte order): the
         /// published JSON Schema's `$defs` keys.
-        pub const DEFINITIONS: [&str; 98] =
+        pub const DEFINITIONS: [&str; [$(stringify!($e),)* $(stringify!($t),)* $(stringify!($m),)*].len()] =
             sorted([$(stringify!($e),)* $(stringify!($t),)* $(stringify!($m),)*]);
 
         /// The three mixins among [`DEFINITIONS`]: `Attributable`, `BaseEvent` and

@@ -1,5 +1,5 @@
 //! The benchmark corpora (`benches/corpus`) are what they claim to be: every line is exact
-//! AG-UI 1.0, all 31 event types appear, and the traits that make them realistic (type-last
+//! AG-UI 1.0, every event type of the table appears, and the traits that make them realistic (type-last
 //! lines, `\u` escapes, raw non-ASCII text, large snapshots) are present.
 
 use std::collections::BTreeMap;

@@ -26,7 +26,10 @@ fn messages_name_pointer_and_expectation() {
         ),
         (
             r#"{"type":"FOO_BAR"}"#,
-            "unknown event type \"FOO_BAR\" (not one of the 31 event types of AG-UI 1.0)",
+            &format!(
+                "unknown event type \"FOO_BAR\" (not one of the {} event types of AG-UI 1.0)",
+                EventType::ALL.len()
+            ),
         ),
         (
             r#"{"type":"RUN_ERROR","message":"x""#,
@@ -288,5 +291,15 @@ fn encoding_errors_name_the_member() {
     assert!(
         written.pointer().unwrap().starts_with("/snapshot/"),
         "{written}"
+    );
+}
+
+/// `Error` is opaque and boxed: one pointer, whatever its representation holds.
+#[test]
+fn an_error_is_one_pointer() {
+    assert_eq!(std::mem::size_of::<Error>(), std::mem::size_of::<usize>());
+    assert_eq!(
+        std::mem::size_of::<Result<(), Error>>(),
+        std::mem::size_of::<usize>()
     );
 }

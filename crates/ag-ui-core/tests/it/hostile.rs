@@ -992,8 +992,9 @@ fn outputs_stay_bounded() {
     assert_eq!(
         e.to_string(),
         format!(
-            "unknown event type \"{}…\" (1048576 bytes) (not one of the 31 event types of AG-UI 1.0)",
-            "X".repeat(64)
+            "unknown event type \"{}…\" (1048576 bytes) (not one of the {} event types of AG-UI 1.0)",
+            "X".repeat(64),
+            EventType::ALL.len()
         )
     );
     let e = from_str::<Event>(&format!(

@@ -176,6 +176,29 @@ where
     Ok(())
 }
 
+/// The strategies list every event type of the table, once each and in its order, and the
+/// strategy of every attributable type sets `subagentRunId` (the `attributable` marker of
+/// `ev!`, which the compiler cannot ask for): a new event in the table fails here until it
+/// has a strategy.
+#[test]
+fn the_strategies_cover_every_event_type() {
+    let by_type = s::events_by_type();
+    let kinds: Vec<EventType> = by_type.iter().map(|(k, _)| *k).collect();
+    assert_eq!(kinds, EventType::ALL, "one strategy per event type, in table order");
+    let mut runner = runner(1);
+    for (kind, strategy) in by_type {
+        if !kind.is_attributable() {
+            continue;
+        }
+        let attributed = (0..64).any(|_| {
+            strategy
+                .new_tree(&mut runner)
+                .is_ok_and(|t| t.current().subagent_run_id().is_some())
+        });
+        assert!(attributed, "the strategy for {kind} never sets subagentRunId");
+    }
+}
+
 #[test]
 fn every_event_type_round_trips_exactly() {
     let per_type = cases(24);

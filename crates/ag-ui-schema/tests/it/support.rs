@@ -208,7 +208,7 @@ pub(crate) fn cases() -> &'static [ag_ui_fixtures::Case] {
     C.get_or_init(|| ag_ui_fixtures::load_cases().unwrap())
 }
 
-/// Whether `def` is one of the 31 event definitions.
+/// Whether `def` is one of the event definitions.
 pub(crate) fn is_event(def: &str) -> bool {
     members("Event").iter().any(|m| m == def)
 }

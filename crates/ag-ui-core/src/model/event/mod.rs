@@ -1,4 +1,4 @@
-//! The 31 events of AG-UI 1.0 (`Event`, tagged by `type`) and `EventType`.
+//! Every event of AG-UI 1.0 (`Event`, tagged by `type`) and `EventType`.
 //!
 //! The [`Event`] variants of the less frequent, larger events (`RUN_STARTED`,
 //! `RUN_FINISHED`, `SUBAGENT_STARTED`, `TOOL_CALL_START`, `TOOL_CALL_RESULT`, the
@@ -70,7 +70,8 @@ macro_rules! define_events {
         $(pub use self::$area::$ty;)*
 
         wire_enum! {
-            /// `EventType`: the 31 `type` values of AG-UI 1.0, in the protocol's declaration order.
+            /// `EventType`: every `type` value of AG-UI 1.0, in the protocol's declaration order.
+            #[cfg_attr(feature = "schemars", schemars(transform = event_type_description))]
             pub enum EventType ["event type"] {
                 $(
                     #[doc = concat!("`", $wire, "`.")]
@@ -96,7 +97,9 @@ macro_rules! define_events {
             /// Decoding reads `type` first when it is the first key (what every SDK writes) and
             /// goes straight to the event's fields; a late `type` is handled by buffering only the
             /// keys before it. An unknown `type` is an error ([`ErrorKind::UnknownEventType`](crate::ErrorKind::UnknownEventType)
-            /// through [`crate::decode`]); a stream reader drops it with a warning.
+            /// through [`crate::read::decode`]); a stream reader drops it with a warning.
+            // The published schema keeps the text of the first release.
+            #[cfg_attr(feature = "schemars", schemars(description = "`Event`: one AG-UI event, tagged by `type`.\n\nDecoding reads `type` first when it is the first key (what every SDK writes) and goes straight to the event's fields; a late `type` is handled by buffering only the keys before it. An unknown `type` is an error (`crate::Error::UnknownEventType` through `crate::decode`); a stream reader drops it with a warning."))]
             pub enum Event ["type", "event type"] {
                 $(
                     #[doc = concat!("`", $wire, "`.")]
@@ -207,6 +210,19 @@ macro_rules! define_events {
 }
 
 crate::for_each_event!(define_events);
+
+/// The schema's description of `EventType`, with the number of event types the table holds.
+#[cfg(feature = "schemars")]
+fn event_type_description(schema: &mut schemars::Schema) {
+    schema.insert(
+        "description".to_owned(),
+        format!(
+            "`EventType`: the {} `type` values of AG-UI 1.0, in the protocol's declaration order.",
+            EventType::ALL.len()
+        )
+        .into(),
+    );
+}
 
 impl EventType {
     /// Whether this is one of the three chunk shorthands expanded by consumers (spec §9.3).
