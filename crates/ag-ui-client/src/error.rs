@@ -174,10 +174,14 @@ impl ClientError {
             ClientError::ContentType { .. } => ErrorKind::ContentType,
             ClientError::Sse(_) => ErrorKind::SseParse,
             ClientError::Event(PipelineError::Violation(_)) => ErrorKind::ProtocolOrder,
-            ClientError::Event(PipelineError::Decode {
-                error: ag_ui_core::Error::Syntax { .. } | ag_ui_core::Error::TooDeep { .. },
-                ..
-            }) => ErrorKind::SseParse,
+            ClientError::Event(PipelineError::Decode { error, .. })
+                if matches!(
+                    error.kind(),
+                    ag_ui_core::ErrorKind::Syntax | ag_ui_core::ErrorKind::TooDeep
+                ) =>
+            {
+                ErrorKind::SseParse
+            }
             ClientError::Event(_) => ErrorKind::Schema,
             ClientError::IncompleteStream { .. } => ErrorKind::IncompleteStream,
             ClientError::Transport { .. } => ErrorKind::Transport,
