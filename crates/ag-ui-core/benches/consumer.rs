@@ -107,7 +107,7 @@ type Pass = fn(&[String], &[u8]);
 
 fn decode(lines: &[String], _: &[u8]) {
     for line in lines {
-        black_box(ag_ui_core::from_str::<Event>(line).expect("valid"));
+        black_box(ag_ui_core::read::from_str::<Event>(line).expect("valid"));
     }
 }
 
@@ -116,7 +116,7 @@ fn sse_read_decode(_: &[String], sse: &[u8]) {
     for chunk in sse.chunks(SSE_CHUNK) {
         reader.feed(chunk).expect("valid SSE");
         while let Some(m) = reader.next_message() {
-            black_box(ag_ui_core::from_str::<Event>(&m).expect("valid"));
+            black_box(ag_ui_core::read::from_str::<Event>(&m).expect("valid"));
         }
     }
 }

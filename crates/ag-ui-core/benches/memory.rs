@@ -35,7 +35,7 @@ fn report(corpus: &corpus::Corpus) {
             corpus
                 .lines
                 .iter()
-                .map(|l| ag_ui_core::from_str::<Event>(l).expect("valid")),
+                .map(|l| ag_ui_core::read::from_str::<Event>(l).expect("valid")),
         );
         v
     });
@@ -54,7 +54,7 @@ fn report(corpus: &corpus::Corpus) {
     // slot in the vector, against its JSON.
     let mut by_type: BTreeMap<&str, (usize, usize, usize)> = BTreeMap::new();
     for line in &corpus.lines {
-        let (heap, event) = held(|| ag_ui_core::from_str::<Event>(line).expect("valid"));
+        let (heap, event) = held(|| ag_ui_core::read::from_str::<Event>(line).expect("valid"));
         let t = by_type.entry(event.tag()).or_default();
         t.0 += 1;
         t.1 += line.len();

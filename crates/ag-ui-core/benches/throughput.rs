@@ -41,7 +41,7 @@ struct Prepared {
 fn prepare(corpus: Corpus) -> Prepared {
     let mut events = Vec::with_capacity(corpus.lines.len());
     for (i, line) in corpus.lines.iter().enumerate() {
-        let decoded = ag_ui_core::decode::<Event>(line, ReadMode::Exact);
+        let decoded = ag_ui_core::read::decode::<Event>(line, ReadMode::Exact);
         assert!(
             decoded.as_ref().is_ok_and(|d| d.warnings.is_empty()),
             "{} line {i} is not exact 1.0: {:?}",
@@ -57,7 +57,7 @@ fn prepare(corpus: Corpus) -> Prepared {
         .collect();
     let mut sse = Vec::new();
     for e in &events {
-        ag_ui_core::write_sse_frame(&mut sse, e).expect("encodes");
+        ag_ui_core::sse::write_sse_frame(&mut sse, e).expect("encodes");
     }
     Prepared {
         bytes: corpus.bytes(),
@@ -88,13 +88,13 @@ fn decode_typed(p: &Prepared, _: &mut Vec<u8>) {
 
 fn decode_forgiving(p: &Prepared, _: &mut Vec<u8>) {
     for line in &p.corpus.lines {
-        black_box(ag_ui_core::decode::<Event>(line, ReadMode::Forgiving).expect("valid"));
+        black_box(ag_ui_core::read::decode::<Event>(line, ReadMode::Forgiving).expect("valid"));
     }
 }
 
 fn decode_exact(p: &Prepared, _: &mut Vec<u8>) {
     for line in &p.corpus.lines {
-        black_box(ag_ui_core::decode::<Event>(line, ReadMode::Exact).expect("valid"));
+        black_box(ag_ui_core::read::decode::<Event>(line, ReadMode::Exact).expect("valid"));
     }
 }
 
@@ -106,14 +106,14 @@ fn encode_value(p: &Prepared, _: &mut Vec<u8>) {
 
 fn encode_typed(p: &Prepared, _: &mut Vec<u8>) {
     for e in &p.events {
-        black_box(ag_ui_core::to_vec(e).expect("encodes"));
+        black_box(ag_ui_core::write::to_vec(e).expect("encodes"));
     }
 }
 
 fn sse_write(p: &Prepared, buf: &mut Vec<u8>) {
     buf.clear();
     for e in &p.events {
-        ag_ui_core::write_sse_frame(&mut *buf, e).expect("encodes");
+        ag_ui_core::sse::write_sse_frame(&mut *buf, e).expect("encodes");
     }
     black_box(&buf);
 }
@@ -137,7 +137,7 @@ fn sse_read_decode(p: &Prepared, _: &mut Vec<u8>) {
     for chunk in p.sse.chunks(SSE_CHUNK) {
         reader.feed(chunk).expect("valid SSE");
         while let Some(m) = reader.next_message() {
-            black_box(ag_ui_core::from_str::<Event>(&m).expect("valid"));
+            black_box(ag_ui_core::read::from_str::<Event>(&m).expect("valid"));
         }
     }
 }

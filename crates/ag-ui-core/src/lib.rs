@@ -13,9 +13,9 @@ pub(crate) mod thread;
 pub mod read {
     //! Reading AG-UI JSON: the forgiving 1.0 receiver ([`from_str`], [`from_slice`]), with
     //! the warnings of what it forgave and an exact mode ([`decode`], [`decode_slice`],
-    //! [`decode_value`]). The types these return ([`Decoded`](crate::Decoded),
-    //! [`ReadMode`](crate::ReadMode), [`Warning`](crate::Warning),
-    //! [`WarningKind`](crate::WarningKind)) live at the crate root; [`crate::write`] is the
+    //! [`decode_value`]). The types these return ([`crate::Decoded`],
+    //! [`crate::ReadMode`], [`crate::Warning`],
+    //! [`crate::WarningKind`]) live at the crate root; [`crate::write`] is the
     //! other direction.
 
     pub use crate::codec::read::{
@@ -38,7 +38,7 @@ pub mod write {
 
 pub mod sse {
     //! Server-Sent Events framing (spec §8.3): [`to_sse_frame`] and [`write_sse_frame`]
-    //! write `data: <compact JSON>\n\n`; [`SseReader`](crate::SseReader) (at the crate
+    //! write `data: <compact JSON>\n\n`; [`crate::SseReader`] (at the crate
     //! root) reads message texts back out of bytes. The JSON itself is [`crate::write`].
 
     pub use crate::stream::sse::{

@@ -291,13 +291,17 @@ fn add_json_patch_and_state(defs: &mut Map<String, Value>) -> Result<(), Error> 
 
 /// A mixin: the shared properties, which of them are required, and the definitions that
 /// compose it.
+/// A union tag of a mixin: its key, the `$ref` of its enumeration and its description
+/// (computed, so that it can state a count the tables hold).
+type Tag = (&'static str, &'static str, fn() -> String);
+
 struct Mixin {
     name: &'static str,
     description: &'static str,
     /// Properties taken from the composing definitions (they must agree exactly).
     shared: &'static [&'static str],
-    /// The union tag, typed by the enumeration of its values: key, `$ref` and description.
-    tag: Option<(&'static str, &'static str, fn() -> String)>,
+    /// The union tag, typed by the enumeration of its values.
+    tag: Option<Tag>,
     required: &'static [&'static str],
 }
 
@@ -306,16 +310,12 @@ const BASE_EVENT: Mixin = Mixin {
     description: "`BaseEvent`: the fields every event carries. Open: each event composes it \
                   with `allOf`, narrows `type` to its own constant and closes the whole shape.",
     shared: &["timestamp", "rawEvent", "metadata"],
-    tag: Some((
-        "type",
-        "#/$defs/EventType",
-        || {
-            format!(
-                "The event type, one of the {} of AG-UI 1.0; each event narrows it to its own constant.",
-                core::EventType::ALL.len()
-            )
-        },
-    )),
+    tag: Some(("type", "#/$defs/EventType", || {
+        format!(
+            "The event type, one of the {} of AG-UI 1.0; each event narrows it to its own constant.",
+            core::EventType::ALL.len()
+        )
+    })),
     required: &["type"],
 };
 
@@ -334,11 +334,9 @@ const BASE_MESSAGE: Mixin = Mixin {
                   messages. Open: each of them composes it with `allOf`, narrows `role` to its \
                   own constant and closes the whole shape.",
     shared: &["id", "name", "encryptedValue", "metadata"],
-    tag: Some((
-        "role",
-        "#/$defs/Role",
-        || "The message role; each message narrows it to its own constant.".to_owned(),
-    )),
+    tag: Some(("role", "#/$defs/Role", || {
+        "The message role; each message narrows it to its own constant.".to_owned()
+    })),
     required: &["id", "role"],
 };
 

@@ -486,7 +486,7 @@ impl Gen {
             if self.rng.chance(3) {
                 e.set_metadata(Some(self.rng.metadata()));
             }
-            let mut line = ag_ui_core::to_string(&e).expect("generated events encode");
+            let mut line = ag_ui_core::write::to_string(&e).expect("generated events encode");
             if python_style {
                 line = ascii_escape(&line);
             }

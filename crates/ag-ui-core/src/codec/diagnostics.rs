@@ -183,7 +183,7 @@ impl fmt::Display for WarningKind {
 /// One thing the forgiving reader accepted, or that applying an event could not do, and
 /// where.
 ///
-/// A warning from [`crate::decode`] knows only its kind and pointer. The stream stages add
+/// A warning from [`crate::read::decode`] knows only its kind and pointer. The stream stages add
 /// what a log needs: [`crate::EventPipeline`] and [`crate::StreamConsumer`] set the index
 /// and type of the stream event that raised it, and [`crate::ThreadState`] says what it
 /// could not do in `detail`.

@@ -1,6 +1,6 @@
 //! Turning wire types into JSON and back: the serde machinery every wire type is built
 //! with, the diagnostics of the forgiving and exact readers ([`read`]), the compact JSON
-//! writer ([`to_string`](crate::to_string), [`to_vec`](crate::to_vec)) and the crate's
+//! writer ([`to_string`](crate::write::to_string), [`to_vec`](crate::write::to_vec)) and the crate's
 //! [`Error`](crate::Error).
 
 pub(crate) mod diagnostics;

@@ -527,8 +527,9 @@ fn original(pointer: &str, removed: &[(String, usize)]) -> String {
 
 /// The error with its pointer mapped by `f`.
 fn with_pointer(mut error: Error, f: impl Fn(&str) -> String) -> Error {
-    if let Repr::Invalid { pointer, .. } | Repr::Syntax { pointer, .. } | Repr::NotExact { pointer, .. } =
-        error.repr_mut()
+    if let Repr::Invalid { pointer, .. }
+    | Repr::Syntax { pointer, .. }
+    | Repr::NotExact { pointer, .. } = error.repr_mut()
     {
         *pointer = f(pointer);
     }

@@ -257,11 +257,7 @@ impl<'w, 'a> Writer<'a> {
     /// Opens an array or object (wrapped in `{"variant": …}` for an enum variant), one
     /// level deeper (two when wrapped).
     #[inline]
-    fn open(
-        &'w mut self,
-        bracket: u8,
-        variant: Option<&'static str>,
-    ) -> Result<Compound<'w, 'a>> {
+    fn open(&'w mut self, bracket: u8, variant: Option<&'static str>) -> Result<Compound<'w, 'a>> {
         self.enter(1 + usize::from(variant.is_some()))?;
         if let Some(v) = variant {
             self.out.push(b'{');

@@ -21,7 +21,9 @@
 ///         [$(stringify!($e),)* $(stringify!($t),)*].len()
 ///     };
 /// }
-/// assert_eq!(ag_ui_core::for_each_definition!(count), 95); // standalone definitions
+/// // The standalone definitions: every definition but the mixins.
+/// let standalone = ag_ui_core::DEFINITIONS.len() - ag_ui_core::MIXINS.len();
+/// assert_eq!(ag_ui_core::for_each_definition!(count), standalone);
 /// ```
 #[macro_export]
 macro_rules! for_each_definition {

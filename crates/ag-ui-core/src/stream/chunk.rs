@@ -583,7 +583,14 @@ impl Chunk for TextMessageChunkEvent {
         let (noun, id) = (Kind::Text.noun(), message_id.as_str());
         let role = Some(role.as_str());
         agree(index, noun, id, "role", self.role.map(|r| r.as_str()), role)?;
-        agree(index, noun, id, "name", self.name.as_deref(), name.as_deref())
+        agree(
+            index,
+            noun,
+            id,
+            "name",
+            self.name.as_deref(),
+            name.as_deref(),
+        )
     }
 }
 
@@ -624,7 +631,14 @@ impl Chunk for ToolCallChunkEvent {
         };
         let (noun, id) = (Kind::ToolCall.noun(), tool_call_id.as_str());
         let name = Some(name.as_str());
-        agree(index, noun, id, "toolCallName", self.tool_call_name.as_deref(), name)?;
+        agree(
+            index,
+            noun,
+            id,
+            "toolCallName",
+            self.tool_call_name.as_deref(),
+            name,
+        )?;
         agree(
             index,
             noun,

@@ -1,6 +1,6 @@
 //! Decoding a stream of events as the 1.0 receiver does (spec §2.3): unknown event types
 //! dropped with a warning, 0.x `THINKING_*` events translated, everything else decoded by
-//! [`crate::decode`].
+//! [`crate::read::decode`].
 
 use serde_json::{Map, Value};
 
@@ -65,7 +65,7 @@ impl EventDecoder {
     /// unknown type; the warning says which).
     ///
     /// # Errors
-    /// As [`crate::decode`], except that an unknown event type is a warning, not an error.
+    /// As [`crate::read::decode`], except that an unknown event type is a warning, not an error.
     ///
     /// A `null` read as absent (`null-as-absent`, `legacy-null`) is reported once per field
     /// name per run: servers that write them write them on every event.

@@ -169,7 +169,7 @@ pub(crate) const LISTED_IDS: usize = 5;
 ///
 /// `index` is the 0-based position of the offending event in the stream given to the
 /// checker that reported it ([`crate::Verifier`], [`crate::ChunkExpander`],
-/// [`crate::verify_events`] or [`crate::EventPipeline`], the last two counting the events
+/// [`crate::stream::verify_events`] or [`crate::EventPipeline`], the last two counting the events
 /// as they were given, before chunk expansion).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]

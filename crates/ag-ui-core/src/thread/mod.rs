@@ -48,7 +48,7 @@ use index::Index;
 ///     r#"{"type":"STATE_DELTA","delta":[{"op":"replace","path":"/step","value":2}]}"#,
 ///     r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r"}"#,
 /// ] {
-///     let event: Event = ag_ui_core::from_str(json)?;
+///     let event: Event = ag_ui_core::read::from_str(json)?;
 ///     assert!(thread.apply(&event).is_empty());
 /// }
 /// assert_eq!(serde_json::to_value(thread.messages())?,

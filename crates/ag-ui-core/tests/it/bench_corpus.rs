@@ -12,11 +12,11 @@ mod corpus;
 fn check_exact(c: &corpus::Corpus) -> BTreeMap<EventType, usize> {
     let mut seen = BTreeMap::new();
     for (i, line) in c.lines.iter().enumerate() {
-        let decoded = ag_ui_core::decode::<Event>(line, ReadMode::Exact)
+        let decoded = ag_ui_core::read::decode::<Event>(line, ReadMode::Exact)
             .unwrap_or_else(|e| panic!("{} line {i} is not exact: {e}\n{line}", c.name));
         assert!(decoded.warnings.is_empty(), "{} line {i}", c.name);
         // Re-encoding gives the same document.
-        let again = ag_ui_core::to_string(&decoded.value).unwrap();
+        let again = ag_ui_core::write::to_string(&decoded.value).unwrap();
         let a: serde_json::Value = serde_json::from_str(line).unwrap();
         let b: serde_json::Value = serde_json::from_str(&again).unwrap();
         assert_eq!(a, b, "{} line {i} does not round-trip", c.name);

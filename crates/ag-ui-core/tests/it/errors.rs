@@ -243,13 +243,11 @@ fn encoding_errors_name_the_member() {
             "count 1152921504606846976 is above 2^53 − 1",
         ),
         (
-            StateDeltaEvent::new(
-                vec![
-                    JsonPatchOperation::add("/ok", 1_i64),
-                    JsonPatchOperation::copy("/ok", "/fine"),
-                    JsonPatchOperation::move_("no-slash", "/x"),
-                ],
-            )
+            StateDeltaEvent::new(vec![
+                JsonPatchOperation::add("/ok", 1_i64),
+                JsonPatchOperation::copy("/ok", "/fine"),
+                JsonPatchOperation::move_("no-slash", "/x"),
+            ])
             .into(),
             "/delta/2/from".into(),
             "invalid JSON Pointer \"no-slash\"",

@@ -797,7 +797,12 @@ fn raw_sse_bytes_never_panic_and_split_does_not_matter() {
 
 /// A value placed in a document: how deep the place is, what the writer made of the
 /// document, and whether a text reads back as the same document.
-type Placed = (usize, &'static str, Result<String, Error>, Box<dyn Fn(&str) -> bool>);
+type Placed = (
+    usize,
+    &'static str,
+    Result<String, Error>,
+    Box<dyn Fn(&str) -> bool>,
+);
 
 /// Levels of arrays and objects in `v` (0 for a scalar), counted without recursion.
 fn depth_of(v: &Value) -> usize {
@@ -957,10 +962,14 @@ fn the_writer_on_deep_and_wide_values() {
                 // The pointer names the container one level too deep, in the document as
                 // serde_json (which has no depth limit) writes it.
                 let pointer = e.pointer().unwrap_or_default();
-                assert_eq!(pointer.matches('/').count(), 127, "iteration {i}: {pointer}");
-                let inside = pointer.strip_prefix(place).unwrap_or_else(|| {
-                    panic!("iteration {i}: {pointer} is not below {place}")
-                });
+                assert_eq!(
+                    pointer.matches('/').count(),
+                    127,
+                    "iteration {i}: {pointer}"
+                );
+                let inside = pointer
+                    .strip_prefix(place)
+                    .unwrap_or_else(|| panic!("iteration {i}: {pointer} is not below {place}"));
                 assert!(
                     value
                         .pointer(inside)

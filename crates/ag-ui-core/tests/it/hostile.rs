@@ -520,7 +520,8 @@ fn the_writer_refuses_what_the_reader_could_not_read_back() {
                 assert_eq!(e.pointer(), Some(pointer.as_str()));
                 assert_eq!(e.line_column(), None);
                 assert!(
-                    e.to_string().starts_with("cannot encode AG-UI JSON at `/snapshot/0/0/"),
+                    e.to_string()
+                        .starts_with("cannot encode AG-UI JSON at `/snapshot/0/0/"),
                     "{e}"
                 );
                 assert!(

@@ -71,7 +71,10 @@ fn every_event_type_in_every_status_follows_the_spec_table() {
                 assert_eq!(advanced, pushed);
             }
             let v = run.check_at(t, 7);
-            assert_eq!(v.as_ref().map_err(|v| v.rule), run.check(t).as_ref().map_err(|r| *r));
+            assert_eq!(
+                v.as_ref().map_err(|v| v.rule),
+                run.check(t).as_ref().map_err(|r| *r)
+            );
             if let Err(v) = v {
                 assert_eq!(v.index, 7);
                 assert!(v.message.contains(t.as_str()) || v.rule == Rule::L2, "{v}");

@@ -5,7 +5,7 @@ use ag_ui_core::{JsonPatch, JsonPatchOperation, JsonPointer, PatchError};
 use serde_json::{Value, json};
 
 fn patch(ops: Value) -> JsonPatch {
-    ag_ui_core::from_str(&ops.to_string()).unwrap()
+    ag_ui_core::read::from_str(&ops.to_string()).unwrap()
 }
 
 /// Applies `ops` to `doc` both by reference and by value; both must agree.

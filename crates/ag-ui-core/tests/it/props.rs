@@ -184,7 +184,11 @@ where
 fn the_strategies_cover_every_event_type() {
     let by_type = s::events_by_type();
     let kinds: Vec<EventType> = by_type.iter().map(|(k, _)| *k).collect();
-    assert_eq!(kinds, EventType::ALL, "one strategy per event type, in table order");
+    assert_eq!(
+        kinds,
+        EventType::ALL,
+        "one strategy per event type, in table order"
+    );
     let mut runner = runner(1);
     for (kind, strategy) in by_type {
         if !kind.is_attributable() {
@@ -195,7 +199,10 @@ fn the_strategies_cover_every_event_type() {
                 .new_tree(&mut runner)
                 .is_ok_and(|t| t.current().subagent_run_id().is_some())
         });
-        assert!(attributed, "the strategy for {kind} never sets subagentRunId");
+        assert!(
+            attributed,
+            "the strategy for {kind} never sets subagentRunId"
+        );
     }
 }
 

@@ -6,11 +6,6 @@
 
 mod canonical {
     #[allow(unused_imports)]
-    use ag_ui_core::{
-        BoxError, ConsumeError, Error, ErrorKind, PatchError, PipelineError, RunLifecycle,
-        RunStatus, StreamConsumer, ThreadState,
-    };
-    #[allow(unused_imports)]
     use ag_ui_core::read::{
         MAX_WARNINGS, decode, decode_slice, decode_value, from_slice, from_str,
     };
@@ -22,14 +17,19 @@ mod canonical {
     use ag_ui_core::stream::verify_events;
     #[allow(unused_imports)]
     use ag_ui_core::write::{to_string, to_vec};
+    #[allow(unused_imports)]
+    use ag_ui_core::{
+        BoxError, ConsumeError, Error, ErrorKind, PatchError, PipelineError, RunLifecycle,
+        RunStatus, StreamConsumer, ThreadState,
+    };
 }
 
 /// The first release's paths below the modules it made public.
 mod nested {
     #[allow(unused_imports)]
     use ag_ui_core::codec::read::{
-        Decoded, MAX_WARNINGS, ReadMode, Warning, WarningKind, decode, decode_slice,
-        decode_value, from_slice, from_str,
+        Decoded, MAX_WARNINGS, ReadMode, Warning, WarningKind, decode, decode_slice, decode_value,
+        from_slice, from_str,
     };
     #[allow(unused_imports)]
     use ag_ui_core::model::event::{Event, EventType, LEGACY_EVENT_TYPES, RunStartedEvent};

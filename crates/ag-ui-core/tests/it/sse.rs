@@ -73,7 +73,11 @@ fn reader_delivers_an_unterminated_final_message() {
 #[test]
 fn reader_rejects_invalid_utf8_with_offset() {
     let err = read_all(&[b"data: ok\n\ndata: \xff\n\n"]).unwrap_err();
-    assert_eq!((err.kind(), err.offset()), (ErrorKind::Sse, Some(10)), "{err}");
+    assert_eq!(
+        (err.kind(), err.offset()),
+        (ErrorKind::Sse, Some(10)),
+        "{err}"
+    );
     assert_eq!(err.pointer(), None);
 }
 

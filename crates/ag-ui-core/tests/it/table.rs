@@ -111,7 +111,7 @@ fn accessors_follow_the_attribution_column() {
             .iter()
             .find(|c| c.definition == row.ty && matches!(c.kind, CaseKind::Valid))
             .unwrap_or_else(|| panic!("no valid case for {}", row.ty));
-        let mut event: Event = ag_ui_core::decode(&case.text, ReadMode::Exact)
+        let mut event: Event = ag_ui_core::read::decode(&case.text, ReadMode::Exact)
             .unwrap()
             .value;
         assert_eq!(event.event_type().as_str(), row.wire);

@@ -166,7 +166,7 @@ impl RunState {
 /// The verifier works on events as a client's reducer sees them: chunk events expanded
 /// ([`crate::ChunkExpander`]) and unknown event types already dropped
 /// ([`crate::EventDecoder`]). It does not expand chunks itself; a chunk event given to it is
-/// only checked for its place in the run lifecycle (`L1`, `L3`, `L4`). [`crate::verify_events`]
+/// only checked for its place in the run lifecycle (`L1`, `L3`, `L4`). [`crate::stream::verify_events`]
 /// and [`crate::EventPipeline`] run the whole pipeline.
 ///
 /// Rule `O6` (`subagentRunId: null`) and the string-typed fields required by `A1`–`A3`
@@ -271,9 +271,7 @@ impl Check<'_> {
     }
 
     fn run(self, event: &Event) -> Result<(), Violation> {
-        self.v
-            .lifecycle
-            .check_at(self.event_type, self.index)?;
+        self.v.lifecycle.check_at(self.event_type, self.index)?;
         self.apply(event)
     }
 
