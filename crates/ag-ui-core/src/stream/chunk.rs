@@ -359,28 +359,37 @@ impl ChunkExpander {
         let id = c.id();
         let tag = event.subagent_run_id();
         let lane = self.resolve_lane(C::KIND, id, tag, index)?;
-        let continued = match self.pending(lane.as_ref()) {
+        // The content event: for a delta or a `rawEvent`, and for a continuation carrying
+        // only `metadata` (so that the metadata is not lost).
+        let content = |p: &Pending, continued: bool| {
+            let carries = c.delta().is_some()
+                || event.raw_event().is_some()
+                || (continued && event.metadata().is_some());
+            carries.then(|| p.content(c.delta().unwrap_or_default().to_owned()))
+        };
+        let continuing = match self.pending(lane.as_ref()) {
             Some(p) if p.kind() == C::KIND && id.is_none_or(|id| id == p.id()) => {
                 c.agrees(p, index)?;
-                true
+                Some(content(p, true))
             }
-            _ => false,
+            _ => None,
         };
-        if !continued {
-            let pending = c.opens(index)?;
-            self.close_lane(lane.as_ref(), out);
-            let mut start = pending.start();
-            start.set_metadata(event.metadata().cloned());
-            start.set_timestamp(event.timestamp());
-            let _attributable = start.set_subagent_run_id(tag.cloned());
-            out.push(start);
-            self.open(lane.clone(), pending);
-        }
-        let carries = c.delta().is_some()
-            || event.raw_event().is_some()
-            || (continued && event.metadata().is_some());
-        if carries && let Some(pending) = self.pending(lane.as_ref()) {
-            let mut content = pending.content(c.delta().unwrap_or_default().to_owned());
+        let content = match continuing {
+            Some(content) => content,
+            None => {
+                let pending = c.opens(index)?;
+                self.close_lane(lane.as_ref(), out);
+                let mut start = pending.start();
+                start.set_metadata(event.metadata().cloned());
+                start.set_timestamp(event.timestamp());
+                let _attributable = start.set_subagent_run_id(tag.cloned());
+                out.push(start);
+                let content = content(&pending, false);
+                self.open(lane.clone(), pending);
+                content
+            }
+        };
+        if let Some(mut content) = content {
             content.set_metadata(event.metadata().cloned());
             content.set_raw_event(event.raw_event().cloned());
             content.set_timestamp(event.timestamp());
