@@ -48,7 +48,7 @@ fn model_stream(round: u32) -> Vec<ModelChunk> {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut out = std::io::stdout().lock();
     let mut run = RunEmitter::start("thread-1", "run-1").with_ids(SequentialIds::new());
-    run.step_started("agent")?;
+    run.step_start("agent")?;
     for round in 0..2 {
         for chunk in model_stream(round) {
             run.push(chunk)?;
@@ -59,11 +59,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         if round == 0 {
             // The backend runs the tool and reports its result and the new state.
-            run.tool_result("call_1", r#"{"temperature":14}"#)?;
+            run.tool_call_result("call_1", r#"{"temperature":14}"#)?;
             run.state(&json!({"lastCity": "Amsterdam"}))?;
         }
     }
-    run.step_finished("agent")?;
+    run.step_finish("agent")?;
     run.finish()?;
     for event in run.drain() {
         ag_ui_core::write_sse_frame(&mut out, &event)?;

@@ -7,8 +7,8 @@ use ag_ui_core::{
 use serde_json::Value;
 
 use crate::compat::{Compat, ProtocolVersion};
-use crate::end::{RunWarning, WarningSource};
 use crate::error::ClientError;
+use crate::warning::{RunWarning, WarningSource};
 
 /// What a run sends besides the thread's messages and state: tools, context, forwarded
 /// props, ids and resume answers. Everything is optional; the defaults are what the
@@ -207,14 +207,4 @@ pub(crate) fn check_resume(
         )));
     }
     Ok(())
-}
-
-/// The media type of a `Content-Type` value: lower-cased, parameters and spaces removed.
-pub(crate) fn media_type(content_type: &str) -> String {
-    content_type
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase()
 }

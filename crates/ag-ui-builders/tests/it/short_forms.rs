@@ -3,6 +3,8 @@
 
 use ag_ui_builders::content::{self, Parts};
 use ag_ui_builders::event::*;
+use ag_ui_builders::interrupt::*;
+use ag_ui_builders::outcome::*;
 use ag_ui_builders::*;
 use ag_ui_core::{
     AssistantMessage, Event, EventType, Interrupt, JsonPatchOperation, Message, Metadata,
