@@ -149,7 +149,8 @@ impl HttpAgentBuilder {
         if url.scheme() == "https" && self.client.is_none() && !TLS {
             return Err(config(format!(
                 "agent URL {:?} needs TLS, and ag-ui-client was built without a TLS \
-                 feature: enable `rustls` or `native-tls`, or pass a reqwest::Client that \
+                 feature (TLS is opt-in): depend on it with `features = [\"rustls\"]` (or \
+                 `native-tls`, `rustls-no-provider`), or pass a reqwest::Client that \
                  supports HTTPS",
                 self.url
             )));

@@ -647,7 +647,10 @@ fn https_needs_a_tls_feature_or_a_client_of_ones_own() {
         Err(e) => {
             assert!(!tls, "https refused with a TLS feature: {e}");
             assert_eq!(e.kind(), ClientErrorKind::Config);
-            assert!(e.to_string().contains("needs TLS"), "{e}");
+            let message = e.to_string();
+            assert!(message.contains("needs TLS"), "{message}");
+            // It says how to get TLS: the feature to turn on.
+            assert!(message.contains(r#"features = ["rustls"]"#), "{message}");
         }
     }
     // A client of one's own is trusted to know its TLS.
