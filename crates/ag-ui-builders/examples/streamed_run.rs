@@ -9,8 +9,9 @@ use serde_json::json;
 /// What a model provider might stream for one call.
 fn model_stream(round: u32) -> Vec<ModelChunk> {
     let usage = ProviderUsage::new(420, 36)
-        .reasoning(12)
-        .model("openai", "gpt-5");
+        .with_reasoning_tokens(12)
+        .with_provider("openai")
+        .with_model("gpt-5");
     if round == 0 {
         vec![
             ModelChunk::Thinking("The user wants the weather; ".into()),
@@ -39,7 +40,11 @@ fn model_stream(round: u32) -> Vec<ModelChunk> {
             ModelChunk::Text("It is 14 °C ".into()),
             ModelChunk::Text("in Amsterdam.".into()),
             ModelChunk::EndTurn {
-                usage: Some(ProviderUsage::new(480, 9).model("openai", "gpt-5")),
+                usage: Some(
+                    ProviderUsage::new(480, 9)
+                        .with_provider("openai")
+                        .with_model("gpt-5"),
+                ),
             },
         ]
     }

@@ -159,7 +159,7 @@ struct Activity {
 /// run.push(ModelChunk::Thinking("The user greets me.".into()))?;
 /// run.push(ModelChunk::Text("Hello".into()))?;
 /// run.push(ModelChunk::Text(" there!".into()))?;
-/// run.push(ModelChunk::EndTurn { usage: Some(ProviderUsage::new(12, 5).model("openai", "gpt-5")) })?;
+/// run.push(ModelChunk::EndTurn { usage: Some(ProviderUsage::new(12, 5).with_provider("openai").with_model("gpt-5")) })?;
 /// run.finish()?;
 /// let types: Vec<_> = run.drain().iter().map(|e| e.event_type().as_str()).collect();
 /// assert_eq!(types, [

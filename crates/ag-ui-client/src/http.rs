@@ -330,7 +330,7 @@ impl HttpAgent {
         &mut self,
         answers: impl IntoIterator<Item = ResumeEntry>,
     ) -> Result<HttpRun<'_>, ClientError> {
-        self.resume_with(RunOptions::new().resume(answers))
+        self.resume_with(RunOptions::new().resume_all(answers))
     }
 
     /// [`HttpAgent::resume`] with other run options (tools, context…); the answers are

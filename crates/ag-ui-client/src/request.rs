@@ -80,11 +80,20 @@ impl RunOptions {
         self
     }
 
-    /// Sets the resume answers.
+    /// Sets the resume answers (`resume`), one entry per interrupt answered (as
+    /// `ag_ui_builders::RunInputBuilder::resume_all`).
     #[must_use]
-    pub fn resume(mut self, entries: impl IntoIterator<Item = ResumeEntry>) -> Self {
+    pub fn resume_all(mut self, entries: impl IntoIterator<Item = ResumeEntry>) -> Self {
         self.resume = Some(entries.into_iter().collect());
         self
+    }
+
+    /// Renamed [`RunOptions::resume_all`].
+    #[doc(hidden)]
+    #[deprecated(note = "renamed resume_all")]
+    #[must_use]
+    pub fn resume(self, entries: impl IntoIterator<Item = ResumeEntry>) -> Self {
+        self.resume_all(entries)
     }
 }
 

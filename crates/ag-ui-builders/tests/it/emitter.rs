@@ -52,8 +52,9 @@ fn a_streamed_answer_with_a_tool_round_trip() {
     run.push(ModelChunk::EndTurn {
         usage: Some(
             ProviderUsage::new(100, 20)
-                .reasoning(5)
-                .model("openai", "gpt-5"),
+                .with_reasoning_tokens(5)
+                .with_provider("openai")
+                .with_model("gpt-5"),
         ),
     })
     .unwrap();
@@ -64,7 +65,11 @@ fn a_streamed_answer_with_a_tool_round_trip() {
         .unwrap();
     run.push(ModelChunk::Text("It is 3 °C.".into())).unwrap();
     run.push(ModelChunk::EndTurn {
-        usage: Some(ProviderUsage::new(130, 8).model("openai", "gpt-5")),
+        usage: Some(
+            ProviderUsage::new(130, 8)
+                .with_provider("openai")
+                .with_model("gpt-5"),
+        ),
     })
     .unwrap();
     run.step_finish("agent").unwrap();

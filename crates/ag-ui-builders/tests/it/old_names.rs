@@ -97,3 +97,28 @@ fn old_emitter_method_names_emit_what_the_new_ones_do() {
     );
     assert!(new.len() > 10, "{new:?}");
 }
+
+#[test]
+fn old_provider_usage_setters_set_what_the_new_ones_do() {
+    use ag_ui_builders::{Accounting, ProviderUsage};
+    let old = ProviderUsage::new(100, 20)
+        .model("openai", "gpt-5")
+        .total(150)
+        .reasoning(10)
+        .cached(30)
+        .cache_write(5)
+        .reasoning_accounting(Accounting::Included)
+        .cache_accounting(Accounting::Beside);
+    let new = ProviderUsage::new(100, 20)
+        .with_provider("openai")
+        .with_model("gpt-5")
+        .with_total_tokens(150)
+        .with_reasoning_tokens(10)
+        .with_cached_tokens(30)
+        .with_cache_write_tokens(5)
+        .with_reasoning_accounting(Accounting::Included)
+        .with_cache_accounting(Accounting::Beside);
+    assert_eq!(old, new);
+    assert_eq!(new.provider.as_deref(), Some("openai"));
+    assert_eq!(new.cache_write_tokens, Some(5));
+}

@@ -187,7 +187,7 @@ fn a_body_with_two_runs_is_read_to_its_end_and_reports_the_last_terminal_event()
 /// does for HTTP runs); the first release's method name does the same.
 #[test]
 #[allow(deprecated)]
-fn a_peer_protocol_ceiling_filters_a_byte_stream_under_both_names() {
+fn first_release_names_still_work_a_peer_protocol_ceiling_filters_a_byte_stream() {
     use ag_ui_client::{ProtocolVersion, WarningSource};
     let body = sse(&[
         run_started(),
@@ -232,4 +232,14 @@ fn a_peer_protocol_ceiling_filters_a_byte_stream_under_both_names() {
     // The first release's error-kind name is the same type.
     let kind: ag_ui_client::ErrorKind = ClientErrorKind::Abort;
     assert_eq!(kind.as_str(), "abort");
+    // And `RunOptions::resume` is `resume_all`.
+    let answers = || {
+        [ag_ui_core::ResumeEntry::new(
+            "i1",
+            ag_ui_core::ResumeStatus::Resolved,
+        )]
+    };
+    let new = ag_ui_client::RunOptions::new().resume_all(answers());
+    assert_eq!(ag_ui_client::RunOptions::new().resume(answers()), new);
+    assert_eq!(new.resume.as_deref(), Some(&answers()[..]));
 }

@@ -262,7 +262,7 @@ async fn interrupt_then_one_call_resume_carries_the_history() {
     assert_eq!(agent.state(), &awaiting);
 
     // One call answers every pending interrupt.
-    let resume = scenario("run-2", "interrupt").resume([ag_ui_builders::interrupt::resolve(
+    let resume = scenario("run-2", "interrupt").resume_all([ag_ui_builders::interrupt::resolve(
         "run-1-call-1-approval",
         json!({"approved": true}),
     )]);
