@@ -15,9 +15,9 @@ fn no_import_cycles_in_a_folder_and_codec_calls_no_upper_layer() {
             "modules of {folder} importing each other"
         );
     }
-    // Known exception, through the root re-export `crate::EventType`: codec's diagnostics
-    // and error name the event type of `model::event`, which makes one cycle across the
-    // layers (`layout.cycles()`). When it is gone, this list is empty and `cycles()` too.
+    // The one exception docs/design.md names: codec's diagnostics and error name the type
+    // `EventType` (`crate::EventType`, defined in `model::event`); it makes one cycle
+    // across the layers (`layout.cycles()`). When it is gone, this list is empty.
     assert_eq!(
         layout.imports_between("codec", &["model", "stream", "thread"]),
         [
