@@ -951,3 +951,57 @@ fn what_would_break_a_rule_is_refused_not_emitted() {
     assert_eq!(owner_of(EventType::ActivityDelta), Some(None));
     assert_eq!(owner_of(EventType::ReasoningEncryptedValue), Some(None));
 }
+
+/// The naming scheme the README states for `RunEmitter`, checked on its public methods
+/// (the hidden, deprecated first-release names aside): imperative verbs, never the past
+/// tense of the event names; the tool-call family is `tool_call_*`; closing is `close_*`.
+#[test]
+fn emitter_methods_follow_one_naming_scheme() {
+    let source =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/emitter.rs")).unwrap();
+    let lines: Vec<&str> = source.lines().collect();
+    let mut names = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let Some(rest) = line.trim_start().strip_prefix("pub fn ") else {
+            continue;
+        };
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        let deprecated = lines[i.saturating_sub(4)..i]
+            .iter()
+            .any(|l| l.contains("#[deprecated"));
+        if !deprecated && line.starts_with("    pub fn ") {
+            names.push(name);
+        }
+    }
+    assert!(names.len() > 40, "{names:?}");
+    for name in [
+        "step_start",
+        "tool_call_result",
+        "text_message_end",
+        "close_turn",
+    ] {
+        assert!(names.iter().any(|n| n == name), "{name} missing");
+    }
+    let broken: Vec<&String> = names
+        .iter()
+        .filter(|n| {
+            let past = [
+                "started",
+                "finished",
+                "ended",
+                "closed",
+                "suspended",
+                "failed",
+            ]
+            .iter()
+            .any(|p| n.split('_').any(|w| w == *p));
+            (past && !n.starts_with("is_"))
+                || (n.starts_with("tool_") && !n.starts_with("tool_call"))
+                || n.starts_with("end_")
+        })
+        .collect();
+    assert!(broken.is_empty(), "outside the naming scheme: {broken:?}");
+}
