@@ -4,9 +4,8 @@
 //!
 //! Run with `cargo run -p ag-ui-builders --example interrupt_resume`.
 
-use ag_ui_builders::{
-    Conversation, RunEmitter, RunInputBuilder, SequentialIds, input_required, thread_state,
-};
+use ag_ui_builders::interrupt::input_required;
+use ag_ui_builders::{Conversation, RunEmitter, RunInputBuilder, SequentialIds, thread_state};
 use ag_ui_core::{RunAgentInput, RunStatus, StreamConsumer, ThreadState};
 use serde_json::json;
 
@@ -41,11 +40,11 @@ fn agent(input: &RunAgentInput) -> Result<Vec<u8>, Box<dyn std::error::Error>> {
                 .cloned()
                 .ok_or("no tool call awaits approval")?;
             if approved {
-                run.tool_result(call.clone(), r#"{"sent":true}"#)?;
+                run.tool_call_result(call.clone(), r#"{"sent":true}"#)?;
                 run.state(&json!({"outbox": []}))?;
                 run.text("Done: the report is on its way to Bob.")?;
             } else {
-                run.tool_result(call, r#"{"sent":false}"#)?;
+                run.tool_call_result(call, r#"{"sent":false}"#)?;
                 run.text("Not sent.")?;
             }
             run.finish()?;

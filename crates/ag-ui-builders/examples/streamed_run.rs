@@ -9,8 +9,9 @@ use serde_json::json;
 /// What a model provider might stream for one call.
 fn model_stream(round: u32) -> Vec<ModelChunk> {
     let usage = ProviderUsage::new(420, 36)
-        .reasoning(12)
-        .model("openai", "gpt-5");
+        .with_reasoning_tokens(12)
+        .with_provider("openai")
+        .with_model("gpt-5");
     if round == 0 {
         vec![
             ModelChunk::Thinking("The user wants the weather; ".into()),
@@ -39,7 +40,11 @@ fn model_stream(round: u32) -> Vec<ModelChunk> {
             ModelChunk::Text("It is 14 °C ".into()),
             ModelChunk::Text("in Amsterdam.".into()),
             ModelChunk::EndTurn {
-                usage: Some(ProviderUsage::new(480, 9).model("openai", "gpt-5")),
+                usage: Some(
+                    ProviderUsage::new(480, 9)
+                        .with_provider("openai")
+                        .with_model("gpt-5"),
+                ),
             },
         ]
     }
@@ -48,7 +53,7 @@ fn model_stream(round: u32) -> Vec<ModelChunk> {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut out = std::io::stdout().lock();
     let mut run = RunEmitter::start("thread-1", "run-1").with_ids(SequentialIds::new());
-    run.step_started("agent")?;
+    run.step_start("agent")?;
     for round in 0..2 {
         for chunk in model_stream(round) {
             run.push(chunk)?;
@@ -59,11 +64,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         if round == 0 {
             // The backend runs the tool and reports its result and the new state.
-            run.tool_result("call_1", r#"{"temperature":14}"#)?;
+            run.tool_call_result("call_1", r#"{"temperature":14}"#)?;
             run.state(&json!({"lastCity": "Amsterdam"}))?;
         }
     }
-    run.step_finished("agent")?;
+    run.step_finish("agent")?;
     run.finish()?;
     for event in run.drain() {
         ag_ui_core::write_sse_frame(&mut out, &event)?;

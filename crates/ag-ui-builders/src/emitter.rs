@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 use crate::error::{Error, into_object, to_value};
 use crate::event;
 use crate::ids::{IdGenerator, UuidIds};
-use crate::interrupt::{interrupted, subagent_suspended, success_pending};
+use crate::outcome::{interrupted, subagent_suspended, success_pending};
 use crate::patch::{check, diff};
 use crate::tool::IntoArguments;
 use crate::usage::{ProviderUsage, UsageMeter};
@@ -63,7 +63,7 @@ pub enum ModelChunk {
         id: String,
     },
     /// The model call is over: the assistant's turn ends (open text, reasoning and tool
-    /// calls are closed, see [`RunEmitter::end_turn`]) and its usage, if reported, is
+    /// calls are closed, see [`RunEmitter::close_turn`]) and its usage, if reported, is
     /// counted. It does **not** end the run: the agent may run tools and call the model
     /// again; end the run with [`RunEmitter::finish`], [`RunEmitter::interrupt`],
     /// [`RunEmitter::cancel`] or [`RunEmitter::fail`].
@@ -159,7 +159,7 @@ struct Activity {
 /// run.push(ModelChunk::Thinking("The user greets me.".into()))?;
 /// run.push(ModelChunk::Text("Hello".into()))?;
 /// run.push(ModelChunk::Text(" there!".into()))?;
-/// run.push(ModelChunk::EndTurn { usage: Some(ProviderUsage::new(12, 5).model("openai", "gpt-5")) })?;
+/// run.push(ModelChunk::EndTurn { usage: Some(ProviderUsage::new(12, 5).with_provider("openai").with_model("gpt-5")) })?;
 /// run.finish()?;
 /// let types: Vec<_> = run.drain().iter().map(|e| e.event_type().as_str()).collect();
 /// assert_eq!(types, [
@@ -381,7 +381,7 @@ impl RunEmitter {
     /// tool-call and message ids are minted), for the interrupts the run ends with.
     ///
     /// ```
-    /// use ag_ui_builders::{RunEmitter, SequentialIds, tool_approval};
+    /// use ag_ui_builders::{RunEmitter, SequentialIds, interrupt::tool_approval};
     ///
     /// let mut run = RunEmitter::start("thread-1", "run-1").with_ids(SequentialIds::new());
     /// let call = run.tool_call("send_email", serde_json::json!({"to": "a@b.com"}))?;
@@ -418,7 +418,7 @@ impl RunEmitter {
     /// [`text_with_id`](Self::text_with_id), [`reasoning`](Self::reasoning),
     /// [`tool_call_start_with_id`](Self::tool_call_start_with_id),
     /// [`tool_call_args`](Self::tool_call_args), [`tool_call_end`](Self::tool_call_end),
-    /// [`end_turn`](Self::end_turn)).
+    /// [`close_turn`](Self::close_turn)).
     pub fn push(&mut self, chunk: ModelChunk) -> Result<(), Error> {
         match chunk {
             ModelChunk::Text(delta) => self.text(delta).map(drop),
@@ -432,7 +432,7 @@ impl RunEmitter {
                 if let Some(u) = usage {
                     self.usage(u);
                 }
-                self.end_turn()
+                self.close_turn()
             }
         }
     }
@@ -462,7 +462,7 @@ impl RunEmitter {
     /// closing open reasoning) when it is not open. The message becomes the one
     /// [`text`](Self::text) appends to and the one tool calls attach to; other open messages
     /// stay open, so that messages can interleave (spec §9.1 T2) until closed with
-    /// [`close_text_message`](Self::close_text_message) or the end of the turn.
+    /// [`text_message_end`](Self::text_message_end) or the end of the turn.
     ///
     /// ```
     /// use ag_ui_builders::RunEmitter;
@@ -471,7 +471,7 @@ impl RunEmitter {
     /// run.text_with_id("msg_a", "Hello ")?;
     /// run.text_with_id("msg_b", "Bonjour ")?;
     /// run.text_with_id("msg_a", "world")?;
-    /// run.close_text_message("msg_a")?;
+    /// run.text_message_end("msg_a")?;
     /// run.text_with_id("msg_b", "le monde")?;
     /// run.finish()?;
     /// # Ok::<(), ag_ui_builders::Error>(())
@@ -524,7 +524,7 @@ impl RunEmitter {
     /// # Errors
     /// [`Error::NotOpen`] when the current owner has no text message `id` open;
     /// [`Error::RunEnded`].
-    pub fn close_text_message(&mut self, id: impl Into<MessageId>) -> Result<(), Error> {
+    pub fn text_message_end(&mut self, id: impl Into<MessageId>) -> Result<(), Error> {
         self.live()?;
         let id = id.into();
         let top = self.top();
@@ -543,7 +543,7 @@ impl RunEmitter {
     ///
     /// # Errors
     /// [`Error::RunEnded`].
-    pub fn end_turn(&mut self) -> Result<(), Error> {
+    pub fn close_turn(&mut self) -> Result<(), Error> {
         self.live()?;
         let top = self.top();
         self.close_turn_in(top)?;
@@ -766,7 +766,7 @@ impl RunEmitter {
     /// # Errors
     /// [`Error::RunEnded`]; [`Error::AlreadyOpen`] when the generator keeps returning used
     /// ids.
-    pub fn tool_result(
+    pub fn tool_call_result(
         &mut self,
         tool_call_id: impl Into<ToolCallId>,
         content: impl Into<Content>,
@@ -868,7 +868,7 @@ impl RunEmitter {
     ///
     /// # Errors
     /// [`Error::AlreadyOpen`] when that owner has the step open; [`Error::RunEnded`].
-    pub fn step_started(&mut self, name: impl Into<String>) -> Result<(), Error> {
+    pub fn step_start(&mut self, name: impl Into<String>) -> Result<(), Error> {
         self.live()?;
         let name = name.into();
         if self.lane().steps.contains(&name) {
@@ -887,7 +887,7 @@ impl RunEmitter {
     ///
     /// # Errors
     /// [`Error::NotOpen`] when that owner has no such step open; [`Error::RunEnded`].
-    pub fn step_finished(&mut self, name: impl Into<String>) -> Result<(), Error> {
+    pub fn step_finish(&mut self, name: impl Into<String>) -> Result<(), Error> {
         self.live()?;
         let name = name.into();
         let Some(pos) = self.lane().steps.iter().position(|s| *s == name) else {
@@ -1241,7 +1241,7 @@ impl RunEmitter {
     /// A call is only handed out when its arguments are complete JSON (or empty: a call
     /// without arguments). When one is not (the model's stream was cut off mid-call), the
     /// run is **not** finished and nothing is emitted: answer the call with
-    /// [`tool_result`](Self::tool_result) or end the run with [`fail`](Self::fail)
+    /// [`tool_call_result`](Self::tool_call_result) or end the run with [`fail`](Self::fail)
     /// (`RUN_ERROR`).
     ///
     /// ```
@@ -1292,7 +1292,7 @@ impl RunEmitter {
     /// # Errors
     /// As [`finish`](Self::finish).
     pub fn cancel(&mut self) -> Result<(), Error> {
-        self.finish_with(crate::interrupt::cancelled(), None)
+        self.finish_with(crate::outcome::cancelled(), None)
     }
 
     /// Ends the run with `RUN_FINISHED` carrying `outcome` (and `result`), after closing
@@ -1749,5 +1749,52 @@ impl RunEmitter {
             Event::RunError(_) => self.ended = Some(EventType::RunError),
             _ => {}
         }
+    }
+}
+
+/// The first release's method names, kept for one release.
+impl RunEmitter {
+    /// Renamed [`RunEmitter::step_start`].
+    #[doc(hidden)]
+    #[deprecated(note = "renamed step_start")]
+    #[allow(clippy::missing_errors_doc)]
+    pub fn step_started(&mut self, name: impl Into<String>) -> Result<(), Error> {
+        self.step_start(name)
+    }
+
+    /// Renamed [`RunEmitter::step_finish`].
+    #[doc(hidden)]
+    #[deprecated(note = "renamed step_finish")]
+    #[allow(clippy::missing_errors_doc)]
+    pub fn step_finished(&mut self, name: impl Into<String>) -> Result<(), Error> {
+        self.step_finish(name)
+    }
+
+    /// Renamed [`RunEmitter::tool_call_result`].
+    #[doc(hidden)]
+    #[deprecated(note = "renamed tool_call_result")]
+    #[allow(clippy::missing_errors_doc)]
+    pub fn tool_result(
+        &mut self,
+        tool_call_id: impl Into<ToolCallId>,
+        content: impl Into<Content>,
+    ) -> Result<MessageId, Error> {
+        self.tool_call_result(tool_call_id, content)
+    }
+
+    /// Renamed [`RunEmitter::text_message_end`].
+    #[doc(hidden)]
+    #[deprecated(note = "renamed text_message_end")]
+    #[allow(clippy::missing_errors_doc)]
+    pub fn close_text_message(&mut self, id: impl Into<MessageId>) -> Result<(), Error> {
+        self.text_message_end(id)
+    }
+
+    /// Renamed [`RunEmitter::close_turn`].
+    #[doc(hidden)]
+    #[deprecated(note = "renamed close_turn")]
+    #[allow(clippy::missing_errors_doc)]
+    pub fn end_turn(&mut self) -> Result<(), Error> {
+        self.close_turn()
     }
 }

@@ -245,15 +245,15 @@ impl RunInputBuilder {
         self
     }
 
-    /// Adds an answer to an interrupt of the previous run (see [`crate::resolve`],
-    /// [`crate::cancel`]).
+    /// Adds an answer to an interrupt of the previous run (see [`crate::interrupt::resolve`],
+    /// [`crate::interrupt::cancel`]).
     pub fn resume(mut self, entry: ResumeEntry) -> Self {
         self.input.resume.get_or_insert_with(Vec::new).push(entry);
         self
     }
 
-    /// Adds answers to interrupts of the previous run (see [`crate::resolve_all`],
-    /// [`crate::cancel_all`]).
+    /// Adds answers to interrupts of the previous run (see [`crate::interrupt::resolve_all`],
+    /// [`crate::interrupt::cancel_all`]).
     pub fn resume_all(mut self, entries: impl IntoIterator<Item = ResumeEntry>) -> Self {
         self.input
             .resume
@@ -266,7 +266,7 @@ impl RunInputBuilder {
     /// answered: spec §9.2) with the payload `payload` gives for it.
     ///
     /// ```
-    /// use ag_ui_builders::{RunInputBuilder, confirmation, event::run_finished_interrupt};
+    /// use ag_ui_builders::{RunInputBuilder, event::run_finished_interrupt, interrupt::confirmation};
     /// use serde_json::json;
     ///
     /// let paused = run_finished_interrupt("thread-1", "run-1", [confirmation("int-1", "Go?")])?;

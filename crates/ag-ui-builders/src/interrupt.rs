@@ -1,10 +1,19 @@
-//! Human in the loop: interrupts, resume entries and run outcomes.
+//! Human in the loop: interrupts an agent raises ([`interrupt`], [`confirmation`],
+//! [`tool_approval`], [`input_required`]) and the resume entries that answer them
+//! ([`resolve`], [`cancel`], [`resume`], [`resolve_all`], [`cancel_all`]).
+//!
+//! ```
+//! use ag_ui_builders::interrupt::{confirmation, resolve};
+//! use serde_json::json;
+//!
+//! let ask = confirmation("int-1", "Delete 3 files?");
+//! let answer = resolve(ask.id.clone(), json!({ "approved": true }));
+//! assert_eq!(serde_json::to_value(&answer).unwrap()["interruptId"], "int-1");
+//! ```
 
 use ag_ui_core::{
-    Interrupt, InterruptId, NonEmpty, REASON_CONFIRMATION, REASON_INPUT_REQUIRED, REASON_TOOL_CALL,
-    ResumeEntry, ResumeStatus, RunFinishedInterruptOutcome, RunFinishedOutcome,
-    RunFinishedSuccessOutcome, SubagentFinishedOutcome, SubagentFinishedSuccessOutcome,
-    SubagentFinishedSuspendedOutcome, ToolCallId,
+    Interrupt, InterruptId, REASON_CONFIRMATION, REASON_INPUT_REQUIRED, REASON_TOOL_CALL,
+    ResumeEntry, ResumeStatus, ToolCallId,
 };
 use serde_json::Value;
 
@@ -101,66 +110,4 @@ pub fn cancel_all<'a>(interrupts: impl IntoIterator<Item = &'a Interrupt>) -> Ve
         .into_iter()
         .map(|i| cancel(i.id.clone()))
         .collect()
-}
-
-/// The `success` outcome.
-#[must_use]
-pub fn success() -> RunFinishedOutcome {
-    RunFinishedOutcome::success()
-}
-
-/// The `success` outcome naming frontend tool calls left unanswered (an empty list is left
-/// out: it means the same as absence).
-#[must_use]
-pub fn success_pending(
-    pending_tool_call_ids: impl IntoIterator<Item = impl Into<ToolCallId>>,
-) -> RunFinishedOutcome {
-    let ids: Vec<ToolCallId> = pending_tool_call_ids.into_iter().map(Into::into).collect();
-    if ids.is_empty() {
-        success()
-    } else {
-        RunFinishedOutcome::Success(
-            RunFinishedSuccessOutcome::new().with_pending_tool_call_ids(ids),
-        )
-    }
-}
-
-/// The `interrupt` outcome; it cannot be built without at least one interrupt.
-///
-/// # Errors
-/// [`Error::NoInterrupts`] when `interrupts` is empty.
-pub fn interrupted(
-    interrupts: impl IntoIterator<Item = Interrupt>,
-) -> Result<RunFinishedOutcome, Error> {
-    let list = NonEmpty::new(interrupts.into_iter().collect()).ok_or(Error::NoInterrupts)?;
-    Ok(RunFinishedOutcome::Interrupt(
-        RunFinishedInterruptOutcome::new(list),
-    ))
-}
-
-/// The `cancelled` outcome.
-#[must_use]
-pub fn cancelled() -> RunFinishedOutcome {
-    RunFinishedOutcome::cancelled()
-}
-
-/// The subagent `success` outcome.
-#[must_use]
-pub fn subagent_success() -> SubagentFinishedOutcome {
-    SubagentFinishedOutcome::Success(SubagentFinishedSuccessOutcome::new())
-}
-
-/// The subagent `suspended` outcome naming the interrupts it raised itself (left out when
-/// empty: a descendant interrupted).
-#[must_use]
-pub fn subagent_suspended(
-    interrupt_ids: impl IntoIterator<Item = impl Into<InterruptId>>,
-) -> SubagentFinishedOutcome {
-    let ids: Vec<InterruptId> = interrupt_ids.into_iter().map(Into::into).collect();
-    let outcome = SubagentFinishedSuspendedOutcome::new();
-    SubagentFinishedOutcome::Suspended(if ids.is_empty() {
-        outcome
-    } else {
-        outcome.with_interrupt_ids(ids)
-    })
 }

@@ -8,8 +8,9 @@ mod error;
 pub mod event;
 mod ids;
 mod input;
-mod interrupt;
+pub mod interrupt;
 mod message;
+pub mod outcome;
 pub mod patch;
 mod schema;
 mod tool;
@@ -49,11 +50,6 @@ pub use emitter::{ModelChunk, RunEmitter};
 pub use error::{CoreError, Error};
 pub use ids::{IdGenerator, IdKind, SequentialIds, UuidIds};
 pub use input::{RunInputBuilder, run_input, thread_state};
-pub use interrupt::{
-    cancel, cancel_all, cancelled, confirmation, input_required, interrupt, interrupted, resolve,
-    resolve_all, resume, subagent_success, subagent_suspended, success, success_pending,
-    tool_approval,
-};
 pub use message::{
     activity_message, assistant_message, assistant_message_with_tool_calls, assistant_tool_calls,
     developer_message, reasoning_message, system_message, tool_message, user_message,
@@ -69,3 +65,16 @@ pub use tool::{
 #[cfg(feature = "schemars")]
 pub use typed::{TypedTool, clean_parameters_schema, parameters_schema, typed_tool};
 pub use usage::{Accounting, ProviderUsage, UsageMeter};
+
+// The first release's root paths of the interrupt and outcome helpers, kept for one release.
+#[doc(hidden)]
+#[deprecated(note = "moved to ag_ui_builders::interrupt")]
+pub use interrupt::{
+    cancel, cancel_all, confirmation, input_required, interrupt, resolve, resolve_all, resume,
+    tool_approval,
+};
+#[doc(hidden)]
+#[deprecated(note = "moved to ag_ui_builders::outcome")]
+pub use outcome::{
+    cancelled, interrupted, subagent_success, subagent_suspended, success, success_pending,
+};

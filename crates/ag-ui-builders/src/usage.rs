@@ -13,17 +13,17 @@
 //!
 //! // OpenAI style: reasoning inside the completion count, cache reads inside the prompt.
 //! let openai = ProviderUsage::new(1200, 340)
-//!     .reasoning(200)
-//!     .cached(800)
-//!     .total(1540)
+//!     .with_reasoning_tokens(200)
+//!     .with_cached_tokens(800)
+//!     .with_total_tokens(1540)
 //!     .to_token_usage();
 //! assert_eq!((openai.input_tokens, openai.output_tokens), (Some(1200), Some(340)));
 //!
 //! // Anthropic style: cache reads and writes beside `input_tokens`.
 //! let anthropic = ProviderUsage::new(50, 120)
-//!     .cached(1000)
-//!     .cache_write(200)
-//!     .cache_accounting(Accounting::Beside)
+//!     .with_cached_tokens(1000)
+//!     .with_cache_write_tokens(200)
+//!     .with_cache_accounting(Accounting::Beside)
 //!     .to_token_usage();
 //! assert_eq!(anthropic.input_tokens, Some(1250));
 //! assert_eq!(anthropic.total_tokens, Some(1370));
@@ -87,39 +87,43 @@ impl ProviderUsage {
             ..Self::default()
         }
     }
-    /// Sets the provider and model labels.
-    pub fn model(mut self, provider: impl Into<String>, model: impl Into<String>) -> Self {
+    /// Sets the provider label (`openai`, `anthropic`, …).
+    pub fn with_provider(mut self, provider: impl Into<String>) -> Self {
         self.provider = Some(provider.into());
+        self
+    }
+    /// Sets the model label.
+    pub fn with_model(mut self, model: impl Into<String>) -> Self {
         self.model = Some(model.into());
         self
     }
     /// Sets the provider's own total.
-    pub fn total(mut self, total: u64) -> Self {
+    pub fn with_total_tokens(mut self, total: u64) -> Self {
         self.total_tokens = Some(total);
         self
     }
     /// Sets the reasoning tokens.
-    pub fn reasoning(mut self, tokens: u64) -> Self {
+    pub fn with_reasoning_tokens(mut self, tokens: u64) -> Self {
         self.reasoning_tokens = Some(tokens);
         self
     }
     /// Sets the cache reads.
-    pub fn cached(mut self, tokens: u64) -> Self {
+    pub fn with_cached_tokens(mut self, tokens: u64) -> Self {
         self.cached_tokens = Some(tokens);
         self
     }
     /// Sets the cache writes.
-    pub fn cache_write(mut self, tokens: u64) -> Self {
+    pub fn with_cache_write_tokens(mut self, tokens: u64) -> Self {
         self.cache_write_tokens = Some(tokens);
         self
     }
     /// Says how reasoning is counted (default: inferred).
-    pub fn reasoning_accounting(mut self, accounting: Accounting) -> Self {
+    pub fn with_reasoning_accounting(mut self, accounting: Accounting) -> Self {
         self.reasoning_accounting = accounting;
         self
     }
     /// Says how cache reads and writes are counted (default: inferred).
-    pub fn cache_accounting(mut self, accounting: Accounting) -> Self {
+    pub fn with_cache_accounting(mut self, accounting: Accounting) -> Self {
         self.cache_accounting = accounting;
         self
     }
@@ -175,6 +179,52 @@ impl ProviderUsage {
         usage.cached_input_tokens = self.cached_tokens;
         usage.cache_write_input_tokens = self.cache_write_tokens;
         usage
+    }
+}
+
+/// The first release's setter names, kept for one release.
+impl ProviderUsage {
+    /// Renamed: [`ProviderUsage::with_provider`] and [`ProviderUsage::with_model`].
+    #[doc(hidden)]
+    #[deprecated(note = "renamed with_provider(provider).with_model(model)")]
+    pub fn model(self, provider: impl Into<String>, model: impl Into<String>) -> Self {
+        self.with_provider(provider).with_model(model)
+    }
+    /// Renamed [`ProviderUsage::with_total_tokens`].
+    #[doc(hidden)]
+    #[deprecated(note = "renamed with_total_tokens")]
+    pub fn total(self, total: u64) -> Self {
+        self.with_total_tokens(total)
+    }
+    /// Renamed [`ProviderUsage::with_reasoning_tokens`].
+    #[doc(hidden)]
+    #[deprecated(note = "renamed with_reasoning_tokens")]
+    pub fn reasoning(self, tokens: u64) -> Self {
+        self.with_reasoning_tokens(tokens)
+    }
+    /// Renamed [`ProviderUsage::with_cached_tokens`].
+    #[doc(hidden)]
+    #[deprecated(note = "renamed with_cached_tokens")]
+    pub fn cached(self, tokens: u64) -> Self {
+        self.with_cached_tokens(tokens)
+    }
+    /// Renamed [`ProviderUsage::with_cache_write_tokens`].
+    #[doc(hidden)]
+    #[deprecated(note = "renamed with_cache_write_tokens")]
+    pub fn cache_write(self, tokens: u64) -> Self {
+        self.with_cache_write_tokens(tokens)
+    }
+    /// Renamed [`ProviderUsage::with_reasoning_accounting`].
+    #[doc(hidden)]
+    #[deprecated(note = "renamed with_reasoning_accounting")]
+    pub fn reasoning_accounting(self, accounting: Accounting) -> Self {
+        self.with_reasoning_accounting(accounting)
+    }
+    /// Renamed [`ProviderUsage::with_cache_accounting`].
+    #[doc(hidden)]
+    #[deprecated(note = "renamed with_cache_accounting")]
+    pub fn cache_accounting(self, accounting: Accounting) -> Self {
+        self.with_cache_accounting(accounting)
     }
 }
 

@@ -20,7 +20,8 @@ use std::str::FromStr;
 
 use ag_ui_core::{Content, Message, RunAgentInput};
 
-use crate::end::{RunWarning, WarningSource};
+use crate::error::ClientError;
+use crate::warning::{RunWarning, WarningSource};
 
 /// A protocol or package version as peers declare it: `MAJOR.MINOR` (the 1.0 grammar of
 /// `protocolVersion`) or `MAJOR.MINOR.PATCH` (the 0.x package versions older agents report).
@@ -78,10 +79,10 @@ impl ProtocolVersion {
 }
 
 impl FromStr for ProtocolVersion {
-    type Err = crate::ClientError;
+    type Err = ClientError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        ProtocolVersion::parse(s).ok_or_else(|| crate::ClientError::Config {
+        ProtocolVersion::parse(s).ok_or_else(|| ClientError::Config {
             message: format!(
                 "protocol version {s:?} is not MAJOR.MINOR or MAJOR.MINOR.PATCH (e.g. \"1.0\", \
                  \"0.0.45\")"

@@ -1,13 +1,12 @@
 //! What a run stream yields: the delivered events, then the run's end.
 
-use std::fmt;
-
 use ag_ui_core::{
     Event, Interrupt, RunErrorEvent, RunFinishedEvent, RunFinishedOutcome, TokenUsage, ToolCallId,
 };
 use serde_json::Value;
 
 use crate::error::ClientError;
+use crate::warning::RunWarning;
 
 /// One item of a run stream: a delivered event (already applied to the thread), or the
 /// run's end, which is always the last item.
@@ -60,7 +59,7 @@ pub enum RunOutcome {
         interrupts: Vec<Interrupt>,
     },
     /// `RUN_FINISHED` with the `cancelled` outcome: the agent's side stopped the run. Not a
-    /// client abort ([`crate::ErrorKind::Abort`]).
+    /// client abort ([`crate::ClientErrorKind::Abort`]).
     Cancelled,
     /// `RUN_ERROR`: the agent reported a failure. The run itself worked as a protocol
     /// exchange, so this is an outcome, not a [`ClientError`].
@@ -149,44 +148,6 @@ impl RunOutcome {
     }
 }
 
-/// Something the client accepted or changed with a note: what the reader forgave (an
-/// unknown field stripped, an unknown event dropped), what the reducer skipped, or what a
-/// downgrade for an older agent removed. Never fatal.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct RunWarning {
-    /// Where it came from.
-    pub source: WarningSource,
-    /// The 0-based index of the event concerned in the stream as the agent sent it, when
-    /// the warning is about an event.
-    pub event_index: Option<usize>,
-    /// The `type` of that event, when known.
-    pub event_type: Option<String>,
-    /// The reader's or reducer's warning kind (`unknown-field`, `patch-failed`, …), when it
-    /// has one.
-    pub kind: Option<ag_ui_core::WarningKind>,
-    /// A sentence saying what happened and where.
-    pub message: String,
-}
-
-/// Where a [`RunWarning`] came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum WarningSource {
-    /// Building the request (an input read from JSON, a downgrade for an older agent).
-    Request,
-    /// Reading the stream (the reader, the pipeline, the reducer).
-    Stream,
-    /// The compatibility layer for an older agent dropped or changed an event.
-    Compatibility,
-}
-
-impl fmt::Display for RunWarning {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
 /// How a run ended: the agent's outcome (if a terminal event arrived), the client's error
 /// (if the run failed), usage, warnings and the count of delivered events.
 ///
@@ -233,16 +194,5 @@ impl RunEnd {
             Some(e) => Err(e),
             None => Ok(self.outcome),
         }
-    }
-}
-
-/// A warning of the receiving pipeline or the reducer, as a run reports it.
-pub(crate) fn stream_warning(w: ag_ui_core::Warning) -> RunWarning {
-    RunWarning {
-        source: WarningSource::Stream,
-        event_index: w.event_index,
-        event_type: w.event_type.map(|t| t.to_string()),
-        kind: Some(w.kind),
-        message: w.to_string(),
     }
 }

@@ -3,16 +3,13 @@
 use std::fmt;
 use std::time::Duration;
 
-use ag_ui_core::{PipelineError, Violation};
-
-/// A boxed error from the byte source (an HTTP stack, a file, a socket).
-pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+use ag_ui_core::{BoxError, PipelineError, Violation};
 
 /// Why a run failed on the client's side: the transport, the HTTP exchange, the framing,
 /// or the stream's content. An agent's own `RUN_ERROR` is not one of these: it is an
 /// outcome ([`crate::RunOutcome::Error`]) of a run that worked.
 ///
-/// Every variant is one [`ErrorKind`]; `docs/errors.md` lists them with their messages.
+/// Every variant is one [`ClientErrorKind`]; `docs/errors.md` lists them with their messages.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ClientError {
@@ -113,7 +110,7 @@ impl fmt::Display for TimeoutPhase {
 /// `errorKind` and by cross-SDK test matrices.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
-pub enum ErrorKind {
+pub enum ClientErrorKind {
     /// `http_status`: a non-2xx response.
     HttpStatus,
     /// `content_type`: a response that is not `text/event-stream` (protobuf included).
@@ -139,7 +136,7 @@ pub enum ErrorKind {
     Config,
 }
 
-impl ErrorKind {
+impl ClientErrorKind {
     /// The stable snake_case name (`http_status`, `sse_parse`, …).
     #[must_use]
     pub const fn as_str(self) -> &'static str {
@@ -159,7 +156,7 @@ impl ErrorKind {
     }
 }
 
-impl fmt::Display for ErrorKind {
+impl fmt::Display for ClientErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
@@ -168,31 +165,31 @@ impl fmt::Display for ErrorKind {
 impl ClientError {
     /// The error's kind.
     #[must_use]
-    pub fn kind(&self) -> ErrorKind {
+    pub fn kind(&self) -> ClientErrorKind {
         match self {
-            ClientError::HttpStatus { .. } => ErrorKind::HttpStatus,
-            ClientError::ContentType { .. } => ErrorKind::ContentType,
-            ClientError::Sse(_) => ErrorKind::SseParse,
-            ClientError::Event(PipelineError::Violation(_)) => ErrorKind::ProtocolOrder,
+            ClientError::HttpStatus { .. } => ClientErrorKind::HttpStatus,
+            ClientError::ContentType { .. } => ClientErrorKind::ContentType,
+            ClientError::Sse(_) => ClientErrorKind::SseParse,
+            ClientError::Event(PipelineError::Violation(_)) => ClientErrorKind::ProtocolOrder,
             ClientError::Event(PipelineError::Decode { error, .. })
                 if matches!(
                     error.kind(),
                     ag_ui_core::ErrorKind::Syntax | ag_ui_core::ErrorKind::TooDeep
                 ) =>
             {
-                ErrorKind::SseParse
+                ClientErrorKind::SseParse
             }
-            ClientError::Event(_) => ErrorKind::Schema,
-            ClientError::IncompleteStream { .. } => ErrorKind::IncompleteStream,
-            ClientError::Transport { .. } => ErrorKind::Transport,
-            ClientError::Timeout { .. } => ErrorKind::Timeout,
-            ClientError::Aborted => ErrorKind::Abort,
-            ClientError::InvalidRequest { .. } => ErrorKind::InvalidRequest,
-            ClientError::Config { .. } => ErrorKind::Config,
+            ClientError::Event(_) => ClientErrorKind::Schema,
+            ClientError::IncompleteStream { .. } => ClientErrorKind::IncompleteStream,
+            ClientError::Transport { .. } => ClientErrorKind::Transport,
+            ClientError::Timeout { .. } => ClientErrorKind::Timeout,
+            ClientError::Aborted => ClientErrorKind::Abort,
+            ClientError::InvalidRequest { .. } => ClientErrorKind::InvalidRequest,
+            ClientError::Config { .. } => ClientErrorKind::Config,
         }
     }
 
-    /// The stream rule broken, for a [`ErrorKind::ProtocolOrder`] error.
+    /// The stream rule broken, for a [`ClientErrorKind::ProtocolOrder`] error.
     #[must_use]
     pub fn violation(&self) -> Option<&Violation> {
         match self {
@@ -211,7 +208,7 @@ impl ClientError {
         }
     }
 
-    /// The HTTP status, for an [`ErrorKind::HttpStatus`] error.
+    /// The HTTP status, for an [`ClientErrorKind::HttpStatus`] error.
     #[must_use]
     pub fn status(&self) -> Option<u16> {
         match self {
@@ -251,7 +248,7 @@ fn content_type_message(content_type: Option<&str>) -> String {
         None => {
             "the response has no Content-Type; an AG-UI agent answers text/event-stream".to_owned()
         }
-        Some(ct) if crate::request::media_type(ct) == ag_ui_core::PROTO_MEDIA_TYPE => format!(
+        Some(ct) if media_type(ct) == ag_ui_core::PROTO_MEDIA_TYPE => format!(
             "the agent answered with the AG-UI protobuf encoding ({ct}), which this client does \
              not support; it asks for and reads text/event-stream"
         ),
@@ -293,4 +290,15 @@ impl fmt::Display for Chain<'_> {
         }
         Ok(())
     }
+}
+
+/// The media type of a `Content-Type` value: its part before any `;`, trimmed and
+/// lowercased (`Text/Event-Stream; charset=utf-8` is `text/event-stream`).
+pub(crate) fn media_type(content_type: &str) -> String {
+    content_type
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase()
 }

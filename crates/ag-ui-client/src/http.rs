@@ -14,10 +14,11 @@ use futures_core::Stream;
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 
 use crate::compat::ProtocolVersion;
-use crate::end::{RunEnd, RunItem, RunWarning};
-use crate::error::{ClientError, TimeoutPhase};
+use crate::end::{RunEnd, RunItem};
+use crate::error::{ClientError, TimeoutPhase, media_type};
 use crate::request::{self, RunOptions};
 use crate::stream::{AbortHandle, RunCore};
+use crate::warning::RunWarning;
 
 /// Default bound on the part of an error response's body that is read and kept (4 KiB).
 pub const DEFAULT_MAX_ERROR_BODY_BYTES: usize = 4 * 1024;
@@ -148,7 +149,8 @@ impl HttpAgentBuilder {
         if url.scheme() == "https" && self.client.is_none() && !TLS {
             return Err(config(format!(
                 "agent URL {:?} needs TLS, and ag-ui-client was built without a TLS \
-                 feature: enable `rustls` or `native-tls`, or pass a reqwest::Client that \
+                 feature (TLS is opt-in): depend on it with `features = [\"rustls\"]` (or \
+                 `native-tls`, `rustls-no-provider`), or pass a reqwest::Client that \
                  supports HTTPS",
                 self.url
             )));
@@ -328,7 +330,7 @@ impl HttpAgent {
         &mut self,
         answers: impl IntoIterator<Item = ResumeEntry>,
     ) -> Result<HttpRun<'_>, ClientError> {
-        self.resume_with(RunOptions::new().resume(answers))
+        self.resume_with(RunOptions::new().resume_all(answers))
     }
 
     /// [`HttpAgent::resume`] with other run options (tools, context…); the answers are
@@ -553,7 +555,7 @@ impl HttpRun<'_> {
             .headers()
             .get(CONTENT_TYPE)
             .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
-        if content_type.as_deref().map(request::media_type).as_deref() != Some(SSE_MEDIA_TYPE) {
+        if content_type.as_deref().map(media_type).as_deref() != Some(SSE_MEDIA_TYPE) {
             self.phase = Phase::Done;
             self.core.fail(ClientError::ContentType { content_type });
             return;

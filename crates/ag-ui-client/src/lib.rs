@@ -13,10 +13,19 @@ mod error;
 mod http;
 mod request;
 mod stream;
+mod warning;
 
+pub use ag_ui_core::BoxError;
 pub use compat::ProtocolVersion;
-pub use end::{RunEnd, RunItem, RunOutcome, RunWarning, WarningSource};
-pub use error::{BoxError, ClientError, ErrorKind, TimeoutPhase};
+pub use end::{RunEnd, RunItem, RunOutcome};
+pub use error::{ClientError, ClientErrorKind, TimeoutPhase};
+pub use warning::{RunWarning, WarningSource};
+
+/// The kind of a [`ClientError`]: renamed [`ClientErrorKind`] (core's `ErrorKind` is the
+/// kind of a core error).
+#[doc(hidden)]
+#[deprecated(note = "renamed ClientErrorKind")]
+pub type ErrorKind = ClientErrorKind;
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub use http::{DEFAULT_MAX_ERROR_BODY_BYTES, HttpAgent, HttpAgentBuilder, HttpRun};

@@ -7,8 +7,8 @@ use ag_ui_core::{
 use serde_json::Value;
 
 use crate::compat::{Compat, ProtocolVersion};
-use crate::end::{RunWarning, WarningSource};
 use crate::error::ClientError;
+use crate::warning::{RunWarning, WarningSource};
 
 /// What a run sends besides the thread's messages and state: tools, context, forwarded
 /// props, ids and resume answers. Everything is optional; the defaults are what the
@@ -80,11 +80,20 @@ impl RunOptions {
         self
     }
 
-    /// Sets the resume answers.
+    /// Sets the resume answers (`resume`), one entry per interrupt answered (as
+    /// `ag_ui_builders::RunInputBuilder::resume_all`).
     #[must_use]
-    pub fn resume(mut self, entries: impl IntoIterator<Item = ResumeEntry>) -> Self {
+    pub fn resume_all(mut self, entries: impl IntoIterator<Item = ResumeEntry>) -> Self {
         self.resume = Some(entries.into_iter().collect());
         self
+    }
+
+    /// Renamed [`RunOptions::resume_all`].
+    #[doc(hidden)]
+    #[deprecated(note = "renamed resume_all")]
+    #[must_use]
+    pub fn resume(self, entries: impl IntoIterator<Item = ResumeEntry>) -> Self {
+        self.resume_all(entries)
     }
 }
 
@@ -207,14 +216,4 @@ pub(crate) fn check_resume(
         )));
     }
     Ok(())
-}
-
-/// The media type of a `Content-Type` value: lower-cased, parameters and spaces removed.
-pub(crate) fn media_type(content_type: &str) -> String {
-    content_type
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase()
 }

@@ -12,8 +12,9 @@ use futures_core::Stream;
 use futures_util::task::AtomicWaker;
 
 use crate::compat::{self, Compat, ProtocolVersion};
-use crate::end::{RunEnd, RunItem, RunOutcome, RunWarning, WarningSource};
+use crate::end::{RunEnd, RunItem, RunOutcome};
 use crate::error::ClientError;
+use crate::warning::{self, RunWarning, WarningSource};
 
 /// Stops a run from anywhere (another task, a signal handler): the run's stream closes its
 /// byte source at once (for HTTP, the connection) and ends with [`ClientError::Aborted`].
@@ -282,7 +283,7 @@ impl RunCore {
 
     fn take_stream_warnings(&mut self) {
         for w in self.consumer.take_warnings() {
-            let mut w = crate::end::stream_warning(w);
+            let mut w = warning::stream_warning(w);
             w.event_index = w.event_index.map(|i| self.sent_index(i));
             self.warnings.push(w);
         }
@@ -428,9 +429,17 @@ impl<S> EventStream<S> {
     /// Reads the stream of an agent whose protocol ceiling is `ceiling`: `SUBAGENT_*`
     /// events are dropped with a warning when it predates them (see [`crate::compat`]).
     #[must_use]
-    pub fn with_peer_ceiling(mut self, ceiling: ProtocolVersion) -> Self {
+    pub fn with_peer_protocol_ceiling(mut self, ceiling: ProtocolVersion) -> Self {
         self.core.set_ceiling(Some(ceiling));
         self
+    }
+
+    /// Renamed [`EventStream::with_peer_protocol_ceiling`].
+    #[doc(hidden)]
+    #[deprecated(note = "renamed with_peer_protocol_ceiling")]
+    #[must_use]
+    pub fn with_peer_ceiling(self, ceiling: ProtocolVersion) -> Self {
+        self.with_peer_protocol_ceiling(ceiling)
     }
 
     /// Lets `handle` abort this stream.

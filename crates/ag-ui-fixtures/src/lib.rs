@@ -3,6 +3,9 @@
 //!
 //! The corpus is read at run time, so adding a case needs no code.
 
+pub mod doc_table;
+pub mod layout;
+
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

@@ -21,7 +21,8 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
-use ag_ui_builders::{RunEmitter, SequentialIds, tool_approval};
+use ag_ui_builders::interrupt::tool_approval;
+use ag_ui_builders::{RunEmitter, SequentialIds};
 use ag_ui_core::{ResumeStatus, RunAgentInput};
 use serde_json::{Value, json};
 
@@ -111,7 +112,7 @@ async fn chat(run: &mut Emitter, input: &RunAgentInput, pace: Duration) -> Resul
         pause(pace).await;
     }
     run.emit(|r| r.tool_call_end(call.clone())).await?;
-    run.emit(|r| r.tool_result(call.clone(), r#"{"temperature":14,"sky":"cloudy"}"#))
+    run.emit(|r| r.tool_call_result(call.clone(), r#"{"temperature":14,"sky":"cloudy"}"#))
         .await?;
     pause(pace).await;
     run.emit(|r| r.state_snapshot(&json!({"turns": turns, "city": "Amsterdam", "weather": null})))
@@ -172,13 +173,13 @@ async fn interrupt(run: &mut Emitter, input: &RunAgentInput) -> Result<(), EmitE
                 .and_then(Value::as_bool)
                 .unwrap_or(true);
         if approved {
-            run.emit(|r| r.tool_result(call.clone(), r#"{"sent":true}"#))
+            run.emit(|r| r.tool_call_result(call.clone(), r#"{"sent":true}"#))
                 .await?;
             run.emit(|r| r.state(&json!({"email": {"status": "sent"}})))
                 .await?;
             run.emit(|r| r.text("The email is sent.")).await?;
         } else {
-            run.emit(|r| r.tool_result(call.clone(), r#"{"sent":false}"#))
+            run.emit(|r| r.tool_call_result(call.clone(), r#"{"sent":false}"#))
                 .await?;
             run.emit(|r| r.state(&json!({"email": {"status": "not sent"}})))
                 .await?;

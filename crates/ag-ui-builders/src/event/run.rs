@@ -5,7 +5,7 @@ use ag_ui_core::{
 };
 
 use crate::error::Error;
-use crate::interrupt::{cancelled, interrupted, success};
+use crate::outcome::{cancelled, interrupted, success};
 
 /// `RUN_STARTED(thread_id, run_id)`, declaring the producer's `protocolVersion: "1.0"` (a
 /// 1.0 producer must).

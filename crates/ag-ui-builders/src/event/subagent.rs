@@ -12,7 +12,7 @@ pub fn subagent_started(
 }
 
 /// `SUBAGENT_FINISHED(subagent_run_id)`; the outcome is left absent, which means success
-/// (add `.with_outcome(crate::subagent_suspended(..))` for a suspension).
+/// (add `.with_outcome(crate::outcome::subagent_suspended(..))` for a suspension).
 #[must_use]
 pub fn subagent_finished(subagent_run_id: impl Into<SubagentRunId>) -> SubagentFinishedEvent {
     SubagentFinishedEvent::new(subagent_run_id)

@@ -1,8 +1,8 @@
 //! Run emitters: every sequence they produce passes the lifecycle rules of spec §9.1.
 
-use ag_ui_builders::{
-    Error, ModelChunk, ProviderUsage, RunEmitter, SequentialIds, confirmation, tool_approval,
-};
+use ag_ui_builders::interrupt::{confirmation, tool_approval};
+use ag_ui_builders::outcome::success_pending;
+use ag_ui_builders::{Error, ModelChunk, ProviderUsage, RunEmitter, SequentialIds};
 use ag_ui_core::{
     Event, EventType, JsonPatchOperation, MessageId, ReasoningEncryptedValueSubtype,
     RunFinishedOutcome, SubagentStartedEvent, ToolCallId,
@@ -25,7 +25,7 @@ fn finished(events: &[Event]) -> &ag_ui_core::RunFinishedEvent {
 #[test]
 fn a_streamed_answer_with_a_tool_round_trip() {
     let mut run = emitter();
-    run.step_started("agent").unwrap();
+    run.step_start("agent").unwrap();
     run.push(ModelChunk::Thinking("Need the weather.".into()))
         .unwrap();
     run.push(ModelChunk::Text("Let me check".into())).unwrap();
@@ -52,20 +52,27 @@ fn a_streamed_answer_with_a_tool_round_trip() {
     run.push(ModelChunk::EndTurn {
         usage: Some(
             ProviderUsage::new(100, 20)
-                .reasoning(5)
-                .model("openai", "gpt-5"),
+                .with_reasoning_tokens(5)
+                .with_provider("openai")
+                .with_model("gpt-5"),
         ),
     })
     .unwrap();
-    let tool_msg = run.tool_result("call_1", r#"{"temperature":3}"#).unwrap();
+    let tool_msg = run
+        .tool_call_result("call_1", r#"{"temperature":3}"#)
+        .unwrap();
     run.state(&json!({"city": "Oslo", "temperature": 3}))
         .unwrap();
     run.push(ModelChunk::Text("It is 3 °C.".into())).unwrap();
     run.push(ModelChunk::EndTurn {
-        usage: Some(ProviderUsage::new(130, 8).model("openai", "gpt-5")),
+        usage: Some(
+            ProviderUsage::new(130, 8)
+                .with_provider("openai")
+                .with_model("gpt-5"),
+        ),
     })
     .unwrap();
-    run.step_finished("agent").unwrap();
+    run.step_finish("agent").unwrap();
     run.finish().unwrap();
     let events = run.into_events();
     assert_valid_sequence(&events);
@@ -129,8 +136,8 @@ fn a_streamed_answer_with_a_tool_round_trip() {
 #[test]
 fn finishing_closes_what_is_open() {
     let mut run = emitter();
-    run.step_started("outer").unwrap();
-    run.step_started("inner").unwrap();
+    run.step_start("outer").unwrap();
+    run.step_start("inner").unwrap();
     run.reasoning("hmm").unwrap();
     let call = run.tool_call_start("search").unwrap();
     run.tool_call_args(call.clone(), r#"{"q":"otters"}"#)
@@ -174,7 +181,7 @@ fn subagents_attribute_their_events_and_must_end_before_the_run() {
         .map(|()| ag_ui_core::SubagentRunId::from("sub-a"))
         .unwrap();
     assert_eq!(run.current_subagent(), Some(&sub));
-    run.step_started("search").unwrap();
+    run.step_start("search").unwrap();
     run.text("Found 3 sources").unwrap();
     let nested = run.subagent_start("summariser").unwrap();
     run.reasoning("short").unwrap();
@@ -192,7 +199,7 @@ fn subagents_attribute_their_events_and_must_end_before_the_run() {
     run.tool_call_start("crash").unwrap();
     run.subagent_fail("tool crashed").unwrap();
     assert_eq!(run.current_subagent(), None);
-    run.tool_result(call, "otters are great").unwrap();
+    run.tool_call_result(call, "otters are great").unwrap();
     run.interrupt([confirmation("int-1", "Publish?")]).unwrap();
     let events = run.into_events();
     assert_valid_sequence(&events);
@@ -287,7 +294,7 @@ fn interrupts_and_cancellation() {
     // The resumed run answers the call from the earlier run and finishes.
     let mut resumed =
         RunEmitter::start("thread-1", "run-2").with_ids(SequentialIds::with_prefix("r2"));
-    resumed.tool_result("call-1", "sent").unwrap();
+    resumed.tool_call_result("call-1", "sent").unwrap();
     resumed.text("Done.").unwrap();
     resumed.finish().unwrap();
     assert_valid_sequence(&resumed.into_events());
@@ -325,12 +332,12 @@ fn order_mistakes_are_errors_and_emit_nothing() {
         Err(Error::AlreadyOpen { .. })
     ));
     assert!(matches!(
-        run.step_finished("s"),
+        run.step_finish("s"),
         Err(Error::NotOpen { kind: "step", .. })
     ));
-    run.step_started("s").unwrap();
+    run.step_start("s").unwrap();
     assert!(matches!(
-        run.step_started("s"),
+        run.step_start("s"),
         Err(Error::AlreadyOpen { kind: "step", .. })
     ));
     assert!(matches!(
@@ -411,7 +418,7 @@ fn state_activity_and_the_rest() {
     run.messages_snapshot([]).unwrap();
     run.close_reasoning().unwrap();
     run.close_text().unwrap();
-    run.end_turn().unwrap();
+    run.close_turn().unwrap();
     run.finish_with_result(json!({"answer": 42})).unwrap();
     let events = run.into_events();
     assert_valid_sequence(&events);
@@ -513,7 +520,7 @@ fn random_call_orders_always_give_valid_sequences() {
                 23 => run.messages_snapshot(vec![
                     ag_ui_builders::assistant_message(format!("h-{n}"), "x").into(),
                 ]),
-                24 => run.close_text_message(format!("h-{n}")),
+                24 => run.text_message_end(format!("h-{n}")),
                 0 | 1 => run.text("t").map(drop),
                 2 => run.reasoning("r").map(drop),
                 3 => run
@@ -521,14 +528,14 @@ fn random_call_orders_always_give_valid_sequences() {
                     .map(|id| calls.push(id.into_string())),
                 4 => run.tool_call_args(call, "{}"),
                 5 => run.tool_call_end(call),
-                6 => run.tool_result(call, "ok").map(drop),
-                7 => run.step_started(step),
-                8 => run.step_finished(step),
+                6 => run.tool_call_result(call, "ok").map(drop),
+                7 => run.step_start(step),
+                8 => run.step_finish(step),
                 9 => run.subagent_start("sub").map(drop),
                 10 => run.subagent_finish(None),
                 11 => run.subagent_fail("boom"),
                 12 => run.subagent_suspend(Vec::<String>::new()),
-                13 => run.end_turn(),
+                13 => run.close_turn(),
                 14 => run.state(&json!({"n": rng.next(3)})),
                 15 => run.activity("PLAN", &json!({"n": 1})).map(drop),
                 16 => run.reasoning_encrypted_value("e"),
@@ -618,11 +625,11 @@ fn truncated_tool_calls_are_never_handed_out() {
     ));
     // Nor handed out by an explicit outcome, or by a hand-built RUN_FINISHED.
     assert!(matches!(
-        run.finish_with(ag_ui_builders::success_pending(["call_1"]), None),
+        run.finish_with(success_pending(["call_1"]), None),
         Err(Error::IncompleteArguments { .. })
     ));
     let hand_built = ag_ui_core::RunFinishedEvent::new("thread-1", "run-1")
-        .with_outcome(ag_ui_builders::success_pending(["call_1"]));
+        .with_outcome(success_pending(["call_1"]));
     assert!(matches!(
         run.push_event(hand_built),
         Err(Error::IncompleteArguments { .. })
@@ -641,7 +648,7 @@ fn truncated_tool_calls_are_never_handed_out() {
     // Answered, or with complete (or no) arguments, a call is fine.
     let mut run = emitter();
     start_call(&mut run, "call_1", r#"{"q":"#);
-    run.tool_result("call_1", "error: malformed arguments")
+    run.tool_call_result("call_1", "error: malformed arguments")
         .unwrap();
     start_call(&mut run, "call_2", r#"{"q":"otters"}"#);
     start_call(&mut run, "call_3", "");
@@ -681,7 +688,7 @@ fn tool_call_ids_are_unique_within_a_run() {
         Err(Error::AlreadyOpen { .. })
     ));
     // A call answered here after an earlier run made it is used too.
-    run.tool_result("call-old", "ok").unwrap();
+    run.tool_call_result("call-old", "ok").unwrap();
     assert!(matches!(
         run.tool_call_start_with_id("call-old", "f"),
         Err(Error::AlreadyOpen { .. })
@@ -709,9 +716,9 @@ fn text_messages_with_provider_ids_interleave() {
         [MessageId::from("msg_a"), "msg_b".into()]
     );
     run.text(", again").unwrap(); // the message last written to
-    run.close_text_message("msg_a").unwrap();
+    run.text_message_end("msg_a").unwrap();
     assert!(matches!(
-        run.close_text_message("msg_a"),
+        run.text_message_end("msg_a"),
         Err(Error::NotOpen { .. })
     ));
     run.text_with_id("msg_b", "le monde").unwrap();
@@ -722,7 +729,7 @@ fn text_messages_with_provider_ids_interleave() {
     assert_eq!(run.open_text_messages(), [MessageId::from("msg_c")]);
     // A minted id never takes a provider's.
     run.text_with_id("msg-1", "x").unwrap();
-    run.end_turn().unwrap();
+    run.close_turn().unwrap();
     assert_eq!(run.text("new").unwrap().as_str(), "msg-2");
     // A subagent cannot take over a message id of the agent.
     run.subagent_start("helper").unwrap();
@@ -943,4 +950,58 @@ fn what_would_break_a_rule_is_refused_not_emitted() {
     };
     assert_eq!(owner_of(EventType::ActivityDelta), Some(None));
     assert_eq!(owner_of(EventType::ReasoningEncryptedValue), Some(None));
+}
+
+/// The naming scheme the README states for `RunEmitter`, checked on its public methods
+/// (the hidden, deprecated first-release names aside): imperative verbs, never the past
+/// tense of the event names; the tool-call family is `tool_call_*`; closing is `close_*`.
+#[test]
+fn emitter_methods_follow_one_naming_scheme() {
+    let source =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/emitter.rs")).unwrap();
+    let lines: Vec<&str> = source.lines().collect();
+    let mut names = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let Some(rest) = line.trim_start().strip_prefix("pub fn ") else {
+            continue;
+        };
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        let deprecated = lines[i.saturating_sub(4)..i]
+            .iter()
+            .any(|l| l.contains("#[deprecated"));
+        if !deprecated && line.starts_with("    pub fn ") {
+            names.push(name);
+        }
+    }
+    assert!(names.len() > 40, "{names:?}");
+    for name in [
+        "step_start",
+        "tool_call_result",
+        "text_message_end",
+        "close_turn",
+    ] {
+        assert!(names.iter().any(|n| n == name), "{name} missing");
+    }
+    let broken: Vec<&String> = names
+        .iter()
+        .filter(|n| {
+            let past = [
+                "started",
+                "finished",
+                "ended",
+                "closed",
+                "suspended",
+                "failed",
+            ]
+            .iter()
+            .any(|p| n.split('_').any(|w| w == *p));
+            (past && !n.starts_with("is_"))
+                || (n.starts_with("tool_") && !n.starts_with("tool_call"))
+                || n.starts_with("end_")
+        })
+        .collect();
+    assert!(broken.is_empty(), "outside the naming scheme: {broken:?}");
 }

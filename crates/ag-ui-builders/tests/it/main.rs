@@ -3,7 +3,9 @@
 
 mod conversation;
 mod emitter;
+mod layout;
 mod next_run;
+mod old_names;
 mod short_forms;
 mod support;
 #[cfg(feature = "schemars")]

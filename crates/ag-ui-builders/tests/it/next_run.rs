@@ -1,6 +1,7 @@
 //! The next run of a thread: carrying the input over, answering interrupts.
 
 use ag_ui_builders::event::run_finished_interrupt;
+use ag_ui_builders::interrupt::*;
 use ag_ui_builders::*;
 use ag_ui_core::{Message, ResumeStatus, RunFinishedOutcome, StreamConsumer};
 use serde_json::json;

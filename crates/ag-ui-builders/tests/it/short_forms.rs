@@ -3,6 +3,8 @@
 
 use ag_ui_builders::content::{self, Parts};
 use ag_ui_builders::event::*;
+use ag_ui_builders::interrupt::*;
+use ag_ui_builders::outcome::*;
 use ag_ui_builders::*;
 use ag_ui_core::{
     AssistantMessage, Event, EventType, Interrupt, JsonPatchOperation, Message, Metadata,
@@ -367,14 +369,16 @@ fn event_short_forms_with_setters_equal_the_full_fixtures() {
             .with_outcome(success_pending(["call_9"]))
             .with_usage(vec![
                 ProviderUsage::new(1200, 340)
-                    .model("openai", "gpt-5")
-                    .total(1540)
-                    .reasoning(200)
-                    .cached(800)
-                    .cache_write(100)
+                    .with_provider("openai")
+                    .with_model("gpt-5")
+                    .with_total_tokens(1540)
+                    .with_reasoning_tokens(200)
+                    .with_cached_tokens(800)
+                    .with_cache_write_tokens(100)
                     .to_token_usage(),
                 ProviderUsage::new(10, 5)
-                    .model("anthropic", "claude")
+                    .with_provider("anthropic")
+                    .with_model("claude")
                     .to_token_usage(),
             ]),
     );
@@ -839,10 +843,11 @@ fn type_short_forms_equal_the_fixtures() {
         "spec-full",
         None,
         &ProviderUsage::new(1200, 340)
-            .model("openai", "gpt-5")
-            .reasoning(200)
-            .cached(800)
-            .cache_write(100)
+            .with_provider("openai")
+            .with_model("gpt-5")
+            .with_reasoning_tokens(200)
+            .with_cached_tokens(800)
+            .with_cache_write_tokens(100)
             .to_token_usage(),
     );
     same(

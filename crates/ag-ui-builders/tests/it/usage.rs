@@ -18,9 +18,9 @@ fn counts(u: &TokenUsage) -> [Option<u64>; 6] {
 fn parts_inside_their_totals_are_kept() {
     // OpenAI: cached ⊂ prompt, reasoning ⊂ completion, total = prompt + completion.
     let u = ProviderUsage::new(1200, 340)
-        .reasoning(200)
-        .cached(800)
-        .total(1540)
+        .with_reasoning_tokens(200)
+        .with_cached_tokens(800)
+        .with_total_tokens(1540)
         .to_token_usage();
     assert_eq!(
         counts(&u),
@@ -35,8 +35,8 @@ fn parts_inside_their_totals_are_kept() {
     );
     // No total reported and parts smaller than their counts: read as included.
     let u = ProviderUsage::new(100, 50)
-        .reasoning(20)
-        .cached(30)
+        .with_reasoning_tokens(20)
+        .with_cached_tokens(30)
         .to_token_usage();
     assert_eq!(
         counts(&u),
@@ -48,23 +48,25 @@ fn parts_inside_their_totals_are_kept() {
 fn parts_beside_a_smaller_total_are_added_in() {
     // Gemini: thoughts beside candidates, the total counting them.
     let u = ProviderUsage::new(100, 50)
-        .reasoning(70)
-        .total(220)
+        .with_reasoning_tokens(70)
+        .with_total_tokens(220)
         .to_token_usage();
     assert_eq!(
         counts(&u),
         [Some(100), Some(120), Some(220), Some(70), None, None]
     );
     // Reasoning larger than the completion count cannot be part of it.
-    let u = ProviderUsage::new(10, 5).reasoning(30).to_token_usage();
+    let u = ProviderUsage::new(10, 5)
+        .with_reasoning_tokens(30)
+        .to_token_usage();
     assert_eq!(
         counts(&u),
         [Some(10), Some(35), Some(45), Some(30), None, None]
     );
     // Anthropic: cache reads and writes beside input_tokens (no total reported).
     let u = ProviderUsage::new(50, 120)
-        .cached(1000)
-        .cache_write(200)
+        .with_cached_tokens(1000)
+        .with_cache_write_tokens(200)
         .to_token_usage();
     assert_eq!(
         counts(&u),
@@ -79,9 +81,9 @@ fn parts_beside_a_smaller_total_are_added_in() {
     );
     // Both beside, the provider's total counting both.
     let u = ProviderUsage::new(10, 10)
-        .cached(5)
-        .reasoning(3)
-        .total(28)
+        .with_cached_tokens(5)
+        .with_reasoning_tokens(3)
+        .with_total_tokens(28)
         .to_token_usage();
     assert_eq!(
         counts(&u),
@@ -92,18 +94,18 @@ fn parts_beside_a_smaller_total_are_added_in() {
 #[test]
 fn explicit_accounting_wins_over_inference() {
     let beside = ProviderUsage::new(50, 120)
-        .cached(10)
-        .cache_accounting(Accounting::Beside)
-        .reasoning(5)
-        .reasoning_accounting(Accounting::Beside)
+        .with_cached_tokens(10)
+        .with_cache_accounting(Accounting::Beside)
+        .with_reasoning_tokens(5)
+        .with_reasoning_accounting(Accounting::Beside)
         .to_token_usage();
     assert_eq!(
         counts(&beside),
         [Some(60), Some(125), Some(185), Some(5), Some(10), None]
     );
     let inside = ProviderUsage::new(10, 5)
-        .reasoning(30)
-        .reasoning_accounting(Accounting::Included)
+        .with_reasoning_tokens(30)
+        .with_reasoning_accounting(Accounting::Included)
         .to_token_usage();
     assert_eq!(inside.output_tokens, Some(5));
 }
@@ -133,12 +135,21 @@ fn the_result_always_follows_the_accounting_rule() {
 fn the_meter_adds_up_per_provider_and_model() {
     let mut meter = UsageMeter::new();
     assert!(meter.is_empty());
-    meter.add(ProviderUsage::new(10, 5).model("openai", "gpt-5"));
-    meter.add(ProviderUsage::new(1, 1).model("anthropic", "claude"));
+    meter.add(
+        ProviderUsage::new(10, 5)
+            .with_provider("openai")
+            .with_model("gpt-5"),
+    );
+    meter.add(
+        ProviderUsage::new(1, 1)
+            .with_provider("anthropic")
+            .with_model("claude"),
+    );
     meter.add(
         ProviderUsage::new(20, 5)
-            .reasoning(2)
-            .model("openai", "gpt-5"),
+            .with_reasoning_tokens(2)
+            .with_provider("openai")
+            .with_model("gpt-5"),
     );
     let entries = meter.into_entries();
     assert_eq!(entries.len(), 2);

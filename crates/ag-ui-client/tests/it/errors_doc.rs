@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use ag_ui_client::{ClientError, HttpAgent, RunOptions};
 use ag_ui_core::{ResumeEntry, ResumeStatus};
+use ag_ui_fixtures::doc_table::{DocTable, code, escape};
 use serde_json::json;
 
 use crate::server::{Ending, Part, Plan, TestServer, sse};
@@ -152,30 +153,6 @@ async fn error_for(case: &str) -> ClientError {
     }
 }
 
-fn cells(row: &str) -> Vec<String> {
-    let inner = row.trim().trim_start_matches('|').trim_end_matches('|');
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut chars = inner.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '\\' && chars.peek() == Some(&'|') {
-            cur.push('|');
-            chars.next();
-        } else if c == '|' {
-            out.push(cur.trim().to_owned());
-            cur.clear();
-        } else {
-            cur.push(c);
-        }
-    }
-    out.push(cur.trim().to_owned());
-    out
-}
-
-fn code(cell: &str) -> String {
-    cell.trim().trim_matches('`').to_owned()
-}
-
 /// The message as the page shows it: the parts that change from run to run (a port, a
 /// byte offset that depends on the address) are not in these cases, so it is exact, except
 /// that a row may end in `…` to give only the start.
@@ -190,41 +167,31 @@ fn matches(doc: &str, got: &str) -> bool {
 async fn docs_client_errors_table_matches_the_code() {
     bounded(async {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/errors.md");
-        let doc = std::fs::read_to_string(&path).unwrap();
-        let bless = std::env::var_os("AG_UI_BLESS").is_some();
-        let mut out = String::new();
-        let mut in_table = false;
+        let mut table = DocTable::read(&path, HEADER).unwrap();
         let mut kinds = std::collections::BTreeSet::new();
-        let mut mismatches = Vec::new();
-        for line in doc.lines() {
-            let mut line = line.to_owned();
-            if line.trim() == HEADER {
-                in_table = true;
-            } else if in_table && !line.trim_start().starts_with('|') {
-                in_table = false;
-            } else if in_table && !line.contains("---") {
-                let c = cells(&line);
-                assert_eq!(c.len(), 3, "row without three cells: {line}");
-                let case = code(&c[0]);
-                let e = error_for(&case).await;
-                let got_kind = e.kind().as_str();
-                let got = e.to_string();
-                kinds.insert(got_kind);
-                if code(&c[1]) != got_kind || !matches(&c[2], &got) {
-                    mismatches.push(format!(
+        for row in table.rows() {
+            let c = &row.cells;
+            assert_eq!(c.len(), 3, "row without three cells: {c:?}");
+            let case = code(&c[0]);
+            let e = error_for(&case).await;
+            let got_kind = e.kind().as_str();
+            let got = e.to_string();
+            kinds.insert(got_kind);
+            if code(&c[1]) != got_kind || !matches(&c[2], &got) {
+                let shown = if c[2].ends_with('…') {
+                    escape(&c[2])
+                } else {
+                    escape(&got)
+                };
+                table.mismatch(
+                    row.line,
+                    format!(
                         "{case}\n  doc:  {} {}\n  code: {got_kind} {got}",
                         c[1], c[2]
-                    ));
-                    let shown = if c[2].ends_with('…') {
-                        c[2].clone()
-                    } else {
-                        got.replace('|', "\\|")
-                    };
-                    line = format!("| {} | `{got_kind}` | {shown} |", c[0]);
-                }
+                    ),
+                    format!("| {} | `{got_kind}` | {shown} |", c[0]),
+                );
             }
-            out.push_str(&line);
-            out.push('\n');
         }
         // Every kind a run or a request can fail with has a row.
         let expected = [
@@ -240,15 +207,7 @@ async fn docs_client_errors_table_matches_the_code() {
             "timeout",
             "transport",
         ];
-        if bless {
-            std::fs::write(&path, out).unwrap();
-        } else {
-            assert!(
-                mismatches.is_empty(),
-                "docs/errors.md disagrees with the code:\n{}",
-                mismatches.join("\n")
-            );
-        }
+        table.finish().unwrap();
         assert_eq!(
             kinds.into_iter().collect::<Vec<_>>(),
             expected,

@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use ag_ui_client::{ClientError, ErrorKind, HttpAgent, RunItem, RunOptions};
+use ag_ui_client::{ClientError, ClientErrorKind, HttpAgent, RunItem, RunOptions};
 use ag_ui_core::{Rule, WarningKind};
 use futures_util::StreamExt;
 use serde_json::json;
@@ -24,7 +24,7 @@ async fn run_once(
     (events, end, agent, server)
 }
 
-fn kind(end: &ag_ui_client::RunEnd) -> Option<ErrorKind> {
+fn kind(end: &ag_ui_client::RunEnd) -> Option<ClientErrorKind> {
     end.error.as_ref().map(ClientError::kind)
 }
 
@@ -40,7 +40,7 @@ async fn a_500_with_a_large_body_is_an_http_status_error_with_a_bounded_body() {
         };
         let (events, end, _, server) = run_once(plan).await;
         assert!(events.is_empty());
-        assert_eq!(kind(&end), Some(ErrorKind::HttpStatus));
+        assert_eq!(kind(&end), Some(ClientErrorKind::HttpStatus));
         let Some(ClientError::HttpStatus {
             status,
             body,
@@ -104,7 +104,7 @@ async fn a_response_that_is_not_sse_is_a_content_type_error_and_protobuf_is_name
             };
             let (events, end, _, _) = run_once(plan).await;
             assert!(events.is_empty());
-            assert_eq!(kind(&end), Some(ErrorKind::ContentType), "{ct:?}");
+            assert_eq!(kind(&end), Some(ClientErrorKind::ContentType), "{ct:?}");
             let message = end.error.as_ref().unwrap().to_string();
             assert!(message.contains(expected), "{ct:?}: {message}");
         }
@@ -143,7 +143,12 @@ async fn a_connection_cut_mid_frame_is_a_transport_error_and_keeps_what_was_appl
             types(&events),
             ["RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT"]
         );
-        assert_eq!(kind(&end), Some(ErrorKind::Transport), "{:?}", end.error);
+        assert_eq!(
+            kind(&end),
+            Some(ClientErrorKind::Transport),
+            "{:?}",
+            end.error
+        );
         assert!(end.outcome.is_none());
         assert_eq!(to_json(agent.messages())[1]["content"], "Hel");
         assert_eq!(
@@ -176,7 +181,12 @@ async fn a_close_delimited_body_cut_mid_message_is_a_transport_error() {
             types(&events),
             ["RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT"]
         );
-        assert_eq!(kind(&end), Some(ErrorKind::Transport), "{:?}", end.error);
+        assert_eq!(
+            kind(&end),
+            Some(ClientErrorKind::Transport),
+            "{:?}",
+            end.error
+        );
         let message = end.error.as_ref().unwrap().to_string();
         assert!(
             message.contains("in the middle of an SSE message"),
@@ -216,7 +226,7 @@ async fn a_clean_end_without_a_terminal_event_is_an_incomplete_stream() {
         ]);
         let (events, end, agent, _) = run_once(Plan::sse(body)).await;
         assert_eq!(events.len(), 3);
-        assert_eq!(kind(&end), Some(ErrorKind::IncompleteStream));
+        assert_eq!(kind(&end), Some(ClientErrorKind::IncompleteStream));
         assert_eq!(to_json(agent.messages())[1]["content"], "Hel");
     })
     .await;
@@ -233,7 +243,7 @@ async fn a_broken_stream_rule_is_a_protocol_order_error_naming_the_rule_and_even
         ]);
         let (events, end, agent, _) = run_once(Plan::sse(body)).await;
         assert_eq!(events.len(), 2);
-        assert_eq!(kind(&end), Some(ErrorKind::ProtocolOrder));
+        assert_eq!(kind(&end), Some(ClientErrorKind::ProtocolOrder));
         let e = end.error.as_ref().unwrap();
         assert_eq!(e.violation().map(|v| v.rule), Some(Rule::M2));
         assert_eq!(e.event_index(), Some(2));
@@ -251,7 +261,12 @@ async fn malformed_json_is_sse_parse_and_a_malformed_known_field_is_schema() {
             sse(&[run_started()])
         );
         let (_, end, _, _) = run_once(Plan::sse(body)).await;
-        assert_eq!(kind(&end), Some(ErrorKind::SseParse), "{:?}", end.error);
+        assert_eq!(
+            kind(&end),
+            Some(ClientErrorKind::SseParse),
+            "{:?}",
+            end.error
+        );
         assert_eq!(end.error.as_ref().unwrap().event_index(), Some(1));
 
         let body = sse(&[
@@ -259,7 +274,7 @@ async fn malformed_json_is_sse_parse_and_a_malformed_known_field_is_schema() {
             json!({"type":"TEXT_MESSAGE_START","messageId":5}),
         ]);
         let (_, end, _, _) = run_once(Plan::sse(body)).await;
-        assert_eq!(kind(&end), Some(ErrorKind::Schema), "{:?}", end.error);
+        assert_eq!(kind(&end), Some(ClientErrorKind::Schema), "{:?}", end.error);
         assert!(
             end.error
                 .as_ref()
@@ -275,13 +290,23 @@ async fn malformed_json_is_sse_parse_and_a_malformed_known_field_is_schema() {
             "]".repeat(200)
         );
         let (_, end, _, _) = run_once(Plan::sse(deep)).await;
-        assert_eq!(kind(&end), Some(ErrorKind::SseParse), "{:?}", end.error);
+        assert_eq!(
+            kind(&end),
+            Some(ClientErrorKind::SseParse),
+            "{:?}",
+            end.error
+        );
 
         let mut body = sse(&[run_started()]).into_bytes();
         body.extend_from_slice(b"data: {\"type\":\"\xff\"}\n\n");
         let (events, end, _, _) = run_once(Plan::sse(body)).await;
         assert_eq!(events.len(), 1);
-        assert_eq!(kind(&end), Some(ErrorKind::SseParse), "{:?}", end.error);
+        assert_eq!(
+            kind(&end),
+            Some(ClientErrorKind::SseParse),
+            "{:?}",
+            end.error
+        );
         assert!(end.error.as_ref().unwrap().to_string().contains("UTF-8"));
     })
     .await;
@@ -302,7 +327,12 @@ async fn an_agent_that_goes_quiet_hits_the_idle_timeout() {
         let start = Instant::now();
         let (events, end) = collect(agent.send("Hi")).await;
         assert_eq!(events.len(), 1);
-        assert_eq!(kind(&end), Some(ErrorKind::Timeout), "{:?}", end.error);
+        assert_eq!(
+            kind(&end),
+            Some(ClientErrorKind::Timeout),
+            "{:?}",
+            end.error
+        );
         assert!(start.elapsed() >= Duration::from_millis(300));
         assert_eq!(
             end.error.as_ref().unwrap().to_string(),
@@ -347,7 +377,12 @@ async fn a_refused_connection_is_a_transport_error() {
         let mut agent = HttpAgent::new(format!("http://127.0.0.1:{port}/agent")).unwrap();
         let (events, end) = collect(agent.send("Hi")).await;
         assert!(events.is_empty());
-        assert_eq!(kind(&end), Some(ErrorKind::Transport), "{:?}", end.error);
+        assert_eq!(
+            kind(&end),
+            Some(ClientErrorKind::Transport),
+            "{:?}",
+            end.error
+        );
         // The user message stays in the thread.
         assert_eq!(agent.messages().len(), 1);
     })
@@ -517,7 +552,7 @@ async fn an_abort_handle_ends_the_run_as_an_abort_and_closes_the_connection() {
         }
         drop(run);
         let end = end.unwrap();
-        assert_eq!(kind(&end), Some(ErrorKind::Abort));
+        assert_eq!(kind(&end), Some(ClientErrorKind::Abort));
         assert!(end.events >= 4);
         assert!(
             end.outcome.is_none(),
@@ -555,7 +590,7 @@ async fn an_abort_before_the_response_sends_nothing_more_and_ends_as_abort() {
         let start = Instant::now();
         let (events, end) = collect(run).await;
         assert!(events.is_empty());
-        assert_eq!(kind(&end), Some(ErrorKind::Abort));
+        assert_eq!(kind(&end), Some(ClientErrorKind::Abort));
         assert!(start.elapsed() < Duration::from_secs(5));
     })
     .await;
@@ -594,7 +629,7 @@ async fn a_connection_that_cannot_be_made_in_time_is_a_connect_timeout() {
         };
         assert_eq!(*phase, ag_ui_client::TimeoutPhase::Connect);
         assert_eq!(*limit, Some(Duration::from_millis(300)));
-        assert_eq!(kind(&end), Some(ErrorKind::Timeout));
+        assert_eq!(kind(&end), Some(ClientErrorKind::Timeout));
     })
     .await;
 }
@@ -611,8 +646,11 @@ fn https_needs_a_tls_feature_or_a_client_of_ones_own() {
         Ok(_) => assert!(tls, "https accepted without a TLS feature"),
         Err(e) => {
             assert!(!tls, "https refused with a TLS feature: {e}");
-            assert_eq!(e.kind(), ErrorKind::Config);
-            assert!(e.to_string().contains("needs TLS"), "{e}");
+            assert_eq!(e.kind(), ClientErrorKind::Config);
+            let message = e.to_string();
+            assert!(message.contains("needs TLS"), "{message}");
+            // It says how to get TLS: the feature to turn on.
+            assert!(message.contains(r#"features = ["rustls"]"#), "{message}");
         }
     }
     // A client of one's own is trusted to know its TLS.

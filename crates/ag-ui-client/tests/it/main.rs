@@ -14,6 +14,7 @@ mod compat;
 mod errors_doc;
 #[cfg(feature = "http")]
 mod failures;
+mod layout;
 #[cfg(feature = "http")]
 mod runs;
 mod server;

@@ -1,6 +1,6 @@
 //! The runtime-free core: any stream of byte chunks, no HTTP.
 
-use ag_ui_client::{ClientError, ErrorKind, EventStream, RunEnd, RunItem, RunOutcome};
+use ag_ui_client::{ClientError, ClientErrorKind, EventStream, RunEnd, RunItem, RunOutcome};
 use ag_ui_core::{Message, ThreadState, UserMessage};
 use futures_util::{StreamExt, stream};
 use serde_json::json;
@@ -84,7 +84,7 @@ fn a_source_error_is_a_transport_error_after_the_events_before_it() {
     let end = end_of(items);
     assert_eq!(
         end.error.as_ref().map(ClientError::kind),
-        Some(ErrorKind::Transport)
+        Some(ClientErrorKind::Transport)
     );
     assert!(end.error.unwrap().to_string().contains("reset by peer"));
 }
@@ -102,7 +102,7 @@ fn a_source_that_ends_inside_a_message_is_a_transport_error() {
     let end = end_of(items);
     assert_eq!(
         end.error.as_ref().map(ClientError::kind),
-        Some(ErrorKind::Transport)
+        Some(ClientErrorKind::Transport)
     );
     // Malformed (not cut) JSON in the same place is still the agent's syntax error.
     let body = format!("{}data: {{\"type\":]", sse(&[run_started()]));
@@ -110,7 +110,7 @@ fn a_source_that_ends_inside_a_message_is_a_transport_error() {
     let end = end_of(read(&mut run));
     assert_eq!(
         end.error.as_ref().map(ClientError::kind),
-        Some(ErrorKind::SseParse)
+        Some(ClientErrorKind::SseParse)
     );
 }
 
@@ -132,7 +132,7 @@ fn an_abort_handle_stops_a_stream_without_a_runtime() {
     let end = end_of(rest);
     assert_eq!(
         end.error.as_ref().map(ClientError::kind),
-        Some(ErrorKind::Abort)
+        Some(ClientErrorKind::Abort)
     );
     assert!(handle.is_aborted());
     // Nothing follows the end.
@@ -156,7 +156,7 @@ fn an_oversized_message_is_an_sse_parse_error() {
     let end = end_of(items);
     assert_eq!(
         end.error.as_ref().map(ClientError::kind),
-        Some(ErrorKind::SseParse)
+        Some(ClientErrorKind::SseParse)
     );
 }
 
@@ -180,4 +180,66 @@ fn a_body_with_two_runs_is_read_to_its_end_and_reports_the_last_terminal_event()
             code: None
         })
     );
+}
+
+/// A byte stream read for a peer whose ceiling predates subagents: their events are
+/// dropped with a compatibility warning (as `HttpAgentBuilder::peer_protocol_ceiling`
+/// does for HTTP runs); the first release's method name does the same.
+#[test]
+#[allow(deprecated)]
+fn first_release_names_still_work_a_peer_protocol_ceiling_filters_a_byte_stream() {
+    use ag_ui_client::{ProtocolVersion, WarningSource};
+    let body = sse(&[
+        run_started(),
+        json!({"type":"SUBAGENT_STARTED","subagentRunId":"s1","name":"helper"}),
+        json!({"type":"SUBAGENT_FINISHED","subagentRunId":"s1"}),
+        run_finished(),
+    ]);
+    let source = || stream::iter([Ok::<_, std::convert::Infallible>(body.clone())]);
+    let old = ProtocolVersion::new(0, 0, 50);
+    let dropped = |items: Vec<RunItem>| {
+        let types: Vec<String> = items
+            .iter()
+            .filter_map(|i| i.event().map(|e| e.event_type().to_string()))
+            .collect();
+        let end = end_of(items);
+        assert!(end.is_ok(), "{:?}", end.error);
+        let warned: Vec<_> = end
+            .warnings
+            .iter()
+            .filter(|w| w.source == WarningSource::Compatibility)
+            .map(|w| w.event_type.clone().unwrap_or_default())
+            .collect();
+        (types, warned)
+    };
+    let new_name = dropped(read(
+        &mut EventStream::new(source()).with_peer_protocol_ceiling(old),
+    ));
+    assert_eq!(
+        new_name,
+        (
+            vec!["RUN_STARTED".to_owned(), "RUN_FINISHED".to_owned()],
+            vec![
+                "SUBAGENT_STARTED".to_owned(),
+                "SUBAGENT_FINISHED".to_owned()
+            ]
+        )
+    );
+    let old_name = dropped(read(&mut EventStream::new(source()).with_peer_ceiling(old)));
+    assert_eq!(old_name, new_name);
+    // Without a ceiling (a 1.0 peer) they are delivered.
+    assert_eq!(dropped(read(&mut EventStream::new(source()))).0.len(), 4);
+    // The first release's error-kind name is the same type.
+    let kind: ag_ui_client::ErrorKind = ClientErrorKind::Abort;
+    assert_eq!(kind.as_str(), "abort");
+    // And `RunOptions::resume` is `resume_all`.
+    let answers = || {
+        [ag_ui_core::ResumeEntry::new(
+            "i1",
+            ag_ui_core::ResumeStatus::Resolved,
+        )]
+    };
+    let new = ag_ui_client::RunOptions::new().resume_all(answers());
+    assert_eq!(ag_ui_client::RunOptions::new().resume(answers()), new);
+    assert_eq!(new.resume.as_deref(), Some(&answers()[..]));
 }

@@ -3,38 +3,9 @@
 //! the code says (then review the diff).
 
 use ag_ui_core::*;
+use ag_ui_fixtures::doc_table::{DocTable, code, escape};
 
 const HEADER: &str = "| reads as | input | message |";
-
-/// Splits a markdown table row into cells, honouring `\|` escapes.
-fn cells(row: &str) -> Vec<String> {
-    let inner = row.trim().trim_start_matches('|').trim_end_matches('|');
-    let mut out = vec![String::new()];
-    let mut chars = inner.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' if chars.peek() == Some(&'|') => {
-                out.last_mut().unwrap().push('|');
-                chars.next();
-            }
-            '|' => out.push(String::new()),
-            c => out.last_mut().unwrap().push(c),
-        }
-    }
-    out.iter().map(|c| c.trim().to_owned()).collect()
-}
-
-/// The text of a code span: `` `x` `` or ``` `` x `` ```.
-fn code(cell: &str) -> String {
-    let t = cell.trim();
-    if let Some(inner) = t.strip_prefix("`` ").and_then(|t| t.strip_suffix(" ``")) {
-        return inner.to_owned();
-    }
-    t.strip_prefix('`')
-        .and_then(|t| t.strip_suffix('`'))
-        .unwrap_or_else(|| panic!("expected a code span, found {cell:?}"))
-        .to_owned()
-}
 
 /// Bytes of an SSE input written with `\n`, `\r`, `\xNN` and `\\` escapes.
 fn sse_bytes(s: &str) -> Vec<u8> {
@@ -91,59 +62,38 @@ fn message(reads_as: &str, input: &str) -> String {
 #[test]
 fn docs_errors_table_matches_the_code() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/errors.md");
-    let doc = std::fs::read_to_string(&path).unwrap();
-    let bless = std::env::var_os("AG_UI_BLESS").is_some();
-    let mut out = String::new();
-    let mut in_table = false;
-    let mut rows = 0;
-    let mut mismatches = Vec::new();
-    for line in doc.lines() {
-        let mut line = line.to_owned();
-        if line.trim() == HEADER {
-            in_table = true;
-        } else if in_table && !line.trim_start().starts_with('|') {
-            in_table = false;
-        } else if in_table && !line.contains("---") {
-            let c = cells(&line);
-            assert_eq!(c.len(), 3, "row without three cells: {line}");
-            let (reads_as, input) = (code(&c[0]), code(&c[1]));
-            let got = message(&reads_as, &input);
-            if reads_as != "SseReader" {
-                // Every document error names where and what was expected.
-                let e = match reads_as.as_str() {
-                    "RunAgentInput" | "RunAgentInput (exact)" => {
-                        decode::<RunAgentInput>(&input, ReadMode::Exact).err()
-                    }
-                    "Message" => decode::<Message>(&input, ReadMode::Exact).err(),
-                    _ => decode::<Event>(&input, ReadMode::Exact).err(),
-                };
-                if let Some(e) = e {
-                    crate::fuzz::error_explains_itself(&input, &e).unwrap();
+    let mut table = DocTable::read(&path, HEADER).unwrap();
+    let rows = table.rows();
+    for row in &rows {
+        let c = &row.cells;
+        assert_eq!(c.len(), 3, "row without three cells: {c:?}");
+        let (reads_as, input) = (code(&c[0]), code(&c[1]));
+        let got = message(&reads_as, &input);
+        if reads_as != "SseReader" {
+            // Every document error names where and what was expected.
+            let e = match reads_as.as_str() {
+                "RunAgentInput" | "RunAgentInput (exact)" => {
+                    decode::<RunAgentInput>(&input, ReadMode::Exact).err()
                 }
-            }
-            rows += 1;
-            if got != c[2].replace("\\|", "|") {
-                mismatches.push(format!(
-                    "{reads_as} {input}\n  doc:  {}\n  code: {got}",
-                    c[2]
-                ));
-                line = format!("| {} | {} | {} |", c[0], c[1], got.replace('|', "\\|"));
+                "Message" => decode::<Message>(&input, ReadMode::Exact).err(),
+                _ => decode::<Event>(&input, ReadMode::Exact).err(),
+            };
+            if let Some(e) = e {
+                crate::fuzz::error_explains_itself(&input, &e).unwrap();
             }
         }
-        out.push_str(&line);
-        out.push('\n');
+        if got != c[2] {
+            table.mismatch(
+                row.line,
+                format!("{reads_as} {input}\n  doc:  {}\n  code: {got}", c[2]),
+                format!("| {} | {} | {} |", c[0], escape(&c[1]), escape(&got)),
+            );
+        }
     }
     assert!(
-        rows >= 20,
-        "docs/errors.md has only {rows} rows under {HEADER:?}"
+        rows.len() >= 20,
+        "docs/errors.md has only {} rows under {HEADER:?}",
+        rows.len()
     );
-    if bless {
-        std::fs::write(&path, out).unwrap();
-    } else {
-        assert!(
-            mismatches.is_empty(),
-            "docs/errors.md disagrees with the code (AG_UI_BLESS=1 rewrites it):\n{}",
-            mismatches.join("\n")
-        );
-    }
+    table.finish().unwrap();
 }

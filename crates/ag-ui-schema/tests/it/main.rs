@@ -6,4 +6,5 @@ mod api;
 mod bundle;
 mod drift;
 mod fixtures;
+mod layout;
 mod support;

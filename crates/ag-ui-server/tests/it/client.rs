@@ -8,7 +8,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use ag_ui_client::{ErrorKind, HttpAgent, RunEnd, RunItem, RunOptions, RunOutcome};
+use ag_ui_client::{ClientErrorKind, HttpAgent, RunEnd, RunItem, RunOptions, RunOutcome};
 use ag_ui_core::{Event, Message, RunAgentInput, UserMessage};
 use ag_ui_server::demo::DemoAgent;
 use ag_ui_server::{Agent, AgentService, Cancellation, EventStream, Report};
@@ -262,7 +262,7 @@ async fn interrupt_then_one_call_resume_carries_the_history() {
     assert_eq!(agent.state(), &awaiting);
 
     // One call answers every pending interrupt.
-    let resume = scenario("run-2", "interrupt").resume([ag_ui_builders::resolve(
+    let resume = scenario("run-2", "interrupt").resume_all([ag_ui_builders::interrupt::resolve(
         "run-1-call-1-approval",
         json!({"approved": true}),
     )]);
@@ -308,9 +308,12 @@ async fn interrupt_then_one_call_resume_carries_the_history() {
 
     // Nothing is pending any more: a second resume is refused before anything is sent.
     let refused = agent
-        .resume([ag_ui_builders::resolve("run-1-call-1-approval", json!({}))])
+        .resume([ag_ui_builders::interrupt::resolve(
+            "run-1-call-1-approval",
+            json!({}),
+        )])
         .unwrap_err();
-    assert_eq!(refused.kind(), ErrorKind::InvalidRequest);
+    assert_eq!(refused.kind(), ClientErrorKind::InvalidRequest);
     assert_eq!(demo.inputs().len(), 2);
 }
 
@@ -415,7 +418,7 @@ async fn abort_handle_ends_with_abort_and_cancels_the_agent() {
         panic!("expected only the end after the abort: {rest:?}");
     };
     let error = end.error.as_ref().expect("an abort is a client error");
-    assert_eq!(error.kind(), ErrorKind::Abort);
+    assert_eq!(error.kind(), ClientErrorKind::Abort);
     assert_eq!(error.kind().as_str(), "abort");
     // No terminal event arrived: the agent did not end the run, so no `cancelled` outcome.
     assert_eq!(end.outcome, None);
