@@ -8,11 +8,15 @@ use futures_util::StreamExt;
 
 use crate::Cancellation;
 
-/// The error type an agent's stream may fail with.
-pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+pub use ag_ui_core::BoxError;
 
 /// The stream of events one run produces: events, or an error that ends the run.
-pub type EventStream = Pin<Box<dyn Stream<Item = Result<Event, BoxError>> + Send + 'static>>;
+pub type AgentStream = Pin<Box<dyn Stream<Item = Result<Event, BoxError>> + Send + 'static>>;
+
+/// The former name of [`AgentStream`].
+#[doc(hidden)]
+#[deprecated(note = "renamed AgentStream")]
+pub type EventStream = AgentStream;
 
 /// An AG-UI agent: turns one run's input into a stream of events.
 ///
@@ -43,7 +47,7 @@ pub type EventStream = Pin<Box<dyn Stream<Item = Result<Event, BoxError>> + Send
 /// ```
 pub trait Agent: Send + Sync + 'static {
     /// Starts a run. Called once per request, after the request has been read.
-    fn run(&self, input: RunAgentInput, cancel: Cancellation) -> EventStream;
+    fn run(&self, input: RunAgentInput, cancel: Cancellation) -> AgentStream;
 }
 
 impl<F, S, E> Agent for F
@@ -52,7 +56,7 @@ where
     S: Stream<Item = Result<Event, E>> + Send + 'static,
     E: Into<BoxError>,
 {
-    fn run(&self, input: RunAgentInput, cancel: Cancellation) -> EventStream {
+    fn run(&self, input: RunAgentInput, cancel: Cancellation) -> AgentStream {
         Box::pin(self(input, cancel).map(|item| item.map_err(Into::into)))
     }
 }

@@ -25,7 +25,7 @@ use ag_ui_builders::{RunEmitter, SequentialIds, tool_approval};
 use ag_ui_core::{ResumeStatus, RunAgentInput};
 use serde_json::{Value, json};
 
-use crate::{Cancellation, EmitError, Emitter, EventStream, emit};
+use crate::{AgentStream, Cancellation, EmitError, Emitter, emit};
 
 /// The demo agent (see the [module docs](self)).
 #[derive(Debug, Clone, Default)]
@@ -61,7 +61,7 @@ pub fn scenario(input: &RunAgentInput) -> &str {
 }
 
 impl crate::Agent for DemoAgent {
-    fn run(&self, input: RunAgentInput, cancel: Cancellation) -> EventStream {
+    fn run(&self, input: RunAgentInput, cancel: Cancellation) -> AgentStream {
         let run = RunEmitter::start_for(&input)
             .with_ids(SequentialIds::with_prefix(input.run_id.to_string()));
         let pace = self.pace;

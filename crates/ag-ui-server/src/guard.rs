@@ -10,7 +10,7 @@ use std::task::{Context, Poll};
 use ag_ui_core::{ChunkExpander, Event, EventType, RunErrorEvent, Verifier, Violation, Warning};
 use futures_core::Stream;
 
-use crate::agent::{BoxError, EventStream};
+use crate::agent::{AgentStream, BoxError};
 use crate::{Cancellation, Rejection};
 
 /// `code` of the `RUN_ERROR` sent when the agent's stream yields an error.
@@ -55,7 +55,7 @@ pub type Hook = Arc<dyn Fn(&Report<'_>) + Send + Sync>;
 /// How runs are guarded.
 #[derive(Clone)]
 #[non_exhaustive]
-pub struct RunOptions {
+pub struct GuardOptions {
     /// Verify what the agent emits (spec §9.1 rules, chunks expanded first); the first
     /// violation ends the run with `RUN_ERROR`. On by default.
     pub verify: bool,
@@ -63,25 +63,30 @@ pub struct RunOptions {
     pub hook: Option<Hook>,
 }
 
-impl Default for RunOptions {
+/// The former name of [`GuardOptions`].
+#[doc(hidden)]
+#[deprecated(note = "renamed GuardOptions")]
+pub type RunOptions = GuardOptions;
+
+impl Default for GuardOptions {
     fn default() -> Self {
-        RunOptions {
+        GuardOptions {
             verify: true,
             hook: None,
         }
     }
 }
 
-impl std::fmt::Debug for RunOptions {
+impl std::fmt::Debug for GuardOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RunOptions")
+        f.debug_struct("GuardOptions")
             .field("verify", &self.verify)
             .field("hook", &self.hook.as_ref().map(|_| "Fn(&Report)"))
             .finish()
     }
 }
 
-impl RunOptions {
+impl GuardOptions {
     /// Hands `report` to the hook and, with the `tracing` feature, to `tracing`.
     pub fn report(&self, report: &Report<'_>) {
         #[cfg(feature = "tracing")]
@@ -138,7 +143,7 @@ enum Phase {
 /// - a panic while the agent's stream is polled (or, through [`RunGuard::start`], in
 ///   [`Agent::run`](crate::Agent::run) itself) is caught and ends the run with
 ///   `RUN_ERROR` ([`CODE_AGENT_PANIC`]; the panic message goes to the [`Hook`] only);
-/// - with [`RunOptions::verify`], an event that breaks a spec §9.1 rule is not sent; the run
+/// - with [`GuardOptions::verify`], an event that breaks a spec §9.1 rule is not sent; the run
 ///   ends with `RUN_ERROR` ([`CODE_PROTOCOL_VIOLATION`]);
 /// - a stream that ends with its run open, or without any event, gets a `RUN_ERROR`
 ///   ([`CODE_INCOMPLETE_RUN`]), so every stream ends with a terminal event;
@@ -148,9 +153,9 @@ enum Phase {
 /// No `RUN_ERROR` is added where the protocol forbids one (right after another
 /// `RUN_ERROR`).
 pub struct RunGuard {
-    inner: Option<EventStream>,
+    inner: Option<AgentStream>,
     cancel: Cancellation,
-    options: RunOptions,
+    options: GuardOptions,
     checker: Option<(ChunkExpander, Verifier)>,
     phase: Phase,
     ready: VecDeque<Event>,
@@ -169,7 +174,7 @@ impl std::fmt::Debug for RunGuard {
 impl RunGuard {
     /// Guards `events`, the stream of a run started with `cancel`.
     #[must_use]
-    pub fn new(events: EventStream, cancel: Cancellation, options: RunOptions) -> Self {
+    pub fn new(events: AgentStream, cancel: Cancellation, options: GuardOptions) -> Self {
         let checker = options
             .verify
             .then(|| (ChunkExpander::new(), Verifier::new()));
@@ -193,7 +198,7 @@ impl RunGuard {
     pub fn start(
         agent: &dyn crate::Agent,
         input: ag_ui_core::RunAgentInput,
-        options: RunOptions,
+        options: GuardOptions,
     ) -> Self {
         let cancel = Cancellation::new();
         match catch_unwind(AssertUnwindSafe(|| agent.run(input, cancel.clone()))) {

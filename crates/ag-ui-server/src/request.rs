@@ -121,7 +121,10 @@ pub fn check_content_type(content_type: Option<&str>) -> Result<(), Rejection> {
 /// # Errors
 /// A 400 [`Rejection`] whose `pointer` names the offending member (the empty pointer is
 /// the document itself), and a 413 one when `body` is longer than `limit`.
-pub fn read_input(body: &[u8], limit: usize) -> Result<(RunAgentInput, Vec<Warning>), Rejection> {
+pub fn read_request_body(
+    body: &[u8],
+    limit: usize,
+) -> Result<(RunAgentInput, Vec<Warning>), Rejection> {
     if body.len() > limit {
         return Err(Rejection::too_large(limit));
     }
@@ -133,4 +136,11 @@ pub fn read_input(body: &[u8], limit: usize) -> Result<(RunAgentInput, Vec<Warni
             Err(r)
         }
     }
+}
+
+/// The former name of [`read_request_body`].
+#[doc(hidden)]
+#[deprecated(note = "renamed read_request_body")]
+pub fn read_input(body: &[u8], limit: usize) -> Result<(RunAgentInput, Vec<Warning>), Rejection> {
+    read_request_body(body, limit)
 }

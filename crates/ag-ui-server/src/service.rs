@@ -17,8 +17,8 @@ use http_body::Frame;
 use http_body_util::BodyExt;
 
 use crate::agent::BoxError;
-use crate::guard::{Report, RunGuard, RunOptions, SseFrames};
-use crate::request::{DEFAULT_BODY_LIMIT, Rejection, check_content_type, read_input};
+use crate::guard::{GuardOptions, Report, RunGuard, SseFrames};
+use crate::request::{DEFAULT_BODY_LIMIT, Rejection, check_content_type, read_request_body};
 use crate::{Agent, accepts_sse};
 
 /// Default interval of keep-alive comments on an idle stream: 15 s.
@@ -59,7 +59,7 @@ pub struct AgentService<A> {
 struct Config {
     keep_alive: Option<Duration>,
     body_limit: usize,
-    run: RunOptions,
+    run: GuardOptions,
 }
 
 impl<A> Clone for AgentService<A> {
@@ -91,7 +91,7 @@ impl<A: Agent> AgentService<A> {
             config: Arc::new(Config {
                 keep_alive: Some(DEFAULT_KEEP_ALIVE),
                 body_limit: DEFAULT_BODY_LIMIT,
-                run: RunOptions::default(),
+                run: GuardOptions::default(),
             }),
         }
     }
@@ -200,7 +200,7 @@ impl<A: Agent> AgentService<A> {
                 ));
             }
         };
-        let (input, warnings) = read_input(&bytes, shared.body_limit)?;
+        let (input, warnings) = read_request_body(&bytes, shared.body_limit)?;
         if !warnings.is_empty() {
             shared.run.report(&Report::Forgiven(&warnings));
         }

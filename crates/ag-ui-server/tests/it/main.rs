@@ -11,5 +11,6 @@ mod demo;
 mod guard;
 mod http;
 mod negotiate;
+mod renamed;
 mod streaming;
 mod support;

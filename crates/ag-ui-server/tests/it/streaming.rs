@@ -8,7 +8,7 @@ use ag_ui_core::{
     Event, RunAgentInput, RunStartedEvent, TextMessageContentEvent, TextMessageStartEvent,
 };
 use ag_ui_server::demo::DemoAgent;
-use ag_ui_server::{AgentService, Cancellation, EmitError, EventStream, Report, emit};
+use ag_ui_server::{AgentService, AgentStream, Cancellation, EmitError, Report, emit};
 use serde_json::json;
 use tokio::sync::mpsc;
 
@@ -21,7 +21,7 @@ async fn each_event_reaches_the_client_before_the_next_is_produced() {
     let (open, gate) = mpsc::unbounded_channel::<()>();
     let gate: Gate = Arc::new(tokio::sync::Mutex::new(gate));
     // The agent produces delta i+1 only after the client has read delta i.
-    let agent = move |input: RunAgentInput, _cancel: Cancellation| -> EventStream {
+    let agent = move |input: RunAgentInput, _cancel: Cancellation| -> AgentStream {
         let gate = Arc::clone(&gate);
         emit(RunEmitter::start_for(&input), move |mut run| async move {
             for i in 0..5 {
@@ -80,7 +80,7 @@ async fn a_client_disconnect_cancels_the_run() {
             let _ = self.0.send(());
         }
     }
-    let agent = move |input: RunAgentInput, cancel: Cancellation| -> EventStream {
+    let agent = move |input: RunAgentInput, cancel: Cancellation| -> AgentStream {
         signal_tx.send(cancel).unwrap();
         let dropped = OnDrop(dropped_tx.clone());
         emit(RunEmitter::start_for(&input), move |mut run| async move {
@@ -161,7 +161,7 @@ async fn a_failing_agent_ends_with_run_error() {
 
 #[tokio::test]
 async fn a_panicking_agent_ends_with_run_error_and_the_server_goes_on() {
-    let agent = |input: RunAgentInput, _: Cancellation| -> EventStream {
+    let agent = |input: RunAgentInput, _: Cancellation| -> AgentStream {
         emit(RunEmitter::start_for(&input), |mut run| async move {
             run.emit(|r| r.text("about to fail")).await?;
             if run.run().run_id().as_str() == "run-1" {
@@ -200,7 +200,7 @@ async fn a_panicking_agent_ends_with_run_error_and_the_server_goes_on() {
 async fn an_agent_that_panics_before_returning_its_stream_ends_with_run_error() {
     // The panic happens in the agent function itself, as `input.messages.last().unwrap()`
     // on an empty input would, before any stream exists.
-    let agent = |input: RunAgentInput, _: Cancellation| -> EventStream {
+    let agent = |input: RunAgentInput, _: Cancellation| -> AgentStream {
         if input.run_id.as_str() == "run-1" {
             panic!("no message to answer");
         }
