@@ -11,7 +11,7 @@ use std::time::Duration;
 use ag_ui_client::{ErrorKind, HttpAgent, RunEnd, RunItem, RunOptions, RunOutcome};
 use ag_ui_core::{Event, Message, RunAgentInput, UserMessage};
 use ag_ui_server::demo::DemoAgent;
-use ag_ui_server::{Agent, AgentService, AgentStream, Cancellation, Report};
+use ag_ui_server::{Agent, AgentService, AgentStream, Cancellation, ReportKind};
 use futures_util::StreamExt;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
@@ -56,7 +56,7 @@ impl Demo {
             runs: runs_tx,
         };
         let service = AgentService::new(agent).hook(move |r| {
-            if matches!(r, Report::Disconnected) {
+            if matches!(r.kind(), ReportKind::Disconnected) {
                 let _ = gone_tx.send(());
             }
         });

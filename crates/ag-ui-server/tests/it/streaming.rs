@@ -8,7 +8,7 @@ use ag_ui_core::{
     Event, RunAgentInput, RunStartedEvent, TextMessageContentEvent, TextMessageStartEvent,
 };
 use ag_ui_server::demo::DemoAgent;
-use ag_ui_server::{AgentService, AgentStream, Cancellation, EmitError, Report, emit};
+use ag_ui_server::{AgentService, AgentStream, Cancellation, EmitError, ReportKind, emit};
 use serde_json::json;
 use tokio::sync::mpsc;
 
@@ -95,7 +95,7 @@ async fn a_client_disconnect_cancels_the_run() {
     let service = AgentService::new(agent)
         .keep_alive(Some(Duration::from_millis(50)))
         .hook(move |r| {
-            if matches!(r, Report::Disconnected) {
+            if matches!(r.kind(), ReportKind::Disconnected) {
                 report_tx.lock().unwrap().send(()).unwrap();
             }
         });
@@ -139,24 +139,62 @@ fn run_error(event: &Event) -> (String, String) {
     }
 }
 
+fn failing_agent(input: RunAgentInput, _: Cancellation) -> AgentStream {
+    Box::pin(futures_util::stream::iter(vec![
+        Ok(started(&input)),
+        Ok(TextMessageStartEvent::new("m1").into()),
+        Err("the model provider is down: password=hunter2".into()),
+        Ok(TextMessageContentEvent::new("m1", "never sent").into()),
+    ]))
+}
+
 #[tokio::test]
-async fn a_failing_agent_ends_with_run_error() {
-    let events = run_of(|input: RunAgentInput, _: Cancellation| {
-        futures_util::stream::iter(vec![
-            Ok(started(&input)),
-            Ok(TextMessageStartEvent::new("m1").into()),
-            Err(std::io::Error::other("the model provider is down")),
-            Ok(TextMessageContentEvent::new("m1", "never sent").into()),
-        ])
-    })
-    .await;
+async fn a_failing_agent_ends_with_run_error_whose_message_is_redacted_with_an_error_id() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let hook_seen = Arc::clone(&seen);
+    let service = AgentService::new(failing_agent).hook(move |r| {
+        if let ReportKind::AgentError(e) = r.kind() {
+            hook_seen.lock().unwrap().push((
+                e.to_string(),
+                r.error_id().unwrap().to_owned(),
+                r.thread_id().unwrap().to_owned(),
+                r.run_id().unwrap().to_owned(),
+            ));
+        }
+    });
+    let server = serve(service).await;
+    let events = Events::new(post(&server, &input("run-1", json!({}))).await)
+        .all()
+        .await;
+    ag_ui_core::verify_events(&events).unwrap();
     assert_eq!(
         types(&events),
         ["RUN_STARTED", "TEXT_MESSAGE_START", "RUN_ERROR"]
     );
     let (message, code) = run_error(&events[2]);
     assert_eq!(code, "agent_error");
-    assert!(message.contains("the model provider is down"), "{message}");
+    assert!(!message.contains("hunter2"), "{message}");
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(seen.len(), 1);
+    let (text, error_id, thread, run) = &seen[0];
+    assert_eq!(text, "the model provider is down: password=hunter2");
+    assert_eq!(error_id.len(), 16);
+    assert_eq!(message, format!("the agent failed (error id {error_id})"));
+    assert_eq!((thread.as_str(), run.as_str()), ("thread-1", "run-1"));
+}
+
+#[tokio::test]
+async fn expose_errors_forwards_the_agent_error_text() {
+    let server = serve(AgentService::new(failing_agent).expose_errors(true)).await;
+    let events = Events::new(post(&server, &input("run-1", json!({}))).await)
+        .all()
+        .await;
+    let (message, code) = run_error(&events[2]);
+    assert_eq!(code, "agent_error");
+    assert_eq!(
+        message,
+        "the agent failed: the model provider is down: password=hunter2"
+    );
 }
 
 #[tokio::test]
@@ -185,10 +223,12 @@ async fn a_panicking_agent_ends_with_run_error_and_the_server_goes_on() {
         ]
     );
     let (message, code) = run_error(&events[3]);
-    assert_eq!(
-        (message.as_str(), code.as_str()),
-        ("the agent panicked", "agent_panic")
+    assert_eq!(code, "agent_panic");
+    assert!(
+        message.starts_with("the agent panicked (error id "),
+        "{message}"
     );
+    assert!(!message.contains("bug"), "{message}");
     // The next run on the same server is unaffected.
     let events = Events::new(post(&server, &input("run-2", json!({}))).await)
         .all()
@@ -216,8 +256,8 @@ async fn an_agent_that_panics_before_returning_its_stream_ends_with_run_error() 
     assert_eq!(types(&events), ["RUN_ERROR"]);
     let (message, code) = run_error(&events[0]);
     assert_eq!(
-        (message.as_str(), code.as_str()),
-        ("the agent panicked", "agent_panic")
+        (&message[..28], code.as_str()),
+        ("the agent panicked (error id", "agent_panic")
     );
     let events = Events::new(post(&server, &input("run-2", json!({}))).await)
         .all()
@@ -264,7 +304,7 @@ async fn verification_turns_a_violation_into_run_error() {
     let (tx, rx) = std::sync::mpsc::channel();
     let tx = Mutex::new(tx);
     let service = AgentService::new(out_of_order).hook(move |r| {
-        if let Report::Violation(v) = r {
+        if let ReportKind::Violation(v) = r.kind() {
             tx.lock().unwrap().send(v.rule.to_string()).unwrap();
         }
     });
