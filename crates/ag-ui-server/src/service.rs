@@ -29,7 +29,7 @@ pub const DEFAULT_KEEP_ALIVE: Duration = Duration::from_secs(15);
 pub const KEEP_ALIVE_COMMENT: &[u8] = b": keep-alive\n\n";
 
 /// Frames that are ready together are sent as one chunk up to this size.
-const COALESCE_BYTES: usize = 32 * 1024;
+const COALESCE_BYTES: usize = 16 * 1024;
 
 /// `x-accel-buffering`: tells nginx-style proxies not to buffer the stream.
 const X_ACCEL_BUFFERING: HeaderName = HeaderName::from_static("x-accel-buffering");

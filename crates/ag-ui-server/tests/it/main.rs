@@ -11,6 +11,7 @@ mod demo;
 mod guard;
 mod http;
 mod negotiate;
+mod network;
 mod renamed;
 mod streaming;
 mod support;

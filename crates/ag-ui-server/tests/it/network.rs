@@ -1,0 +1,342 @@
+//! The production serve path against hostile and ordinary clients over loopback: timeouts,
+//! limits, HTTP/2, the JSON bodies of every refusal.
+
+use std::time::{Duration, Instant};
+
+use ag_ui_server::AgentService;
+use ag_ui_server::demo::DemoAgent;
+use ag_ui_server::serve::ServeConfig;
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use crate::support::{Events, LIMIT, Server, client, input, serve_router, types};
+
+/// Short timeouts, so that each test takes seconds.
+fn quick() -> ServeConfig {
+    ServeConfig::new()
+        .header_timeout(Duration::from_millis(800))
+        .body_timeout(Duration::from_millis(800))
+        .idle_timeout(Duration::from_millis(2000))
+}
+
+async fn demo_server(config: ServeConfig) -> Server {
+    serve_router(
+        ag_ui_server::axum::service_router(AgentService::new(DemoAgent::new())),
+        config,
+    )
+    .await
+}
+
+/// Reads until the server closes the connection; returns what it sent and when it closed
+/// (from `start`).
+async fn until_closed(stream: &mut TcpStream, start: Instant) -> (Vec<u8>, Duration) {
+    let mut out = Vec::new();
+    let mut buf = [0u8; 4096];
+    let read = tokio::time::timeout(LIMIT, async {
+        loop {
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => out.extend_from_slice(&buf[..n]),
+            }
+        }
+    })
+    .await;
+    assert!(read.is_ok(), "the server did not close the connection");
+    (out, start.elapsed())
+}
+
+/// Writes `bytes` one at a time, `every` apart, until the connection fails or all are sent.
+fn trickle(mut writer: tokio::net::tcp::OwnedWriteHalf, bytes: Vec<u8>, every: Duration) {
+    tokio::spawn(async move {
+        for b in bytes {
+            if writer.write_all(&[b]).await.is_err() {
+                return;
+            }
+            tokio::time::sleep(every).await;
+        }
+    });
+}
+
+/// The status and JSON body of a raw HTTP/1.1 response.
+fn parse_response(raw: &[u8]) -> (u16, Value) {
+    let text = String::from_utf8_lossy(raw);
+    let status = text
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("not an HTTP response: {text:?}"));
+    let body = text.split("\r\n\r\n").nth(1).unwrap_or("");
+    let json = serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: body {body:?}"));
+    (status, json)
+}
+
+fn assert_between(elapsed: Duration, low_ms: u64, high_ms: u64) {
+    assert!(
+        elapsed >= Duration::from_millis(low_ms) && elapsed <= Duration::from_millis(high_ms),
+        "closed after {elapsed:?}, expected {low_ms}..{high_ms} ms"
+    );
+}
+
+#[tokio::test]
+async fn a_connection_that_sends_nothing_is_closed_at_the_header_timeout() {
+    let server = demo_server(quick()).await;
+    let start = Instant::now();
+    let mut stream = TcpStream::connect(server.addr).await.unwrap();
+    let (out, elapsed) = until_closed(&mut stream, start).await;
+    assert!(out.is_empty());
+    assert_between(elapsed, 700, 2500);
+}
+
+#[tokio::test]
+async fn a_connection_that_sends_one_byte_is_closed_at_the_header_timeout() {
+    // One byte leaves HTTP/1-or-2 detection undecided.
+    let server = demo_server(quick()).await;
+    let start = Instant::now();
+    let mut stream = TcpStream::connect(server.addr).await.unwrap();
+    stream.write_all(b"P").await.unwrap();
+    let (_, elapsed) = until_closed(&mut stream, start).await;
+    assert_between(elapsed, 700, 2500);
+}
+
+#[tokio::test]
+async fn slow_headers_are_closed_at_the_header_timeout() {
+    let server = demo_server(quick()).await;
+    let start = Instant::now();
+    let stream = TcpStream::connect(server.addr).await.unwrap();
+    let (mut reader, writer) = stream.into_split();
+    let head = b"POST / HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\nx-slow: ".to_vec();
+    let mut bytes = head;
+    bytes.extend(std::iter::repeat_n(b'a', 200));
+    trickle(writer, bytes, Duration::from_millis(50));
+    let mut buf = [0u8; 1024];
+    let closed = tokio::time::timeout(LIMIT, async {
+        loop {
+            match reader.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+        }
+    })
+    .await;
+    assert!(closed.is_ok());
+    assert_between(start.elapsed(), 700, 2500);
+}
+
+#[tokio::test]
+async fn a_slow_body_gets_408_json_at_the_body_timeout() {
+    let server = demo_server(quick()).await;
+    let stream = TcpStream::connect(server.addr).await.unwrap();
+    let (mut reader, mut writer) = stream.into_split();
+    let body = serde_json::to_vec(&input("run-1", json!({}))).unwrap();
+    let head = format!(
+        "POST / HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\naccept: text/event-stream\r\ncontent-length: {}\r\n\r\n",
+        body.len()
+    );
+    writer.write_all(head.as_bytes()).await.unwrap();
+    let start = Instant::now();
+    trickle(writer, body, Duration::from_millis(100));
+    let mut out = Vec::new();
+    let closed = tokio::time::timeout(LIMIT, reader.read_to_end(&mut out)).await;
+    assert!(closed.is_ok());
+    assert_between(start.elapsed(), 700, 2500);
+    let (status, json) = parse_response(&out);
+    assert_eq!(status, 408);
+    assert_eq!(json["error"], "body_timeout");
+}
+
+#[tokio::test]
+async fn a_body_that_never_ends_gets_408_json_at_the_body_timeout() {
+    let server = demo_server(quick()).await;
+    let stream = TcpStream::connect(server.addr).await.unwrap();
+    let (mut reader, mut writer) = stream.into_split();
+    writer
+        .write_all(b"POST / HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n")
+        .await
+        .unwrap();
+    let start = Instant::now();
+    tokio::spawn(async move {
+        // A chunk of whitespace every 50 ms, for ever.
+        while writer.write_all(b"1\r\n \r\n").await.is_ok() {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    });
+    let mut out = Vec::new();
+    let closed = tokio::time::timeout(LIMIT, reader.read_to_end(&mut out)).await;
+    assert!(closed.is_ok());
+    assert_between(start.elapsed(), 700, 2500);
+    let (status, json) = parse_response(&out);
+    assert_eq!((status, json["status"].as_u64()), (408, Some(408)));
+}
+
+#[tokio::test]
+async fn an_idle_keep_alive_connection_is_closed_at_the_idle_timeout() {
+    let server = demo_server(quick()).await;
+    let mut stream = TcpStream::connect(server.addr).await.unwrap();
+    // One complete exchange (a refusal is an exchange like any other).
+    stream
+        .write_all(b"GET / HTTP/1.1\r\nhost: x\r\n\r\n")
+        .await
+        .unwrap();
+    let mut buf = vec![0u8; 4096];
+    let n = stream.read(&mut buf).await.unwrap();
+    let (status, json) = parse_response(&buf[..n]);
+    assert_eq!(
+        (status, json["error"].as_str()),
+        (405, Some("method_not_allowed"))
+    );
+    let idle_from = Instant::now();
+    // Still open past the header timeout: idleness is not a slow header.
+    let early = tokio::time::timeout(Duration::from_millis(1200), stream.read(&mut buf)).await;
+    assert!(early.is_err(), "closed before the idle timeout: {early:?}");
+    let (_, elapsed) = until_closed(&mut stream, idle_from).await;
+    assert_between(elapsed, 1900, 4000);
+}
+
+#[tokio::test]
+async fn an_oversized_body_sent_whole_gets_the_413_json() {
+    let config = quick().body_timeout(Duration::from_secs(10));
+    let server = serve_router(
+        ag_ui_server::axum::service_router(
+            AgentService::new(DemoAgent::new()).body_limit(1024 * 1024),
+        ),
+        config,
+    )
+    .await;
+    let big = vec![b' '; 5 * 1024 * 1024];
+    for round in 0..5 {
+        // With a content-length, and streamed without one (chunked).
+        let request = client()
+            .post(server.url())
+            .header("content-type", "application/json")
+            .header("accept", "text/event-stream");
+        let request = if round % 2 == 0 {
+            request.body(big.clone())
+        } else {
+            let chunks: Vec<Result<Vec<u8>, std::io::Error>> =
+                big.chunks(64 * 1024).map(|c| Ok(c.to_vec())).collect();
+            request.body(reqwest::Body::wrap_stream(futures_util::stream::iter(
+                chunks,
+            )))
+        };
+        let response = request.send().await.unwrap();
+        assert_eq!(response.status().as_u16(), 413, "round {round}");
+        let json: Value = serde_json::from_slice(&response.bytes().await.unwrap()).unwrap();
+        assert_eq!(json["error"], "body_too_large");
+    }
+}
+
+#[tokio::test]
+async fn a_run_streams_over_h2c_by_prior_knowledge() {
+    let server = demo_server(ServeConfig::new()).await;
+    let h2 = reqwest::Client::builder()
+        .http2_prior_knowledge()
+        .timeout(LIMIT)
+        .build()
+        .unwrap();
+    let response = h2
+        .post(server.url())
+        .header("content-type", "application/json")
+        .header("accept", "text/event-stream")
+        .body(serde_json::to_vec(&input("run-1", json!({"scenario": "chat"}))).unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.version(), reqwest::Version::HTTP_2);
+    assert_eq!(response.status().as_u16(), 200);
+    let events = Events::new(response).all().await;
+    ag_ui_core::verify_events(&events).unwrap();
+    assert_eq!(types(&events).last(), Some(&"RUN_FINISHED"));
+    // Several runs at once on the one connection.
+    let runs = (0..8).map(|i| {
+        let h2 = h2.clone();
+        let url = server.url();
+        async move {
+            let response = h2
+                .post(url)
+                .header("content-type", "application/json")
+                .body(serde_json::to_vec(&input(&format!("run-{i}"), json!({}))).unwrap())
+                .send()
+                .await
+                .unwrap();
+            Events::new(response).all().await.len()
+        }
+    });
+    let counts = futures_util::future::join_all(runs).await;
+    assert!(counts.iter().all(|&n| n == events.len()), "{counts:?}");
+}
+
+#[tokio::test]
+async fn the_http_layer_refusals_have_json_bodies() {
+    let server = demo_server(quick()).await;
+    let big_header = [
+        b"GET / HTTP/1.1\r\nhost: x\r\nx-big: ".as_slice(),
+        &[b'a'; 70 * 1024],
+        b"\r\n\r\n",
+    ]
+    .concat();
+    let cases: Vec<(Vec<u8>, u16, &str)> = vec![
+        (b"NOT HTTP AT ALL\r\n\r\n".to_vec(), 400, "bad_request"),
+        (big_header, 431, "header_fields_too_large"),
+        (
+            b"POST /elsewhere HTTP/1.1\r\nhost: x\r\ncontent-length: 0\r\n\r\n".to_vec(),
+            404,
+            "not_found",
+        ),
+    ];
+    for (request, status, error) in cases {
+        let mut stream = TcpStream::connect(server.addr).await.unwrap();
+        let _ = stream.write_all(&request).await;
+        let (out, _) = until_closed_or_answered(&mut stream).await;
+        let (got, json) = parse_response(&out);
+        assert_eq!((got, json["error"].as_str()), (status, Some(error)));
+        assert_eq!(json["status"], status);
+    }
+}
+
+/// Reads one response (up to the end of its JSON body, or the close).
+async fn until_closed_or_answered(stream: &mut TcpStream) -> (Vec<u8>, Duration) {
+    let start = Instant::now();
+    let mut out = Vec::new();
+    let mut buf = [0u8; 4096];
+    let _ = tokio::time::timeout(LIMIT, async {
+        loop {
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => out.extend_from_slice(&buf[..n]),
+            }
+            let text = String::from_utf8_lossy(&out);
+            if let Some((_, body)) = text.split_once("\r\n\r\n")
+                && serde_json::from_str::<Value>(body).is_ok()
+            {
+                break;
+            }
+        }
+    })
+    .await;
+    (out, start.elapsed())
+}
+
+#[tokio::test]
+async fn the_connection_limit_holds_new_connections_until_one_closes() {
+    let server = demo_server(quick().max_connections(2)).await;
+    let _a = TcpStream::connect(server.addr).await.unwrap();
+    let _b = TcpStream::connect(server.addr).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    // A third is accepted by the kernel (backlog) but not served until a slot frees: the
+    // two silent ones are closed at the header timeout, then it is answered.
+    let start = Instant::now();
+    let response = client()
+        .post(server.url())
+        .header("content-type", "application/json")
+        .body(serde_json::to_vec(&input("run-1", json!({}))).unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    assert!(
+        start.elapsed() >= Duration::from_millis(500),
+        "{:?}",
+        start.elapsed()
+    );
+}
