@@ -7,6 +7,7 @@
 )]
 
 mod client;
+mod context;
 mod demo;
 mod guard;
 mod http;
