@@ -57,7 +57,7 @@ pub const DEFAULT_MAX_CONNECTIONS: usize = 1000;
 /// Default [`ServeConfig::backlog`]: 4096.
 pub const DEFAULT_BACKLOG: u32 = 4096;
 /// Default [`ServeConfig::write_buffer`]: 64 KiB.
-pub const DEFAULT_WRITE_BUFFER: usize = 64 * 1024;
+pub const DEFAULT_WRITE_BUFFER: usize = 32 * 1024;
 
 /// How long an idle connection told to shut down may take to finish before it is dropped.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(1);

@@ -9,6 +9,7 @@
 mod client;
 mod context;
 mod demo;
+mod disconnect;
 mod guard;
 mod http;
 mod negotiate;

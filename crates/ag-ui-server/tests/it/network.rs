@@ -340,3 +340,139 @@ async fn the_connection_limit_holds_new_connections_until_one_closes() {
         start.elapsed()
     );
 }
+
+/// Set in the environment of the child process that serves for
+/// [`a_client_that_stops_reading_costs_at_most_128_kib`].
+const STALLED_CHILD: &str = "AG_UI_SERVER_STALLED_CHILD";
+
+/// The server of the memory test, in a process of its own (so that its memory is its own):
+/// runs only when the parent test starts it.
+#[test]
+#[ignore = "started by a_client_that_stops_reading_costs_at_most_128_kib"]
+fn stalled_server_child() {
+    if std::env::var_os(STALLED_CHILD).is_none() {
+        return;
+    }
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let config = ServeConfig::new();
+        let listener = config.bind("127.0.0.1:0").await.unwrap();
+        println!("ADDR {}", listener.local_addr().unwrap());
+        let router = ag_ui_server::axum::service_router(AgentService::new(DemoAgent::new()));
+        tokio::spawn(ag_ui_server::axum::serve_with(listener, router, config));
+        // Until the parent closes stdin (or the test's time is up).
+        let _ = tokio::time::timeout(
+            Duration::from_secs(120),
+            tokio::task::spawn_blocking(|| {
+                let mut sink = String::new();
+                let _ = std::io::Read::read_to_string(&mut std::io::stdin(), &mut sink);
+            }),
+        )
+        .await;
+    });
+}
+
+fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap()
+}
+
+/// Waits until the child's memory stops growing (three readings 300 ms apart within 1%).
+async fn settled_rss(pid: u32) -> u64 {
+    let mut last = rss_kib(pid);
+    let mut steady = 0;
+    for _ in 0..60 {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let now = rss_kib(pid);
+        steady = if now.abs_diff(last) * 100 <= last { steady + 1 } else { 0 };
+        last = now;
+        if steady == 3 {
+            break;
+        }
+    }
+    last
+}
+
+#[tokio::test]
+async fn a_client_that_stops_reading_costs_at_most_128_kib() {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "network::stalled_server_child",
+            "--exact",
+            "--ignored",
+            "--nocapture",
+        ])
+        .env(STALLED_CHILD, "1")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let mut lines = std::io::BufReader::new(stdout).lines();
+    let addr: std::net::SocketAddr = lines
+        .by_ref()
+        .map_while(Result::ok)
+        .find_map(|l| l.strip_prefix("ADDR ").map(str::to_owned))
+        .unwrap()
+        .parse()
+        .unwrap();
+    // The child's test harness goes on writing: keep reading.
+    std::thread::spawn(move || lines.for_each(drop));
+    let pid = child.id();
+    let body = serde_json::to_vec(&input(
+        "run-1",
+        json!({"scenario": "firehose", "events": 1_000_000, "bytes": 1000}),
+    ))
+    .unwrap();
+    let request = [
+        format!(
+            "POST / HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\naccept: text/event-stream\r\ncontent-length: {}\r\n\r\n",
+            body.len()
+        )
+        .into_bytes(),
+        body,
+    ]
+    .concat();
+    let open = |n: usize| {
+        let request = request.clone();
+        async move {
+            let mut streams = Vec::new();
+            for _ in 0..n {
+                // A small receive window, so that the kernel's buffers fill fast.
+                let socket = tokio::net::TcpSocket::new_v4().unwrap();
+                socket.set_recv_buffer_size(16 * 1024).unwrap();
+                let mut s = socket.connect(addr).await.unwrap();
+                s.write_all(&request).await.unwrap();
+                streams.push(s);
+            }
+            // Each run has started (its response head arrived); from here on nothing is
+            // read.
+            for s in &mut streams {
+                let mut head = [0u8; 512];
+                let n = tokio::time::timeout(LIMIT, s.read(&mut head))
+                    .await
+                    .unwrap()
+                    .unwrap();
+                assert!(head[..n].starts_with(b"HTTP/1.1 200"));
+            }
+            streams
+        }
+    };
+    // Warm up: the runtime's threads, the allocator's arenas, a first batch of stalled
+    // clients; then measure what 200 more cost.
+    let warm = open(20).await;
+    let before = settled_rss(pid).await;
+    let stalled = open(200).await;
+    let after = settled_rss(pid).await;
+    let per_client = after.saturating_sub(before) / 200;
+    eprintln!("stalled readers: {before} KiB -> {after} KiB, {per_client} KiB per client");
+    drop((warm, stalled));
+    drop(child.stdin.take());
+    let _ = child.wait();
+    assert!(per_client <= 128, "{per_client} KiB per stalled client");
+}
