@@ -388,7 +388,11 @@ async fn settled_rss(pid: u32) -> u64 {
     for _ in 0..60 {
         tokio::time::sleep(Duration::from_millis(300)).await;
         let now = rss_kib(pid);
-        steady = if now.abs_diff(last) * 100 <= last { steady + 1 } else { 0 };
+        steady = if now.abs_diff(last) * 100 <= last {
+            steady + 1
+        } else {
+            0
+        };
         last = now;
         if steady == 3 {
             break;
