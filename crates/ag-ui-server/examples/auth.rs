@@ -21,6 +21,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 /// The user a token stands for, put in the request's extensions by the layer.
+#[allow(clippy::exhaustive_structs)]
 #[derive(Debug, Clone)]
 pub struct User {
     /// The user's name.
