@@ -100,18 +100,19 @@ async fn a_plain_closure_agent_still_serves() {
     assert_eq!(types(&events), ["RUN_STARTED", "RUN_FINISHED"]);
 }
 
+type DescribeAgent = ContextAgent<fn(RunAgentInput, RunContext) -> AgentStream>;
+
 #[derive(Clone)]
 struct App {
-    agent: Arc<ContextAgent<fn(RunAgentInput, RunContext) -> AgentStream>>,
+    agent: Arc<DescribeAgent>,
     tenant: &'static str,
 }
 
 async fn handler(
     axum::extract::State(app): axum::extract::State<App>,
-    mut run: RunInput,
+    run: RunInput,
 ) -> AgentResponse {
     // The handler's own state and extractors sit beside the run input.
-    let _ = &mut run;
     assert_eq!(app.tenant, "state-tenant");
     AgentResponse::new(&*app.agent, run)
 }
