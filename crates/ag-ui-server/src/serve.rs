@@ -15,15 +15,16 @@
 //! | [`idle_timeout`](ServeConfig::idle_timeout) | 60 s | a connection with no request in progress (HTTP/1 keep-alive, an HTTP/2 connection without streams) is closed then |
 //! | [`max_connections`](ServeConfig::max_connections) | 1000 | open connections; beyond it the server stops accepting and new connections wait in the listen backlog (below the common 1024 open-file limit: raise both together) |
 //! | [`backlog`](ServeConfig::backlog) | 4096 | connections the kernel holds before they are accepted (capped by `net.core.somaxconn`), for [`ServeConfig::bind`] |
-//! | [`write_buffer`](ServeConfig::write_buffer) | 64 KiB | what hyper buffers per connection (HTTP/1 read and write buffers, so also the largest request head; HTTP/2 send buffer per stream) |
+//! | [`write_buffer`](ServeConfig::write_buffer) | 32 KiB | what hyper buffers per connection (HTTP/1 read and write buffers, so also the largest request head; HTTP/2 send buffer per stream) |
 //!
 //! With these, a client that stops reading a run's stream holds at most about 128 KiB of
 //! the server's memory (hyper's buffer, one coalesced chunk of at most 16 KiB and the
 //! agent's emit channel); the agent waits meanwhile.
 //!
-//! Requests the HTTP layer refuses by itself (a malformed request 400, a URI too long 414,
-//! a head too large 431) get the crate's JSON error body (see [`Rejection`]), like every
-//! other response the server makes. Each request carries the peer's [`PeerAddr`] in its
+//! Requests the HTTP layer refuses by itself over HTTP/1 (a malformed request 400, a head
+//! too large 431, a URI too long 414) get the crate's JSON error body (see [`Rejection`]),
+//! like every other response the server makes. (A connection closed for a timeout gets no
+//! response.) Each request carries the peer's [`PeerAddr`] in its
 //! extensions (and axum's `ConnectInfo<SocketAddr>` with the `axum` feature).
 
 use std::future::{Future, poll_fn};
@@ -56,7 +57,7 @@ pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 pub const DEFAULT_MAX_CONNECTIONS: usize = 1000;
 /// Default [`ServeConfig::backlog`]: 4096.
 pub const DEFAULT_BACKLOG: u32 = 4096;
-/// Default [`ServeConfig::write_buffer`]: 64 KiB.
+/// Default [`ServeConfig::write_buffer`]: 32 KiB.
 pub const DEFAULT_WRITE_BUFFER: usize = 32 * 1024;
 
 /// How long an idle connection told to shut down may take to finish before it is dropped.

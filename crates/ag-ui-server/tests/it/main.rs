@@ -14,6 +14,7 @@ mod guard;
 mod http;
 mod negotiate;
 mod network;
+mod observe;
 mod renamed;
 mod streaming;
 mod support;
