@@ -480,3 +480,64 @@ async fn a_client_that_stops_reading_costs_at_most_128_kib() {
     let _ = child.wait();
     assert!(per_client <= 128, "{per_client} KiB per stalled client");
 }
+
+#[tokio::test]
+async fn serve_connection_serves_http2_on_any_io_as_after_a_tls_handshake() {
+    // What a server that terminates TLS itself does once ALPN chose h2: hand the stream to
+    // `serve_connection`. An in-memory pipe stands for the TLS stream.
+    use http_body_util::BodyExt;
+    let (client_io, server_io) = tokio::io::duplex(64 * 1024);
+    let peer: std::net::SocketAddr = "192.0.2.7:443".parse().unwrap();
+    let router = ag_ui_server::axum::router(ag_ui_server::ContextAgent::new(
+        |input: ag_ui_core::RunAgentInput, context: ag_ui_server::RunContext| {
+            let peer = context
+                .peer_addr()
+                .map(|p| p.to_string())
+                .unwrap_or_default();
+            ag_ui_server::emit(
+                ag_ui_builders::RunEmitter::start_for(&input),
+                |mut run| async move {
+                    run.emit(|r| r.text(peer)).await?;
+                    run.emit(ag_ui_builders::RunEmitter::finish).await
+                },
+            )
+        },
+    ));
+    let config = ServeConfig::new();
+    tokio::spawn(async move {
+        let _ = ag_ui_server::serve::serve_connection(server_io, Some(peer), router, &config).await;
+    });
+    let (mut sender, conn) = hyper::client::conn::http2::handshake(
+        hyper_util::rt::TokioExecutor::new(),
+        hyper_util::rt::TokioIo::new(client_io),
+    )
+    .await
+    .unwrap();
+    tokio::spawn(conn);
+    let body = serde_json::to_vec(&input("run-1", json!({}))).unwrap();
+    let request = http::Request::post("http://agent.example/")
+        .header("content-type", "application/json")
+        .body(http_body_util::Full::new(bytes::Bytes::from(body)))
+        .unwrap();
+    let response = tokio::time::timeout(LIMIT, sender.send_request(request))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(response.version(), http::Version::HTTP_2);
+    assert_eq!(response.status(), 200);
+    let sse = tokio::time::timeout(LIMIT, response.into_body().collect())
+        .await
+        .unwrap()
+        .unwrap()
+        .to_bytes();
+    let mut reader = ag_ui_core::SseReader::new();
+    reader.feed(&sse).unwrap();
+    let mut events = Vec::new();
+    while let Some(m) = reader.next_message() {
+        events.push(ag_ui_core::from_str::<ag_ui_core::Event>(&m).unwrap());
+    }
+    assert_eq!(types(&events).last(), Some(&"RUN_FINISHED"));
+    assert!(events.iter().any(
+        |e| matches!(e, ag_ui_core::Event::TextMessageContent(c) if c.delta == "192.0.2.7:443")
+    ));
+}
