@@ -541,3 +541,28 @@ async fn serve_connection_serves_http2_on_any_io_as_after_a_tls_handshake() {
         |e| matches!(e, ag_ui_core::Event::TextMessageContent(c) if c.delta == "192.0.2.7:443")
     ));
 }
+
+#[tokio::test]
+async fn an_idle_http2_connection_is_closed_at_the_idle_timeout() {
+    let server = demo_server(quick()).await;
+    let tcp = TcpStream::connect(server.addr).await.unwrap();
+    let (mut sender, conn) = hyper::client::conn::http2::handshake(
+        hyper_util::rt::TokioExecutor::new(),
+        hyper_util::rt::TokioIo::new(tcp),
+    )
+    .await
+    .unwrap();
+    let conn = tokio::spawn(conn);
+    let request = http::Request::get(server.url())
+        .body(http_body_util::Empty::<bytes::Bytes>::new())
+        .unwrap();
+    let response = sender.send_request(request).await.unwrap();
+    assert_eq!(response.status(), 405);
+    drop(response);
+    let idle_from = Instant::now();
+    // Open past the header timeout (PINGs and idleness are not a slow head), closed at the
+    // idle timeout (GOAWAY, then the end of the connection).
+    let ended = tokio::time::timeout(LIMIT, conn).await;
+    assert!(ended.is_ok(), "the idle HTTP/2 connection was not closed");
+    assert_between(idle_from.elapsed(), 1900, 4500);
+}
