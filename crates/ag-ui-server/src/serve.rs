@@ -545,13 +545,18 @@ where
             sleep: None,
             timed_out: false,
         };
+        let h2 = parts.version >= http::Version::HTTP_2;
         let request = Request::from_parts(parts, body);
         let mut service = self.service.clone();
         Box::pin(async move {
             poll_fn(|cx| service.poll_ready(cx))
                 .await
                 .map_err(Into::into)?;
-            let response = service.call(request).await.map_err(Into::into)?;
+            let mut response = service.call(request).await.map_err(Into::into)?;
+            if h2 {
+                // A connection-specific header has no place in HTTP/2 (RFC 9113 §8.2.2).
+                response.headers_mut().remove(http::header::CONNECTION);
+            }
             Ok(response.map(|inner| TrackedBody { inner, _busy: busy }))
         })
     }
