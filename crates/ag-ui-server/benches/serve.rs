@@ -267,6 +267,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             (0..events.len()).map(move |i| Ok::<_, std::convert::Infallible>(events[i].clone())),
         )
     };
+    let previous_agent = agent.clone();
     let rust_url = runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let url = format!("http://{}/", listener.local_addr()?);
@@ -274,6 +275,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             listener,
             ag_ui_server::axum::router(agent),
         ));
+        Ok::<_, std::io::Error>(url)
+    })?;
+    // The same service on the previous serve path: `axum::serve` with `TCP_NODELAY` (no
+    // timeouts, HTTP/1 only).
+    let previous_url = runtime.block_on(async {
+        use axum::serve::ListenerExt;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let url = format!("http://{}/", listener.local_addr()?);
+        let listener = listener.tap_io(|tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
+        let router = ag_ui_server::axum::router(previous_agent);
+        tokio::spawn(async move { axum::serve(listener, router).await });
         Ok::<_, std::io::Error>(url)
     })?;
 
@@ -307,6 +321,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     #[derive(Clone, Copy, PartialEq)]
     enum Server {
         Rust,
+        /// The same service on `axum::serve`, the serve path before the production one.
+        RustAxum,
         Node,
     }
     let mut pairs = vec![
@@ -326,6 +342,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             Reader::SseDecode,
         ),
         Pair::new(
+            "Rust server on axum::serve (previous path), Rust reader (SSE + decode)",
+            Server::RustAxum,
+            Reader::SseDecode,
+        ),
+        Pair::new(
+            "Rust server on axum::serve (previous path), Rust client (HttpAgent)",
+            Server::RustAxum,
+            Reader::RustClient,
+        ),
+        Pair::new(
             "Rust server, official client",
             Server::Rust,
             Reader::Official,
@@ -342,13 +368,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ),
     ];
     if node_server.is_none() {
-        pairs.retain(|p| p.server == Server::Rust && p.reader != Reader::Official);
+        pairs.retain(|p| p.server != Server::Node && p.reader != Reader::Official);
     }
     // One warm-up round, then the measured ones.
     for round in 0..=rounds {
         for pair in &mut pairs {
             let url = match pair.server {
                 Server::Rust => rust_url.as_str(),
+                Server::RustAxum => previous_url.as_str(),
                 Server::Node => node_server.as_ref().map_or("", |s| s.1.as_str()),
             };
             let s = match (pair.reader, node_client.as_mut()) {
@@ -411,6 +438,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .iter()
             .find(|p| p.server == server && p.reader == reader)
     };
+    for (reader, what) in [
+        (Reader::SseDecode, "Rust reader (SSE + decode)"),
+        (Reader::RustClient, "Rust client (HttpAgent)"),
+    ] {
+        if let (Some(production), Some(previous)) =
+            (find(Server::Rust, reader), find(Server::RustAxum, reader))
+        {
+            println!(
+                "production serve path vs axum::serve, {what}: events/s {:.2}x, time to first event {:.2}x",
+                production.events_per_sec(n) / previous.events_per_sec(n),
+                production.first().as_secs_f64() / previous.first().as_secs_f64()
+            );
+        }
+    }
     if let Some(theirs) = find(Server::Node, Reader::Official) {
         for (reader, what) in [
             (Reader::RustClient, "Rust client (HttpAgent)"),

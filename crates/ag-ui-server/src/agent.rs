@@ -6,13 +6,17 @@ use ag_ui_core::{Event, RunAgentInput};
 use futures_core::Stream;
 use futures_util::StreamExt;
 
-use crate::Cancellation;
+use crate::{Cancellation, RunContext};
 
-/// The error type an agent's stream may fail with.
-pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+pub use ag_ui_core::BoxError;
 
 /// The stream of events one run produces: events, or an error that ends the run.
-pub type EventStream = Pin<Box<dyn Stream<Item = Result<Event, BoxError>> + Send + 'static>>;
+pub type AgentStream = Pin<Box<dyn Stream<Item = Result<Event, BoxError>> + Send + 'static>>;
+
+/// The former name of [`AgentStream`].
+#[doc(hidden)]
+#[deprecated(note = "renamed AgentStream")]
+pub type EventStream = AgentStream;
 
 /// An AG-UI agent: turns one run's input into a stream of events.
 ///
@@ -42,8 +46,70 @@ pub type EventStream = Pin<Box<dyn Stream<Item = Result<Event, BoxError>> + Send
 /// assert_agent(agent);
 /// ```
 pub trait Agent: Send + Sync + 'static {
-    /// Starts a run. Called once per request, after the request has been read.
-    fn run(&self, input: RunAgentInput, cancel: Cancellation) -> EventStream;
+    /// Starts a run. Called once per request, after the request has been read (through
+    /// [`run_with_context`](Self::run_with_context), which calls this unless the agent
+    /// implements it).
+    fn run(&self, input: RunAgentInput, cancel: Cancellation) -> AgentStream;
+
+    /// Starts a run with what the server knows about its request: headers, extensions (what
+    /// an authentication layer put there), the peer's address, the run's ids (see
+    /// [`RunContext`]). The server calls this one; by default it calls
+    /// [`run`](Self::run) with the context's cancellation signal.
+    ///
+    /// An agent that needs the request implements it (and `run`, which may call it with
+    /// [`RunContext::new`]); a closure that takes the context is wrapped in
+    /// [`ContextAgent`].
+    fn run_with_context(&self, input: RunAgentInput, context: RunContext) -> AgentStream {
+        let cancel = context.cancellation().clone();
+        self.run(input, cancel)
+    }
+}
+
+/// An agent from a closure that takes the run's [`RunContext`]:
+/// `Fn(RunAgentInput, RunContext) -> impl Stream<Item = Result<Event, E>>`.
+///
+/// ```
+/// use ag_ui_core::{Event, RunAgentInput, RunFinishedEvent, RunStartedEvent};
+/// use ag_ui_server::{Agent, ContextAgent, RunContext};
+///
+/// let agent = ContextAgent::new(|input: RunAgentInput, context: RunContext| {
+///     // The user an authentication layer found, the caller's address, ...
+///     let _peer = context.peer_addr();
+///     let events: Vec<Result<Event, std::io::Error>> = vec![
+///         Ok(RunStartedEvent::new(input.thread_id.clone(), input.run_id.clone()).into()),
+///         Ok(RunFinishedEvent::new(input.thread_id, input.run_id).into()),
+///     ];
+///     futures_util::stream::iter(events)
+/// });
+/// fn assert_agent(_: impl Agent) {}
+/// assert_agent(agent);
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct ContextAgent<F> {
+    f: F,
+}
+
+impl<F> ContextAgent<F> {
+    /// Wraps `f`.
+    pub fn new(f: F) -> Self {
+        ContextAgent { f }
+    }
+}
+
+impl<F, S, E> Agent for ContextAgent<F>
+where
+    F: Fn(RunAgentInput, RunContext) -> S + Send + Sync + 'static,
+    S: Stream<Item = Result<Event, E>> + Send + 'static,
+    E: Into<BoxError>,
+{
+    fn run(&self, input: RunAgentInput, cancel: Cancellation) -> AgentStream {
+        let context = RunContext::new(&input, cancel);
+        self.run_with_context(input, context)
+    }
+
+    fn run_with_context(&self, input: RunAgentInput, context: RunContext) -> AgentStream {
+        Box::pin((self.f)(input, context).map(|item| item.map_err(Into::into)))
+    }
 }
 
 impl<F, S, E> Agent for F
@@ -52,7 +118,7 @@ where
     S: Stream<Item = Result<Event, E>> + Send + 'static,
     E: Into<BoxError>,
 {
-    fn run(&self, input: RunAgentInput, cancel: Cancellation) -> EventStream {
+    fn run(&self, input: RunAgentInput, cancel: Cancellation) -> AgentStream {
         Box::pin(self(input, cancel).map(|item| item.map_err(Into::into)))
     }
 }

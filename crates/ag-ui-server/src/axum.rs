@@ -2,12 +2,49 @@
 //!
 //! [`AgentService`] is a `tower` service, so it mounts on any path with
 //! [`Router::route_service`](::axum::Router::route_service); [`router`] does that at `/`.
+//!
+//! To mount an agent in a handler of your own, next to your extractors and state, take the
+//! run's input with the [`RunInput`] extractor and answer with an [`AgentResponse`]:
+//!
+//! ```
+//! use ag_ui_server::axum::{AgentResponse, RunInput};
+//! use ag_ui_server::demo::DemoAgent;
+//! use axum::extract::State;
+//!
+//! #[derive(Clone)]
+//! struct App {
+//!     agent: std::sync::Arc<DemoAgent>,
+//! }
+//!
+//! async fn run(State(app): State<App>, run: RunInput) -> AgentResponse {
+//!     // `run.context()` holds the request's headers, extensions and peer address.
+//!     AgentResponse::new(&*app.agent, run)
+//! }
+//!
+//! let app: axum::Router = axum::Router::new()
+//!     .route("/agent", axum::routing::post(run))
+//!     .with_state(App { agent: std::sync::Arc::new(DemoAgent::new()) });
+//! # let _ = app;
+//! ```
+
+use std::time::Duration;
 
 use ::axum::Router;
+use ::axum::extract::{FromRequest, Request};
+use ::axum::response::{IntoResponse, Response};
+use ag_ui_core::{RunAgentInput, Warning};
+use bytes::Bytes;
+use futures_core::Stream;
 
-use crate::{Agent, AgentService};
+use crate::serve::ServeConfig;
+use crate::service::read_run_request;
+use crate::{
+    Agent, AgentService, DEFAULT_BODY_LIMIT, DEFAULT_KEEP_ALIVE, GuardOptions, Rejection,
+    ReportKind, RunContext, RunGuard, SseBody,
+};
 
-/// A router serving `agent` at `POST /` with the default settings (see [`AgentService`]).
+/// A router serving `agent` at `POST /` with the default settings (see [`AgentService`]);
+/// other paths get a JSON 404.
 ///
 /// Mount it elsewhere with `Router::new().nest_service("/agent", service)` or
 /// `Router::new().route_service("/agent", AgentService::new(agent))`.
@@ -15,24 +52,168 @@ pub fn router<A: Agent>(agent: A) -> Router {
     service_router(AgentService::new(agent))
 }
 
-/// A router serving a configured `service` at `POST /`.
+/// A router serving a configured `service` at `POST /`; other paths get a JSON 404.
 pub fn service_router<A: Agent>(service: AgentService<A>) -> Router {
-    Router::new().route_service("/", service)
+    Router::new()
+        .route_service("/", service)
+        .fallback(not_found)
 }
 
-/// Serves `router` on `listener` with `TCP_NODELAY` on every connection, so that each
-/// event's frame leaves as soon as it is written instead of waiting for the client's
-/// acknowledgement of the previous one (Nagle's algorithm). Runs until the listener fails.
-///
-/// The same as `axum::serve(listener.tap_io(|tcp| tcp.set_nodelay(true)), router)`.
+/// The JSON 404 for a path nothing is served at (the fallback of [`router`]).
+pub async fn not_found(uri: ::axum::http::Uri) -> Rejection {
+    Rejection::not_found(uri.path())
+}
+
+/// Serves `router` on `listener` with the production server and its default settings
+/// ([`crate::serve::serve`] with [`ServeConfig::default`]: HTTP/1.1 and HTTP/2, header,
+/// body and idle timeouts, a connection limit, `TCP_NODELAY`). Runs until the listener
+/// fails.
 ///
 /// # Errors
-/// As [`axum::serve`](::axum::serve::serve).
+/// As [`crate::serve::serve`].
 pub async fn serve(listener: tokio::net::TcpListener, router: Router) -> std::io::Result<()> {
-    use ::axum::serve::ListenerExt;
-    let listener = listener.tap_io(|tcp| {
-        // Without it the stream still works, only later.
-        let _ = tcp.set_nodelay(true);
-    });
-    ::axum::serve(listener, router).await
+    serve_with(listener, router, ServeConfig::default()).await
+}
+
+/// [`serve`] with the settings of `config`.
+///
+/// # Errors
+/// As [`crate::serve::serve`].
+pub async fn serve_with(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    config: ServeConfig,
+) -> std::io::Result<()> {
+    crate::serve::serve(listener, router, config).await
+}
+
+impl IntoResponse for Rejection {
+    fn into_response(self) -> Response {
+        self.to_response().map(::axum::body::Body::new)
+    }
+}
+
+/// The run input of a request, as an axum extractor: checks the method (`POST`), that
+/// `Accept` admits `text/event-stream`, that the body is JSON and within the limit
+/// ([`DEFAULT_BODY_LIMIT`], or a [`BodyLimit`] in the request's extensions), reads it with
+/// the forgiving 1.0 reader and makes the run's [`RunContext`] from the request's head.
+/// A request refused is answered with the crate's JSON [`Rejection`] (400, 405, 406, 408,
+/// 413, 415), as [`AgentService`] answers it.
+#[derive(Debug)]
+pub struct RunInput {
+    input: RunAgentInput,
+    warnings: Vec<Warning>,
+    context: RunContext,
+}
+
+impl RunInput {
+    /// The run's input.
+    #[must_use]
+    pub fn input(&self) -> &RunAgentInput {
+        &self.input
+    }
+
+    /// What the forgiving reader forgave in the request (reported when the run starts
+    /// through [`AgentResponse::new`]).
+    #[must_use]
+    pub fn warnings(&self) -> &[Warning] {
+        &self.warnings
+    }
+
+    /// The run's context: the request's head, its request id, the peer's address.
+    #[must_use]
+    pub fn context(&self) -> &RunContext {
+        &self.context
+    }
+
+    /// The input, the warnings and the context.
+    #[must_use]
+    pub fn into_parts(self) -> (RunAgentInput, Vec<Warning>, RunContext) {
+        (self.input, self.warnings, self.context)
+    }
+}
+
+/// The body limit of the [`RunInput`] extractor, when put in the request's extensions
+/// (by `axum::Extension(BodyLimit(bytes))` as a layer, for example).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(clippy::exhaustive_structs)] // a newtype that users construct
+pub struct BodyLimit(pub usize);
+
+impl<S: Send + Sync> FromRequest<S> for RunInput {
+    type Rejection = Rejection;
+
+    async fn from_request(request: Request, _state: &S) -> Result<Self, Rejection> {
+        let limit = request
+            .extensions()
+            .get::<BodyLimit>()
+            .map_or(DEFAULT_BODY_LIMIT, |l| l.0);
+        let (parts, body) = request.into_parts();
+        match read_run_request(parts, body, limit).await {
+            Ok(read) => Ok(RunInput {
+                input: read.input,
+                warnings: read.warnings,
+                context: read.context,
+            }),
+            Err(refused) => Err(refused.rejection),
+        }
+    }
+}
+
+/// An axum responder for an agent's run: the guarded event stream as SSE with the
+/// response headers, keep-alive comments every 15 s while idle (`with_keep_alive`), the
+/// run cancelled when the client goes away (the body is dropped), every stream ending with
+/// `RUN_FINISHED` or `RUN_ERROR` (see [`RunGuard`]).
+#[derive(Debug)]
+pub struct AgentResponse {
+    body: SseBody,
+}
+
+impl AgentResponse {
+    /// Starts `agent` on the extracted `run` with the default [`GuardOptions`] (the
+    /// forgiven input is reported, within the run's span).
+    #[must_use]
+    pub fn new(agent: &dyn Agent, run: RunInput) -> Self {
+        Self::with_options(agent, run, GuardOptions::default())
+    }
+
+    /// Starts `agent` on the extracted `run`, guarded with `options`.
+    #[must_use]
+    pub fn with_options(agent: &dyn Agent, run: RunInput, options: GuardOptions) -> Self {
+        let guard = RunGuard::start_with_context(agent, run.input, run.context, options);
+        if !run.warnings.is_empty() {
+            guard.report(ReportKind::Forgiven(&run.warnings));
+        }
+        Self::from_guard(guard)
+    }
+
+    /// Streams a run already guarded.
+    #[must_use]
+    pub fn from_guard(guard: RunGuard) -> Self {
+        AgentResponse {
+            body: SseBody::stream(guard.frames(), Some(DEFAULT_KEEP_ALIVE)),
+        }
+    }
+
+    /// Streams SSE frames encoded elsewhere (a run log, a replay; see [`SseBody::frames`]).
+    #[must_use]
+    pub fn from_frames(frames: impl Stream<Item = Bytes> + Send + 'static) -> Self {
+        AgentResponse {
+            body: SseBody::frames(frames, Some(DEFAULT_KEEP_ALIVE)),
+        }
+    }
+
+    /// This response with keep-alive comments after `interval` without a frame (`None`:
+    /// never).
+    #[must_use]
+    pub fn with_keep_alive(self, interval: Option<Duration>) -> Self {
+        AgentResponse {
+            body: self.body.with_keep_alive(interval),
+        }
+    }
+}
+
+impl IntoResponse for AgentResponse {
+    fn into_response(self) -> Response {
+        self.body.into_response().map(::axum::body::Body::new)
+    }
 }

@@ -9,9 +9,25 @@ use std::task::{Context, Poll, Waker};
 /// A cancellation signal shared by the server and an agent's run.
 ///
 /// The server trips it when the client goes away (the response body is dropped before the
-/// stream ended); an agent checks [`is_cancelled`](Self::is_cancelled) between steps or
-/// awaits [`cancelled`](Self::cancelled) beside its work. Clones share one signal. It needs
-/// no runtime: waiting is a plain [`Future`].
+/// stream ended). Clones share one signal. It needs no runtime: waiting is a plain
+/// [`Future`].
+///
+/// # What an agent may rely on when the client goes away
+///
+/// The server trips the signal, then drops the agent's stream. For an agent written with
+/// [`emit`](crate::emit) that means its body future is dropped where it is waiting:
+///
+/// - code after the `.await` the body is waiting on does not run (no "clean-up after the
+///   loop", no final `emit`);
+/// - values the body owns are dropped, so a `Drop` guard in the body runs, and sees
+///   [`is_cancelled`](Self::is_cancelled) already `true`: put clean-up there;
+/// - work the agent spawned (a task that outlives the stream) keeps running: it should
+///   watch the signal, `select`ing on [`cancelled`](Self::cancelled) or checking
+///   [`is_cancelled`](Self::is_cancelled) between steps, and stop when it trips.
+///
+/// Awaiting [`cancelled`](Self::cancelled) inside an `emit` body is dead code: when it would
+/// complete, the body is already gone. Each statement is tested
+/// (`tests/it/disconnect.rs`).
 ///
 /// ```
 /// let signal = ag_ui_server::Cancellation::new();

@@ -9,6 +9,7 @@
 //! | `interrupt` | a text message, a `send_email` tool call, a state snapshot, then `RUN_FINISHED` with an `interrupt` outcome (one tool-approval interrupt); a run whose input resumes that interrupt sends the tool result (approved) or a refusal (cancelled) and finishes with success |
 //! | `error` | a text message cut short by `RUN_ERROR` (`code: "demo_error"`) |
 //! | `slow` | a text message with one delta per second for a minute (for cancellation tests); stops when cancelled |
+//! | `firehose` | one text message of `forwardedProps.events` (default 1000) `TEXT_MESSAGE_CONTENT` events of `forwardedProps.bytes` (default 100) bytes each, as fast as the client reads (for throughput and back-pressure tests), then `RUN_FINISHED` |
 //!
 //! An unknown scenario ends with `RUN_ERROR` (`code: "unknown_scenario"`). Ids are
 //! derived from the run id (`<runId>-msg-1`, …), so a run's events are the same every time.
@@ -26,7 +27,7 @@ use ag_ui_builders::{RunEmitter, SequentialIds};
 use ag_ui_core::{ResumeStatus, RunAgentInput};
 use serde_json::{Value, json};
 
-use crate::{Cancellation, EmitError, Emitter, EventStream, emit};
+use crate::{AgentStream, Cancellation, EmitError, Emitter, emit};
 
 /// The demo agent (see the [module docs](self)).
 #[derive(Debug, Clone, Default)]
@@ -62,7 +63,7 @@ pub fn scenario(input: &RunAgentInput) -> &str {
 }
 
 impl crate::Agent for DemoAgent {
-    fn run(&self, input: RunAgentInput, cancel: Cancellation) -> EventStream {
+    fn run(&self, input: RunAgentInput, cancel: Cancellation) -> AgentStream {
         let run = RunEmitter::start_for(&input)
             .with_ids(SequentialIds::with_prefix(input.run_id.to_string()));
         let pace = self.pace;
@@ -72,9 +73,10 @@ impl crate::Agent for DemoAgent {
                 "interrupt" => interrupt(&mut run, &input).await,
                 "error" => error(&mut run).await,
                 "slow" => slow(&mut run, &cancel).await,
+                "firehose" => firehose(&mut run, &input).await,
                 other => {
                     let message = format!(
-                        "unknown demo scenario {other:?} (known: chat, interrupt, error, slow)"
+                        "unknown demo scenario {other:?} (known: chat, interrupt, error, slow, firehose)"
                     );
                     run.emit(|r| r.fail_with_code(message, "unknown_scenario"))
                         .await
@@ -203,6 +205,26 @@ async fn slow(run: &mut Emitter, cancel: &Cancellation) -> Result<(), EmitError>
         }
         run.emit(|r| r.text(format!("{second} "))).await?;
         sleep(Duration::from_secs(1)).await;
+    }
+    run.emit(RunEmitter::finish).await
+}
+
+async fn firehose(run: &mut Emitter, input: &RunAgentInput) -> Result<(), EmitError> {
+    let prop = |name: &str, default: u64| {
+        input
+            .forwarded_props
+            .as_ref()
+            .and_then(|p| p.get(name))
+            .and_then(Value::as_u64)
+            .unwrap_or(default)
+    };
+    let events = prop("events", 1000);
+    let bytes = usize::try_from(prop("bytes", 100))
+        .unwrap_or(usize::MAX)
+        .max(1);
+    let delta = "x".repeat(bytes);
+    for _ in 0..events {
+        run.emit(|r| r.text(delta.as_str())).await?;
     }
     run.emit(RunEmitter::finish).await
 }

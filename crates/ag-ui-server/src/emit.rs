@@ -108,10 +108,10 @@ impl Drop for Emitter {
 ///
 /// ```
 /// use ag_ui_core::RunAgentInput;
-/// use ag_ui_server::{Cancellation, EventStream, emit};
+/// use ag_ui_server::{Cancellation, AgentStream, emit};
 /// use ag_ui_builders::RunEmitter;
 ///
-/// fn hello(input: RunAgentInput, _cancel: Cancellation) -> EventStream {
+/// fn hello(input: RunAgentInput, _cancel: Cancellation) -> AgentStream {
 ///     emit(RunEmitter::start_for(&input), |mut run| async move {
 ///         run.emit(|r| r.text("Hello")).await?;
 ///         run.emit(|r| r.finish()).await?;
@@ -121,7 +121,7 @@ impl Drop for Emitter {
 /// # fn assert_agent(_: impl ag_ui_server::Agent) {}
 /// # assert_agent(hello);
 /// ```
-pub fn emit<F, Fut, E>(run: RunEmitter, body: F) -> crate::EventStream
+pub fn emit<F, Fut, E>(run: RunEmitter, body: F) -> crate::AgentStream
 where
     F: FnOnce(Emitter) -> Fut,
     Fut: Future<Output = Result<(), E>> + Send + 'static,
@@ -135,7 +135,7 @@ pub fn emit_with_capacity<F, Fut, E>(
     run: RunEmitter,
     capacity: usize,
     body: F,
-) -> crate::EventStream
+) -> crate::AgentStream
 where
     F: FnOnce(Emitter) -> Fut,
     Fut: Future<Output = Result<(), E>> + Send + 'static,

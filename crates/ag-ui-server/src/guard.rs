@@ -10,7 +10,7 @@ use std::task::{Context, Poll};
 use ag_ui_core::{ChunkExpander, Event, EventType, RunErrorEvent, Verifier, Violation, Warning};
 use futures_core::Stream;
 
-use crate::agent::{BoxError, EventStream};
+use crate::agent::{AgentStream, BoxError};
 use crate::{Cancellation, Rejection};
 
 /// `code` of the `RUN_ERROR` sent when the agent's stream yields an error.
@@ -25,11 +25,82 @@ pub const CODE_INCOMPLETE_RUN: &str = "incomplete_run";
 /// `code` of the `RUN_ERROR` sent when an event of the agent's cannot be encoded.
 pub const CODE_ENCODE_ERROR: &str = "encode_error";
 
-/// Something the server noticed, handed to the [`Hook`] (and, with the `tracing`
-/// feature, logged as a `tracing` event).
-#[derive(Debug)]
+/// What the server noticed, handed to the [`Hook`] (and, with the `tracing` feature,
+/// logged as a `tracing` event): a [`ReportKind`] and the ids of the run (or request) it
+/// concerns.
+#[derive(Debug, Clone, Copy)]
+pub struct Report<'a> {
+    kind: ReportKind<'a>,
+    thread_id: Option<&'a str>,
+    run_id: Option<&'a str>,
+    request_id: Option<&'a str>,
+    error_id: Option<&'a str>,
+}
+
+impl<'a> Report<'a> {
+    /// A report of `kind`, about no run in particular (add ids with the `with_*` methods).
+    #[must_use]
+    pub fn new(kind: ReportKind<'a>) -> Self {
+        Report {
+            kind,
+            thread_id: None,
+            run_id: None,
+            request_id: None,
+            error_id: None,
+        }
+    }
+
+    /// This report, about the run `run_id` of thread `thread_id`.
+    #[must_use]
+    pub fn with_run(mut self, thread_id: &'a str, run_id: &'a str) -> Self {
+        self.thread_id = Some(thread_id);
+        self.run_id = Some(run_id);
+        self
+    }
+
+    /// This report, about the request `request_id`.
+    #[must_use]
+    pub fn with_request_id(mut self, request_id: Option<&'a str>) -> Self {
+        self.request_id = request_id;
+        self
+    }
+
+    /// What happened.
+    #[must_use]
+    pub fn kind(&self) -> &ReportKind<'a> {
+        &self.kind
+    }
+
+    /// The thread of the run concerned, when the request was read that far.
+    #[must_use]
+    pub fn thread_id(&self) -> Option<&'a str> {
+        self.thread_id
+    }
+
+    /// The run concerned, when the request was read that far.
+    #[must_use]
+    pub fn run_id(&self) -> Option<&'a str> {
+        self.run_id
+    }
+
+    /// The request's `x-request-id`, when it had one.
+    #[must_use]
+    pub fn request_id(&self) -> Option<&'a str> {
+        self.request_id
+    }
+
+    /// For [`ReportKind::AgentError`] and [`ReportKind::AgentPanic`]: the error id the client
+    /// was sent in the `RUN_ERROR` message, to find this report from what the client saw.
+    #[must_use]
+    pub fn error_id(&self) -> Option<&'a str> {
+        self.error_id
+    }
+}
+
+/// What a [`Report`] is about.
+#[derive(Debug, Clone, Copy)]
 #[non_exhaustive]
-pub enum Report<'a> {
+pub enum ReportKind<'a> {
     /// The agent's stream yielded an error; the run ended with `RUN_ERROR`.
     AgentError(&'a (dyn std::error::Error + Send + Sync + 'static)),
     /// The agent panicked (the panic message, when it was a string); the run ended with
@@ -55,33 +126,45 @@ pub type Hook = Arc<dyn Fn(&Report<'_>) + Send + Sync>;
 /// How runs are guarded.
 #[derive(Clone)]
 #[non_exhaustive]
-pub struct RunOptions {
+pub struct GuardOptions {
     /// Verify what the agent emits (spec §9.1 rules, chunks expanded first); the first
     /// violation ends the run with `RUN_ERROR`. On by default.
     pub verify: bool,
+    /// Send the agent's error text to the client in the `RUN_ERROR` message. Off by default:
+    /// the client gets `the agent failed (error id …)`, and the text goes only to the
+    /// [`Hook`] and the log, with the same error id (an agent's errors may carry database
+    /// or provider details).
+    pub expose_errors: bool,
     /// Receives every [`Report`]. None by default.
     pub hook: Option<Hook>,
 }
 
-impl Default for RunOptions {
+/// The former name of [`GuardOptions`].
+#[doc(hidden)]
+#[deprecated(note = "renamed GuardOptions")]
+pub type RunOptions = GuardOptions;
+
+impl Default for GuardOptions {
     fn default() -> Self {
-        RunOptions {
+        GuardOptions {
             verify: true,
+            expose_errors: false,
             hook: None,
         }
     }
 }
 
-impl std::fmt::Debug for RunOptions {
+impl std::fmt::Debug for GuardOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RunOptions")
+        f.debug_struct("GuardOptions")
             .field("verify", &self.verify)
+            .field("expose_errors", &self.expose_errors)
             .field("hook", &self.hook.as_ref().map(|_| "Fn(&Report)"))
             .finish()
     }
 }
 
-impl RunOptions {
+impl GuardOptions {
     /// Hands `report` to the hook and, with the `tracing` feature, to `tracing`.
     pub fn report(&self, report: &Report<'_>) {
         #[cfg(feature = "tracing")]
@@ -92,31 +175,74 @@ impl RunOptions {
     }
 }
 
+/// A fresh error id: 16 hex digits, unpredictable and unique within the process.
+fn new_error_id() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
+    format!("{:016x}", hasher.finish())
+}
+
 #[cfg(feature = "tracing")]
 fn trace(report: &Report<'_>) {
-    match report {
-        Report::AgentError(e) => {
-            tracing::warn!(error = %e, "AG-UI agent failed; run ended with RUN_ERROR")
-        }
-        Report::AgentPanic(m) => {
-            tracing::error!(panic = %m, "AG-UI agent panicked; run ended with RUN_ERROR")
-        }
-        Report::Violation(v) => {
-            tracing::warn!(violation = %v, "AG-UI agent broke the protocol; run ended with RUN_ERROR")
-        }
-        Report::IncompleteRun => {
-            tracing::warn!("AG-UI agent stream ended with its run open; RUN_ERROR added")
-        }
-        Report::EncodeError(e) => {
-            tracing::warn!(error = %e, "AG-UI event could not be encoded; run ended with RUN_ERROR")
-        }
-        Report::Rejected(r) => tracing::debug!(rejection = %r, "AG-UI request refused"),
-        Report::Forgiven(w) => tracing::debug!(
-            warnings = w.len(),
-            "AG-UI request read with forgiven deviations"
+    let thread_id = report.thread_id.unwrap_or("");
+    let run_id = report.run_id.unwrap_or("");
+    let request_id = report.request_id.unwrap_or("");
+    let error_id = report.error_id.unwrap_or("");
+    match report.kind {
+        ReportKind::AgentError(e) => tracing::warn!(
+            thread_id, run_id, request_id, error_id, error = %e,
+            "AG-UI agent failed; run ended with RUN_ERROR"
         ),
-        Report::Disconnected => tracing::debug!("AG-UI client disconnected; run cancelled"),
+        ReportKind::AgentPanic(m) => tracing::error!(
+            thread_id, run_id, request_id, error_id, panic = %m,
+            "AG-UI agent panicked; run ended with RUN_ERROR"
+        ),
+        ReportKind::Violation(v) => tracing::warn!(
+            thread_id, run_id, request_id, violation = %v,
+            "AG-UI agent broke the protocol; run ended with RUN_ERROR"
+        ),
+        ReportKind::IncompleteRun => tracing::warn!(
+            thread_id,
+            run_id,
+            request_id,
+            "AG-UI agent stream ended with its run open; RUN_ERROR added"
+        ),
+        ReportKind::EncodeError(e) => tracing::warn!(
+            thread_id, run_id, request_id, error = %e,
+            "AG-UI event could not be encoded; run ended with RUN_ERROR"
+        ),
+        ReportKind::Rejected(r) => {
+            tracing::info!(request_id, rejection = %r, "AG-UI request refused")
+        }
+        ReportKind::Forgiven(warnings) => {
+            let list: Vec<String> = warnings
+                .iter()
+                .map(|w| format!("{:?} at {:?}", w.kind, w.pointer))
+                .collect();
+            tracing::info!(
+                thread_id, run_id, request_id, count = warnings.len(),
+                warnings = %list.join("; "),
+                "AG-UI request read with forgiven deviations"
+            );
+        }
+        ReportKind::Disconnected => tracing::debug!(
+            thread_id,
+            run_id,
+            request_id,
+            "AG-UI client disconnected; run cancelled"
+        ),
     }
+}
+
+/// The ids a guard's reports carry.
+#[derive(Debug, Default)]
+struct Ids {
+    thread_id: Option<String>,
+    run_id: Option<String>,
+    request_id: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -138,7 +264,7 @@ enum Phase {
 /// - a panic while the agent's stream is polled (or, through [`RunGuard::start`], in
 ///   [`Agent::run`](crate::Agent::run) itself) is caught and ends the run with
 ///   `RUN_ERROR` ([`CODE_AGENT_PANIC`]; the panic message goes to the [`Hook`] only);
-/// - with [`RunOptions::verify`], an event that breaks a spec §9.1 rule is not sent; the run
+/// - with [`GuardOptions::verify`], an event that breaks a spec §9.1 rule is not sent; the run
 ///   ends with `RUN_ERROR` ([`CODE_PROTOCOL_VIOLATION`]);
 /// - a stream that ends with its run open, or without any event, gets a `RUN_ERROR`
 ///   ([`CODE_INCOMPLETE_RUN`]), so every stream ends with a terminal event;
@@ -148,13 +274,16 @@ enum Phase {
 /// No `RUN_ERROR` is added where the protocol forbids one (right after another
 /// `RUN_ERROR`).
 pub struct RunGuard {
-    inner: Option<EventStream>,
+    inner: Option<AgentStream>,
     cancel: Cancellation,
-    options: RunOptions,
+    options: GuardOptions,
     checker: Option<(ChunkExpander, Verifier)>,
     phase: Phase,
     ready: VecDeque<Event>,
     ended: bool,
+    ids: Ids,
+    #[cfg(feature = "tracing")]
+    span: tracing::Span,
 }
 
 impl std::fmt::Debug for RunGuard {
@@ -169,7 +298,7 @@ impl std::fmt::Debug for RunGuard {
 impl RunGuard {
     /// Guards `events`, the stream of a run started with `cancel`.
     #[must_use]
-    pub fn new(events: EventStream, cancel: Cancellation, options: RunOptions) -> Self {
+    pub fn new(events: AgentStream, cancel: Cancellation, options: GuardOptions) -> Self {
         let checker = options
             .verify
             .then(|| (ChunkExpander::new(), Verifier::new()));
@@ -181,7 +310,24 @@ impl RunGuard {
             phase: Phase::Fresh,
             ready: VecDeque::new(),
             ended: false,
+            ids: Ids::default(),
+            #[cfg(feature = "tracing")]
+            span: tracing::Span::none(),
         }
+    }
+
+    fn with_ids(mut self, ids: Ids) -> Self {
+        #[cfg(feature = "tracing")]
+        {
+            self.span = tracing::info_span!(
+                "ag_ui_run",
+                thread_id = ids.thread_id.as_deref().unwrap_or(""),
+                run_id = ids.run_id.as_deref().unwrap_or(""),
+                request_id = ids.request_id.as_deref().unwrap_or(""),
+            );
+        }
+        self.ids = ids;
+        self
     }
 
     /// Starts `agent` on `input` and guards its stream. A panic in [`Agent::run`] itself
@@ -193,17 +339,60 @@ impl RunGuard {
     pub fn start(
         agent: &dyn crate::Agent,
         input: ag_ui_core::RunAgentInput,
-        options: RunOptions,
+        options: GuardOptions,
+    ) -> Self {
+        let context = crate::RunContext::new(&input, Cancellation::new());
+        Self::start_with_context(agent, input, context, options)
+    }
+
+    /// Starts `agent` on `input` through [`Agent::run_with_context`] and guards its
+    /// stream, as [`start`](Self::start) does. The guard's [`Report`]s and its `tracing`
+    /// span (`ag_ui_run`, with `thread_id`, `run_id` and `request_id`) carry the context's
+    /// ids; the run's cancellation is a fresh signal, which the context the agent gets
+    /// holds.
+    ///
+    /// [`Agent::run_with_context`]: crate::Agent::run_with_context
+    #[must_use]
+    pub fn start_with_context(
+        agent: &dyn crate::Agent,
+        input: ag_ui_core::RunAgentInput,
+        context: crate::RunContext,
+        options: GuardOptions,
     ) -> Self {
         let cancel = Cancellation::new();
-        match catch_unwind(AssertUnwindSafe(|| agent.run(input, cancel.clone()))) {
-            Ok(events) => Self::new(events, cancel, options),
-            Err(payload) => {
-                let mut guard = Self::new(Box::pin(futures_util::stream::empty()), cancel, options);
-                guard.panicked(payload);
-                guard
-            }
+        let context = context.with_cancellation(cancel.clone());
+        let ids = Ids {
+            thread_id: Some(context.thread_id().as_str().to_owned()),
+            run_id: Some(context.run_id().as_str().to_owned()),
+            request_id: context.request_id().map(str::to_owned),
+        };
+        let mut guard =
+            Self::new(Box::pin(futures_util::stream::empty()), cancel, options).with_ids(ids);
+        #[cfg(feature = "tracing")]
+        let entered = guard.span.clone();
+        #[cfg(feature = "tracing")]
+        let _entered = entered.enter();
+        match catch_unwind(AssertUnwindSafe(|| agent.run_with_context(input, context))) {
+            Ok(events) => guard.inner = Some(events),
+            Err(payload) => guard.panicked(payload),
         }
+        guard
+    }
+
+    /// Hands a report of `kind` to the hook and the log, with this run's ids (inside the
+    /// run's span).
+    pub fn report(&self, kind: ReportKind<'_>) {
+        self.report_with_error_id(kind, None);
+    }
+
+    fn report_with_error_id(&self, kind: ReportKind<'_>, error_id: Option<&str>) {
+        #[cfg(feature = "tracing")]
+        let _entered = self.span.enter();
+        let mut report = Report::new(kind).with_request_id(self.ids.request_id.as_deref());
+        report.thread_id = self.ids.thread_id.as_deref();
+        report.run_id = self.ids.run_id.as_deref();
+        report.error_id = error_id;
+        self.options.report(&report);
     }
 
     /// The run's cancellation signal.
@@ -251,7 +440,7 @@ impl RunGuard {
                 verifier.push(&event)
             };
             if let Err(v) = result {
-                self.options.report(&Report::Violation(&v));
+                self.report(ReportKind::Violation(&v));
                 let message = format!("the agent broke the AG-UI protocol: {v}");
                 self.abort(message, CODE_PROTOCOL_VIOLATION);
                 return;
@@ -267,8 +456,14 @@ impl RunGuard {
     }
 
     fn fail(&mut self, error: BoxError) {
-        self.options.report(&Report::AgentError(&*error));
-        self.abort(format!("the agent failed: {error}"), CODE_AGENT_ERROR);
+        let error_id = new_error_id();
+        self.report_with_error_id(ReportKind::AgentError(&*error), Some(&error_id));
+        let message = if self.options.expose_errors {
+            format!("the agent failed: {error}")
+        } else {
+            format!("the agent failed (error id {error_id})")
+        };
+        self.abort(message, CODE_AGENT_ERROR);
     }
 
     fn panicked(&mut self, payload: Box<dyn Any + Send>) {
@@ -277,8 +472,12 @@ impl RunGuard {
             .map(|s| (*s).to_owned())
             .or_else(|| payload.downcast_ref::<String>().cloned())
             .unwrap_or_default();
-        self.options.report(&Report::AgentPanic(&message));
-        self.abort("the agent panicked".to_owned(), CODE_AGENT_PANIC);
+        let error_id = new_error_id();
+        self.report_with_error_id(ReportKind::AgentPanic(&message), Some(&error_id));
+        self.abort(
+            format!("the agent panicked (error id {error_id})"),
+            CODE_AGENT_PANIC,
+        );
     }
 
     fn finish(&mut self) {
@@ -287,7 +486,7 @@ impl RunGuard {
             let closing = expander.finish();
             for e in closing {
                 if let Err(v) = verifier.push(&e) {
-                    self.options.report(&Report::Violation(&v));
+                    self.report(ReportKind::Violation(&v));
                     self.abort(
                         format!("the agent broke the AG-UI protocol: {v}"),
                         CODE_PROTOCOL_VIOLATION,
@@ -298,7 +497,7 @@ impl RunGuard {
             }
         }
         if matches!(self.phase, Phase::Fresh | Phase::Active) {
-            self.options.report(&Report::IncompleteRun);
+            self.report(ReportKind::IncompleteRun);
             self.abort(
                 "the agent's stream ended before its run finished".to_owned(),
                 CODE_INCOMPLETE_RUN,
@@ -309,7 +508,7 @@ impl RunGuard {
 
     /// Encoding `event` failed: report and end the run.
     fn encode_failed(&mut self, error: &ag_ui_core::Error) {
-        self.options.report(&Report::EncodeError(error));
+        self.report(ReportKind::EncodeError(error));
         self.ready.clear();
         // The client never saw the event, so a RUN_ERROR is in order unless one was sent.
         if self.phase == Phase::Errored {
@@ -327,6 +526,10 @@ impl Stream for RunGuard {
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Event>> {
         let this = &mut *self;
+        #[cfg(feature = "tracing")]
+        let span = this.span.clone();
+        #[cfg(feature = "tracing")]
+        let _entered = span.enter();
         loop {
             if let Some(event) = this.ready.pop_front() {
                 return Poll::Ready(Some(event));
@@ -350,7 +553,11 @@ impl Drop for RunGuard {
     fn drop(&mut self) {
         if !self.ended {
             self.cancel.cancel();
-            self.options.report(&Report::Disconnected);
+            self.report(ReportKind::Disconnected);
+            // The agent's stream is dropped inside the run's span.
+            #[cfg(feature = "tracing")]
+            let _entered = self.span.clone().entered();
+            self.inner = None;
         }
     }
 }

@@ -3,7 +3,11 @@
 
 mod agent;
 mod cancel;
+mod context;
+#[cfg(feature = "emit")]
+#[cfg_attr(docsrs, doc(cfg(feature = "emit")))]
 pub mod demo;
+#[cfg(feature = "emit")]
 mod emit;
 mod guard;
 mod negotiate;
@@ -12,18 +16,35 @@ mod request;
 #[cfg(feature = "axum")]
 #[cfg_attr(docsrs, doc(cfg(feature = "axum")))]
 pub mod axum;
+#[cfg(feature = "serve")]
+#[cfg_attr(docsrs, doc(cfg(feature = "serve")))]
+pub mod cors;
+#[cfg(feature = "serve")]
+#[cfg_attr(docsrs, doc(cfg(feature = "serve")))]
+pub mod serve;
 #[cfg(feature = "tower")]
 mod service;
 
-pub use agent::{Agent, BoxError, EventStream};
+#[allow(deprecated)]
+pub use agent::EventStream;
+pub use agent::{Agent, AgentStream, BoxError, ContextAgent};
 pub use cancel::{Cancellation, Cancelled};
+pub use context::{PeerAddr, RunContext};
+#[cfg(feature = "emit")]
+#[cfg_attr(docsrs, doc(cfg(feature = "emit")))]
 pub use emit::{DEFAULT_CAPACITY, EmitError, Emitter, emit, emit_with_capacity};
+#[allow(deprecated)]
+pub use guard::RunOptions;
 pub use guard::{
     CODE_AGENT_ERROR, CODE_AGENT_PANIC, CODE_ENCODE_ERROR, CODE_INCOMPLETE_RUN,
-    CODE_PROTOCOL_VIOLATION, Hook, Report, RunGuard, RunOptions, SseFrames,
+    CODE_PROTOCOL_VIOLATION, GuardOptions, Hook, Report, ReportKind, RunGuard, SseFrames,
 };
 pub use negotiate::accepts_sse;
-pub use request::{DEFAULT_BODY_LIMIT, Rejection, check_content_type, read_input};
+#[allow(deprecated)]
+pub use request::read_input;
+pub use request::{
+    BodyTimeout, DEFAULT_BODY_LIMIT, Rejection, check_content_type, read_request_body,
+};
 #[cfg(feature = "tower")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tower")))]
 pub use service::{AgentService, DEFAULT_KEEP_ALIVE, KEEP_ALIVE_COMMENT, SseBody};

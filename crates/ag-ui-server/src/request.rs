@@ -13,10 +13,13 @@ pub const DEFAULT_BODY_LIMIT: usize = 8 * 1024 * 1024;
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Rejection {
-    /// The HTTP status: 400, 405, 406, 413 or 415.
+    /// The HTTP status: 400, 404, 405, 406, 408, 413 or 415 (and 400, 414, 431 for the
+    /// requests the HTTP layer refuses itself, from [`serve`](crate::serve::serve)).
     pub status: u16,
-    /// A machine-readable code: `invalid_body`, `method_not_allowed`, `not_acceptable`,
-    /// `body_too_large`, `unsupported_media_type`, `body_unreadable`.
+    /// A machine-readable code: `invalid_body`, `not_found`, `method_not_allowed`,
+    /// `not_acceptable`, `body_timeout`, `body_too_large`, `unsupported_media_type`,
+    /// `body_unreadable` (and `bad_request`, `uri_too_long`,
+    /// `header_fields_too_large`).
     pub error: &'static str,
     /// What is wrong, in a sentence.
     pub message: String,
@@ -66,6 +69,27 @@ impl Rejection {
         )
     }
 
+    /// 408: the body did not arrive within the server's body timeout
+    /// ([`BodyTimeout`]).
+    #[must_use]
+    pub fn body_timeout() -> Self {
+        Self::new(
+            408,
+            "body_timeout",
+            "the request body did not arrive within the server's body timeout",
+        )
+    }
+
+    /// 404: nothing is served at the request's path.
+    #[must_use]
+    pub fn not_found(path: &str) -> Self {
+        Self::new(
+            404,
+            "not_found",
+            format!("nothing is served at {path}: POST the RunAgentInput to the agent's path"),
+        )
+    }
+
     /// The JSON body of the response.
     #[must_use]
     pub fn body(&self) -> Vec<u8> {
@@ -88,6 +112,21 @@ impl std::fmt::Display for Rejection {
 }
 
 impl std::error::Error for Rejection {}
+
+/// The error a request body fails with when it did not arrive within the server's body
+/// timeout ([`ServeConfig::body_timeout`](crate::serve::ServeConfig::body_timeout)); the
+/// server's readers answer it with a 408 [`Rejection`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct BodyTimeout;
+
+impl std::fmt::Display for BodyTimeout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the request body did not arrive within the body timeout")
+    }
+}
+
+impl std::error::Error for BodyTimeout {}
 
 /// Checks that a `Content-Type` header value is JSON (`application/json` or a `+json`
 /// type, any parameters). A missing header is refused too: the run input is JSON and
@@ -121,7 +160,10 @@ pub fn check_content_type(content_type: Option<&str>) -> Result<(), Rejection> {
 /// # Errors
 /// A 400 [`Rejection`] whose `pointer` names the offending member (the empty pointer is
 /// the document itself), and a 413 one when `body` is longer than `limit`.
-pub fn read_input(body: &[u8], limit: usize) -> Result<(RunAgentInput, Vec<Warning>), Rejection> {
+pub fn read_request_body(
+    body: &[u8],
+    limit: usize,
+) -> Result<(RunAgentInput, Vec<Warning>), Rejection> {
     if body.len() > limit {
         return Err(Rejection::too_large(limit));
     }
@@ -133,4 +175,11 @@ pub fn read_input(body: &[u8], limit: usize) -> Result<(RunAgentInput, Vec<Warni
             Err(r)
         }
     }
+}
+
+/// The former name of [`read_request_body`].
+#[doc(hidden)]
+#[deprecated(note = "renamed read_request_body")]
+pub fn read_input(body: &[u8], limit: usize) -> Result<(RunAgentInput, Vec<Warning>), Rejection> {
+    read_request_body(body, limit)
 }

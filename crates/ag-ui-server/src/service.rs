@@ -17,9 +17,10 @@ use http_body::Frame;
 use http_body_util::BodyExt;
 
 use crate::agent::BoxError;
-use crate::guard::{Report, RunGuard, RunOptions, SseFrames};
-use crate::request::{DEFAULT_BODY_LIMIT, Rejection, check_content_type, read_input};
-use crate::{Agent, accepts_sse};
+use crate::guard::{GuardOptions, Report, ReportKind, RunGuard, SseFrames};
+use crate::request::{DEFAULT_BODY_LIMIT, Rejection, check_content_type, read_request_body};
+use crate::{Agent, RunContext, accepts_sse};
+use bytes::Buf;
 
 /// Default interval of keep-alive comments on an idle stream: 15 s.
 pub const DEFAULT_KEEP_ALIVE: Duration = Duration::from_secs(15);
@@ -28,7 +29,7 @@ pub const DEFAULT_KEEP_ALIVE: Duration = Duration::from_secs(15);
 pub const KEEP_ALIVE_COMMENT: &[u8] = b": keep-alive\n\n";
 
 /// Frames that are ready together are sent as one chunk up to this size.
-const COALESCE_BYTES: usize = 32 * 1024;
+const COALESCE_BYTES: usize = 16 * 1024;
 
 /// `x-accel-buffering`: tells nginx-style proxies not to buffer the stream.
 const X_ACCEL_BUFFERING: HeaderName = HeaderName::from_static("x-accel-buffering");
@@ -59,7 +60,7 @@ pub struct AgentService<A> {
 struct Config {
     keep_alive: Option<Duration>,
     body_limit: usize,
-    run: RunOptions,
+    run: GuardOptions,
 }
 
 impl<A> Clone for AgentService<A> {
@@ -91,7 +92,7 @@ impl<A: Agent> AgentService<A> {
             config: Arc::new(Config {
                 keep_alive: Some(DEFAULT_KEEP_ALIVE),
                 body_limit: DEFAULT_BODY_LIMIT,
-                run: RunOptions::default(),
+                run: GuardOptions::default(),
             }),
         }
     }
@@ -125,6 +126,14 @@ impl<A: Agent> AgentService<A> {
         self.edit(|s| s.run.hook = Some(Arc::new(hook)))
     }
 
+    /// Sends the agent's error text to clients in `RUN_ERROR` (off by default: clients get
+    /// a generic message with an error id that the log and the hook also have; see
+    /// [`GuardOptions::expose_errors`]).
+    #[must_use]
+    pub fn expose_errors(self, on: bool) -> Self {
+        self.edit(|s| s.run.expose_errors = on)
+    }
+
     /// The agent served.
     #[must_use]
     pub fn agent(&self) -> &A {
@@ -138,89 +147,182 @@ impl<A: Agent> AgentService<A> {
         B::Error: Into<BoxError>,
     {
         let shared = &*self.config;
-        match self.start(request).await {
-            Ok(guard) => {
-                let mut response =
-                    Response::new(SseBody::stream(guard.frames(), shared.keep_alive));
-                let headers = response.headers_mut();
-                headers.insert(
-                    CONTENT_TYPE,
-                    HeaderValue::from_static(ag_ui_core::SSE_MEDIA_TYPE),
-                );
-                headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-                headers.insert(X_ACCEL_BUFFERING, HeaderValue::from_static("no"));
-                headers.insert(VARY, HeaderValue::from_static("accept"));
-                response
-            }
-            Err(rejection) => {
-                shared.run.report(&Report::Rejected(&rejection));
-                rejection_response(&rejection)
-            }
-        }
-    }
-
-    async fn start<B>(&self, request: Request<B>) -> Result<RunGuard, Rejection>
-    where
-        B: http_body::Body,
-        B::Error: Into<BoxError>,
-    {
-        let shared = &*self.config;
         let (parts, body) = request.into_parts();
-        if parts.method != Method::POST {
-            return Err(Rejection::method_not_allowed(parts.method.as_str()));
-        }
-        let accept = parts.headers.get_all(ACCEPT);
-        if !accepts_sse(accept.iter().filter_map(|v| v.to_str().ok())) {
-            return Err(Rejection::not_acceptable());
-        }
-        let content_type = parts
-            .headers
-            .get(CONTENT_TYPE)
-            .map(|v| v.to_str().unwrap_or("?"));
-        check_content_type(content_type)?;
-        let declared = parts
-            .headers
-            .get(CONTENT_LENGTH)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.parse::<u64>().ok());
-        if declared.is_some_and(|n| n > shared.body_limit as u64) {
-            return Err(Rejection::too_large(shared.body_limit));
-        }
-        let limited = http_body_util::Limited::new(body, shared.body_limit);
-        let bytes = match limited.collect().await {
-            Ok(collected) => collected.to_bytes(),
-            Err(e) if e.is::<http_body_util::LengthLimitError>() => {
-                return Err(Rejection::too_large(shared.body_limit));
+        match read_run_request(parts, body, shared.body_limit).await {
+            Ok(request) => {
+                let guard = RunGuard::start_with_context(
+                    &*self.agent,
+                    request.input,
+                    request.context,
+                    shared.run.clone(),
+                );
+                if !request.warnings.is_empty() {
+                    guard.report(ReportKind::Forgiven(&request.warnings));
+                }
+                SseBody::stream(guard.frames(), shared.keep_alive).into_response()
             }
-            Err(e) => {
-                return Err(Rejection::new(
-                    400,
-                    "body_unreadable",
-                    format!("the request body could not be read: {e}"),
-                ));
+            Err(refused) => {
+                let report = Report::new(ReportKind::Rejected(&refused.rejection))
+                    .with_request_id(refused.request_id.as_deref());
+                shared.run.report(&report);
+                refused.rejection.to_response()
             }
-        };
-        let (input, warnings) = read_input(&bytes, shared.body_limit)?;
-        if !warnings.is_empty() {
-            shared.run.report(&Report::Forgiven(&warnings));
         }
-        Ok(RunGuard::start(&*self.agent, input, shared.run.clone()))
     }
 }
 
-fn rejection_response(rejection: &Rejection) -> Response<SseBody> {
-    let mut response = Response::new(SseBody::full(rejection.body()));
-    *response.status_mut() =
-        StatusCode::from_u16(rejection.status).unwrap_or(StatusCode::BAD_REQUEST);
-    response
-        .headers_mut()
-        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    if rejection.status == 405 {
-        response
-            .headers_mut()
-            .insert(ALLOW, HeaderValue::from_static("POST"));
+/// A request read up to its run: the input, what the forgiving reader forgave, and the
+/// run's context (the request's head).
+pub(crate) struct RunRequest {
+    pub(crate) input: ag_ui_core::RunAgentInput,
+    pub(crate) warnings: Vec<ag_ui_core::Warning>,
+    pub(crate) context: RunContext,
+}
+
+/// A request refused before any run: the rejection and the request's id.
+pub(crate) struct Refused {
+    pub(crate) rejection: Rejection,
+    pub(crate) request_id: Option<String>,
+}
+
+/// Bytes of an oversized body read and discarded before the 413 is sent, so that a client
+/// that sends its whole body before reading the response gets the 413 instead of a
+/// connection reset. Beyond it the server answers and closes the connection.
+const DRAIN_LIMIT: u64 = 64 * 1024 * 1024;
+
+/// Checks a request's method, `Accept` and `Content-Type`, reads its body (at most `limit`
+/// bytes kept) with the forgiving reader, and makes the run's context from its head.
+pub(crate) async fn read_run_request<B>(
+    parts: http::request::Parts,
+    body: B,
+    limit: usize,
+) -> Result<RunRequest, Refused>
+where
+    B: http_body::Body,
+    B::Error: Into<BoxError>,
+{
+    let request_id = parts
+        .headers
+        .get("x-request-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let refuse = |rejection: Rejection| Refused {
+        rejection,
+        request_id: request_id.clone(),
+    };
+    if parts.method != Method::POST {
+        return Err(refuse(Rejection::method_not_allowed(parts.method.as_str())));
     }
-    response
+    let accept = parts.headers.get_all(ACCEPT);
+    if !accepts_sse(accept.iter().filter_map(|v| v.to_str().ok())) {
+        return Err(refuse(Rejection::not_acceptable()));
+    }
+    let content_type = parts
+        .headers
+        .get(CONTENT_TYPE)
+        .map(|v| v.to_str().unwrap_or("?"));
+    check_content_type(content_type).map_err(&refuse)?;
+    let declared = parts
+        .headers
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    // A client that waits for `100 Continue` has sent nothing yet: answer at once. Over
+    // HTTP/2 an early answer resets only the stream. An HTTP/1 client that sends its body
+    // without waiting gets the 413 once the body is read (and discarded).
+    let waits = parts
+        .headers
+        .get(http::header::EXPECT)
+        .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"));
+    let early = waits || parts.version >= http::Version::HTTP_2;
+    let mut body = std::pin::pin!(body);
+    if declared.is_some_and(|n| n > limit as u64) {
+        if !early && declared.is_some_and(|n| n <= DRAIN_LIMIT) {
+            drain(body.as_mut(), DRAIN_LIMIT).await;
+        }
+        return Err(refuse(Rejection::too_large(limit)));
+    }
+    let mut bytes = Vec::with_capacity(declared.map_or(0, |n| n as usize).min(limit));
+    let mut over = false;
+    loop {
+        let next = body.as_mut().frame().await;
+        let frame = match next {
+            None => break,
+            Some(Ok(frame)) => frame,
+            Some(Err(e)) => return Err(refuse(body_error(&e.into()))),
+        };
+        if let Ok(data) = frame.into_data() {
+            if bytes.len() + data.remaining() > limit {
+                over = true;
+                break;
+            }
+            bytes.extend_from_slice(data.chunk());
+        }
+    }
+    if over {
+        if !early {
+            drain(body.as_mut(), DRAIN_LIMIT).await;
+        }
+        return Err(refuse(Rejection::too_large(limit)));
+    }
+    let (input, warnings) = read_request_body(&bytes, limit).map_err(&refuse)?;
+    let context = RunContext::new(&input, crate::Cancellation::new()).with_request(parts);
+    Ok(RunRequest {
+        input,
+        warnings,
+        context,
+    })
+}
+
+/// Reads and drops the rest of `body`, at most `bound` bytes (or until it fails).
+async fn drain<B: http_body::Body>(mut body: Pin<&mut B>, bound: u64) {
+    let mut seen = 0u64;
+    loop {
+        let next = body.as_mut().frame().await;
+        let Some(Ok(frame)) = next else { return };
+        seen += frame.data_ref().map_or(0, |d| d.remaining() as u64);
+        if seen > bound {
+            return;
+        }
+    }
+}
+
+/// The rejection for a body that could not be read: 408 when the server's body timeout
+/// ran out, 400 otherwise.
+fn body_error(error: &BoxError) -> Rejection {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(&**error);
+    while let Some(e) = source {
+        if e.is::<crate::BodyTimeout>() {
+            return Rejection::body_timeout();
+        }
+        source = e.source();
+    }
+    Rejection::new(
+        400,
+        "body_unreadable",
+        format!("the request body could not be read: {error}"),
+    )
+}
+
+impl Rejection {
+    /// The response for this rejection: its status, `content-type: application/json` and
+    /// the JSON [`body`](Rejection::body); `allow: POST` for 405, `connection: close` for
+    /// 408 and 413 (the body may be partly unread).
+    #[must_use]
+    pub fn to_response(&self) -> Response<SseBody> {
+        let mut response = Response::new(SseBody::full(self.body()));
+        *response.status_mut() =
+            StatusCode::from_u16(self.status).unwrap_or(StatusCode::BAD_REQUEST);
+        let headers = response.headers_mut();
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        if self.status == 405 {
+            headers.insert(ALLOW, HeaderValue::from_static("POST"));
+        }
+        if matches!(self.status, 408 | 413) {
+            headers.insert(http::header::CONNECTION, HeaderValue::from_static("close"));
+        }
+        response
+    }
 }
 
 impl<A, B> tower_service::Service<Request<B>> for AgentService<A>
@@ -255,8 +357,35 @@ enum Kind {
     Stream(Box<Streaming>),
 }
 
+/// Where a streaming body's frames come from (inside the boxed `Streaming`).
+#[allow(clippy::large_enum_variant)]
+enum Frames {
+    /// A guarded run, encoded here.
+    Run(SseFrames),
+    /// Frames encoded elsewhere (a run log, a replay).
+    Encoded(Pin<Box<dyn Stream<Item = Bytes> + Send>>),
+}
+
+impl Frames {
+    fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Bytes>> {
+        match self {
+            Frames::Run(frames) => Pin::new(frames).poll_next(cx).map(|f| f.map(Bytes::from)),
+            Frames::Encoded(frames) => frames.as_mut().poll_next(cx),
+        }
+    }
+}
+
+impl std::fmt::Debug for Frames {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Frames::Run(frames) => frames.fmt(f),
+            Frames::Encoded(_) => f.write_str("Encoded(..)"),
+        }
+    }
+}
+
 struct Streaming {
-    frames: SseFrames,
+    frames: Frames,
     /// The first frame has been sent (it goes alone, so that it is not delayed).
     started: bool,
     keep_alive: Option<(Duration, Pin<Box<tokio::time::Sleep>>)>,
@@ -284,6 +413,32 @@ impl SseBody {
     /// Must be polled inside a tokio runtime when `keep_alive` is set.
     #[must_use]
     pub fn stream(frames: SseFrames, keep_alive: Option<Duration>) -> Self {
+        Self::streaming(Frames::Run(frames), keep_alive)
+    }
+
+    /// A body of SSE frames encoded elsewhere (each item one or more complete frames, as
+    /// [`SseFrames`] yields them: a run log replaying a run, for example), with keep-alive
+    /// comments as in [`stream`](Self::stream). Frames ready together are sent together.
+    /// Dropping the body drops `frames`.
+    #[must_use]
+    pub fn frames(
+        frames: impl Stream<Item = Bytes> + Send + 'static,
+        keep_alive: Option<Duration>,
+    ) -> Self {
+        Self::streaming(Frames::Encoded(Box::pin(frames)), keep_alive)
+    }
+
+    /// This body with keep-alive comments after `interval` without a frame (`None`: never);
+    /// a complete body is unchanged.
+    #[must_use]
+    pub fn with_keep_alive(mut self, interval: Option<Duration>) -> Self {
+        if let Kind::Stream(streaming) = &mut self.kind {
+            streaming.keep_alive = interval.map(|d| (d, Box::pin(tokio::time::sleep(d))));
+        }
+        self
+    }
+
+    fn streaming(frames: Frames, keep_alive: Option<Duration>) -> Self {
         let keep_alive = keep_alive.map(|d| (d, Box::pin(tokio::time::sleep(d))));
         SseBody {
             kind: Kind::Stream(Box::new(Streaming {
@@ -292,6 +447,23 @@ impl SseBody {
                 keep_alive,
             })),
         }
+    }
+
+    /// The `200` response of a run streamed in this body: `content-type:
+    /// text/event-stream`, `cache-control: no-cache`, `x-accel-buffering: no` (proxies
+    /// must not buffer the stream) and `vary: accept`.
+    #[must_use]
+    pub fn into_response(self) -> Response<SseBody> {
+        let mut response = Response::new(self);
+        let headers = response.headers_mut();
+        headers.insert(
+            CONTENT_TYPE,
+            HeaderValue::from_static(ag_ui_core::SSE_MEDIA_TYPE),
+        );
+        headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+        headers.insert(X_ACCEL_BUFFERING, HeaderValue::from_static("no"));
+        headers.insert(VARY, HeaderValue::from_static("accept"));
+        response
     }
 }
 
@@ -313,13 +485,21 @@ impl http_body::Body for SseBody {
                 } = &mut **streaming;
                 // Frames already produced go out together; a frame is never held back
                 // waiting for the next one.
-                let mut out: Option<Vec<u8>> = None;
+                let mut out: Option<Bytes> = None;
+                let mut joined: Option<Vec<u8>> = None;
                 let mut ended = false;
                 loop {
-                    match Pin::new(&mut *frames).poll_next(cx) {
-                        Poll::Ready(Some(frame)) => match &mut out {
-                            None => out = Some(frame),
-                            Some(buf) => buf.extend_from_slice(&frame),
+                    match frames.poll_next(cx) {
+                        Poll::Ready(Some(frame)) => match (&mut out, &mut joined) {
+                            (None, None) => out = Some(frame),
+                            (Some(first), None) => {
+                                let mut buf = Vec::with_capacity(first.len() + frame.len());
+                                buf.extend_from_slice(first);
+                                buf.extend_from_slice(&frame);
+                                out = None;
+                                joined = Some(buf);
+                            }
+                            (_, Some(buf)) => buf.extend_from_slice(&frame),
                         },
                         Poll::Ready(None) => {
                             ended = true;
@@ -327,18 +507,20 @@ impl http_body::Body for SseBody {
                         }
                         Poll::Pending => break,
                     }
-                    if !*started || out.as_ref().is_some_and(|b| b.len() >= COALESCE_BYTES) {
+                    let len =
+                        out.as_ref().map_or(0, Bytes::len) + joined.as_ref().map_or(0, Vec::len);
+                    if !*started || len >= COALESCE_BYTES {
                         break;
                     }
                 }
-                if let Some(buf) = out {
+                if let Some(buf) = out.or(joined.map(Bytes::from)) {
                     *started = true;
                     if let Some((interval, sleep)) = keep_alive {
                         sleep
                             .as_mut()
                             .reset(tokio::time::Instant::now() + *interval);
                     }
-                    return Poll::Ready(Some(Ok(Frame::data(Bytes::from(buf)))));
+                    return Poll::Ready(Some(Ok(Frame::data(buf))));
                 }
                 if ended {
                     return Poll::Ready(None);

@@ -11,7 +11,7 @@ use std::time::Duration;
 use ag_ui_client::{ClientErrorKind, HttpAgent, RunEnd, RunItem, RunOptions, RunOutcome};
 use ag_ui_core::{Event, Message, RunAgentInput, UserMessage};
 use ag_ui_server::demo::DemoAgent;
-use ag_ui_server::{Agent, AgentService, Cancellation, EventStream, Report};
+use ag_ui_server::{Agent, AgentService, AgentStream, Cancellation, ReportKind};
 use futures_util::StreamExt;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
@@ -29,7 +29,7 @@ struct Recording {
 }
 
 impl Agent for Recording {
-    fn run(&self, input: RunAgentInput, cancel: Cancellation) -> EventStream {
+    fn run(&self, input: RunAgentInput, cancel: Cancellation) -> AgentStream {
         self.inputs.lock().unwrap().push(input.clone());
         // The receiver may be gone (a test that does not watch cancellations).
         let _ = self.runs.send(cancel.clone());
@@ -56,7 +56,7 @@ impl Demo {
             runs: runs_tx,
         };
         let service = AgentService::new(agent).hook(move |r| {
-            if matches!(r, Report::Disconnected) {
+            if matches!(r.kind(), ReportKind::Disconnected) {
                 let _ = gone_tx.send(());
             }
         });

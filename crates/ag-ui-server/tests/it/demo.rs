@@ -160,3 +160,36 @@ async fn slow_sends_one_delta_per_second_and_stops_when_cancelled() {
     .expect("the slow scenario ignored its cancellation");
     assert!(rest.iter().all(|e| !matches!(e, Ok(Event::RunFinished(_)))));
 }
+
+#[tokio::test]
+async fn firehose_sends_that_many_text_deltas_of_that_many_bytes() {
+    let events = run(&input(
+        "run-1",
+        json!({"scenario": "firehose", "events": 300, "bytes": 7}),
+    ))
+    .await;
+    let deltas: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::TextMessageContent(c) => Some(c.delta.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(deltas.len(), 300);
+    assert!(deltas.iter().all(|d| *d == "xxxxxxx"));
+    let kinds = types(&events);
+    assert_eq!(
+        (kinds.first(), kinds.last()),
+        (Some(&"RUN_STARTED"), Some(&"RUN_FINISHED"))
+    );
+    // The defaults: 1000 deltas of 100 bytes.
+    let events = run(&input("run-2", json!({"scenario": "firehose"}))).await;
+    let sizes: Vec<usize> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::TextMessageContent(c) => Some(c.delta.len()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!((sizes.len(), sizes.iter().all(|&n| n == 100)), (1000, true));
+}

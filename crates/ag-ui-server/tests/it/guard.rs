@@ -2,7 +2,7 @@
 
 use ag_ui_builders::RunEmitter;
 use ag_ui_core::{Event, RunAgentInput};
-use ag_ui_server::{Cancellation, EmitError, RunGuard, RunOptions, emit, emit_with_capacity};
+use ag_ui_server::{Cancellation, EmitError, GuardOptions, RunGuard, emit, emit_with_capacity};
 use futures_util::StreamExt;
 use serde_json::json;
 
@@ -52,7 +52,7 @@ async fn an_emitter_error_follows_the_events_sent() {
         run.emit(|r| r.text("late")).await?;
         Ok::<_, EmitError>(())
     });
-    let guarded: Vec<Event> = RunGuard::new(stream, Cancellation::new(), RunOptions::default())
+    let guarded: Vec<Event> = RunGuard::new(stream, Cancellation::new(), GuardOptions::default())
         .collect()
         .await;
     // ...except the RUN_ERROR reporting the failure, which the protocol allows there.
@@ -96,7 +96,7 @@ async fn dropping_a_guard_early_trips_its_cancellation() {
         std::future::pending::<()>().await;
         Ok::<_, EmitError>(())
     });
-    let mut guard = RunGuard::new(stream, cancel.clone(), RunOptions::default());
+    let mut guard = RunGuard::new(stream, cancel.clone(), GuardOptions::default());
     guard.next().await.unwrap();
     assert!(!cancel.is_cancelled());
     drop(guard);
@@ -106,7 +106,7 @@ async fn dropping_a_guard_early_trips_its_cancellation() {
     let stream = emit(RunEmitter::start_for(&input()), |mut run| async move {
         run.emit(RunEmitter::finish).await
     });
-    let mut guard = RunGuard::new(stream, cancel.clone(), RunOptions::default());
+    let mut guard = RunGuard::new(stream, cancel.clone(), GuardOptions::default());
     while guard.next().await.is_some() {}
     drop(guard);
     assert!(!cancel.is_cancelled());
@@ -174,7 +174,7 @@ async fn a_violation_is_logged_through_tracing() {
     let guarded: Vec<Event> = RunGuard::new(
         Box::pin(futures_util::stream::iter(events).map(|r| r.map_err(Into::into))),
         Cancellation::new(),
-        RunOptions::default(),
+        GuardOptions::default(),
     )
     .collect()
     .await;

@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use ag_ui_server::demo::DemoAgent;
-use ag_ui_server::{AgentService, Report};
+use ag_ui_server::{AgentService, ReportKind};
 use serde_json::{Value, json};
 
 use crate::support::{Events, client, input, post, serve};
@@ -193,7 +193,7 @@ async fn refusals_reach_the_hook() {
     let (tx, rx) = std::sync::mpsc::channel();
     let tx = std::sync::Mutex::new(tx);
     let service = AgentService::new(DemoAgent::new()).hook(move |report| {
-        if let Report::Rejected(r) = report {
+        if let ReportKind::Rejected(r) = report.kind() {
             tx.lock().unwrap().send(r.status).unwrap();
         }
     });

@@ -7,9 +7,14 @@
 )]
 
 mod client;
+mod context;
 mod demo;
+mod disconnect;
 mod guard;
 mod http;
 mod negotiate;
+mod network;
+mod observe;
+mod renamed;
 mod streaming;
 mod support;

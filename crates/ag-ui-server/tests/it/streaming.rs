@@ -8,7 +8,7 @@ use ag_ui_core::{
     Event, RunAgentInput, RunStartedEvent, TextMessageContentEvent, TextMessageStartEvent,
 };
 use ag_ui_server::demo::DemoAgent;
-use ag_ui_server::{AgentService, Cancellation, EmitError, EventStream, Report, emit};
+use ag_ui_server::{AgentService, AgentStream, Cancellation, EmitError, ReportKind, emit};
 use serde_json::json;
 use tokio::sync::mpsc;
 
@@ -21,7 +21,7 @@ async fn each_event_reaches_the_client_before_the_next_is_produced() {
     let (open, gate) = mpsc::unbounded_channel::<()>();
     let gate: Gate = Arc::new(tokio::sync::Mutex::new(gate));
     // The agent produces delta i+1 only after the client has read delta i.
-    let agent = move |input: RunAgentInput, _cancel: Cancellation| -> EventStream {
+    let agent = move |input: RunAgentInput, _cancel: Cancellation| -> AgentStream {
         let gate = Arc::clone(&gate);
         emit(RunEmitter::start_for(&input), move |mut run| async move {
             for i in 0..5 {
@@ -80,7 +80,7 @@ async fn a_client_disconnect_cancels_the_run() {
             let _ = self.0.send(());
         }
     }
-    let agent = move |input: RunAgentInput, cancel: Cancellation| -> EventStream {
+    let agent = move |input: RunAgentInput, cancel: Cancellation| -> AgentStream {
         signal_tx.send(cancel).unwrap();
         let dropped = OnDrop(dropped_tx.clone());
         emit(RunEmitter::start_for(&input), move |mut run| async move {
@@ -95,7 +95,7 @@ async fn a_client_disconnect_cancels_the_run() {
     let service = AgentService::new(agent)
         .keep_alive(Some(Duration::from_millis(50)))
         .hook(move |r| {
-            if matches!(r, Report::Disconnected) {
+            if matches!(r.kind(), ReportKind::Disconnected) {
                 report_tx.lock().unwrap().send(()).unwrap();
             }
         });
@@ -139,29 +139,67 @@ fn run_error(event: &Event) -> (String, String) {
     }
 }
 
+fn failing_agent(input: RunAgentInput, _: Cancellation) -> AgentStream {
+    Box::pin(futures_util::stream::iter(vec![
+        Ok(started(&input)),
+        Ok(TextMessageStartEvent::new("m1").into()),
+        Err("the model provider is down: password=hunter2".into()),
+        Ok(TextMessageContentEvent::new("m1", "never sent").into()),
+    ]))
+}
+
 #[tokio::test]
-async fn a_failing_agent_ends_with_run_error() {
-    let events = run_of(|input: RunAgentInput, _: Cancellation| {
-        futures_util::stream::iter(vec![
-            Ok(started(&input)),
-            Ok(TextMessageStartEvent::new("m1").into()),
-            Err(std::io::Error::other("the model provider is down")),
-            Ok(TextMessageContentEvent::new("m1", "never sent").into()),
-        ])
-    })
-    .await;
+async fn a_failing_agent_ends_with_run_error_whose_message_is_redacted_with_an_error_id() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let hook_seen = Arc::clone(&seen);
+    let service = AgentService::new(failing_agent).hook(move |r| {
+        if let ReportKind::AgentError(e) = r.kind() {
+            hook_seen.lock().unwrap().push((
+                e.to_string(),
+                r.error_id().unwrap().to_owned(),
+                r.thread_id().unwrap().to_owned(),
+                r.run_id().unwrap().to_owned(),
+            ));
+        }
+    });
+    let server = serve(service).await;
+    let events = Events::new(post(&server, &input("run-1", json!({}))).await)
+        .all()
+        .await;
+    ag_ui_core::verify_events(&events).unwrap();
     assert_eq!(
         types(&events),
         ["RUN_STARTED", "TEXT_MESSAGE_START", "RUN_ERROR"]
     );
     let (message, code) = run_error(&events[2]);
     assert_eq!(code, "agent_error");
-    assert!(message.contains("the model provider is down"), "{message}");
+    assert!(!message.contains("hunter2"), "{message}");
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(seen.len(), 1);
+    let (text, error_id, thread, run) = &seen[0];
+    assert_eq!(text, "the model provider is down: password=hunter2");
+    assert_eq!(error_id.len(), 16);
+    assert_eq!(message, format!("the agent failed (error id {error_id})"));
+    assert_eq!((thread.as_str(), run.as_str()), ("thread-1", "run-1"));
+}
+
+#[tokio::test]
+async fn expose_errors_forwards_the_agent_error_text() {
+    let server = serve(AgentService::new(failing_agent).expose_errors(true)).await;
+    let events = Events::new(post(&server, &input("run-1", json!({}))).await)
+        .all()
+        .await;
+    let (message, code) = run_error(&events[2]);
+    assert_eq!(code, "agent_error");
+    assert_eq!(
+        message,
+        "the agent failed: the model provider is down: password=hunter2"
+    );
 }
 
 #[tokio::test]
 async fn a_panicking_agent_ends_with_run_error_and_the_server_goes_on() {
-    let agent = |input: RunAgentInput, _: Cancellation| -> EventStream {
+    let agent = |input: RunAgentInput, _: Cancellation| -> AgentStream {
         emit(RunEmitter::start_for(&input), |mut run| async move {
             run.emit(|r| r.text("about to fail")).await?;
             if run.run().run_id().as_str() == "run-1" {
@@ -185,10 +223,12 @@ async fn a_panicking_agent_ends_with_run_error_and_the_server_goes_on() {
         ]
     );
     let (message, code) = run_error(&events[3]);
-    assert_eq!(
-        (message.as_str(), code.as_str()),
-        ("the agent panicked", "agent_panic")
+    assert_eq!(code, "agent_panic");
+    assert!(
+        message.starts_with("the agent panicked (error id "),
+        "{message}"
     );
+    assert!(!message.contains("bug"), "{message}");
     // The next run on the same server is unaffected.
     let events = Events::new(post(&server, &input("run-2", json!({}))).await)
         .all()
@@ -200,7 +240,7 @@ async fn a_panicking_agent_ends_with_run_error_and_the_server_goes_on() {
 async fn an_agent_that_panics_before_returning_its_stream_ends_with_run_error() {
     // The panic happens in the agent function itself, as `input.messages.last().unwrap()`
     // on an empty input would, before any stream exists.
-    let agent = |input: RunAgentInput, _: Cancellation| -> EventStream {
+    let agent = |input: RunAgentInput, _: Cancellation| -> AgentStream {
         if input.run_id.as_str() == "run-1" {
             panic!("no message to answer");
         }
@@ -216,8 +256,8 @@ async fn an_agent_that_panics_before_returning_its_stream_ends_with_run_error() 
     assert_eq!(types(&events), ["RUN_ERROR"]);
     let (message, code) = run_error(&events[0]);
     assert_eq!(
-        (message.as_str(), code.as_str()),
-        ("the agent panicked", "agent_panic")
+        (&message[..28], code.as_str()),
+        ("the agent panicked (error id", "agent_panic")
     );
     let events = Events::new(post(&server, &input("run-2", json!({}))).await)
         .all()
@@ -264,7 +304,7 @@ async fn verification_turns_a_violation_into_run_error() {
     let (tx, rx) = std::sync::mpsc::channel();
     let tx = Mutex::new(tx);
     let service = AgentService::new(out_of_order).hook(move |r| {
-        if let Report::Violation(v) = r {
+        if let ReportKind::Violation(v) = r.kind() {
             tx.lock().unwrap().send(v.rule.to_string()).unwrap();
         }
     });

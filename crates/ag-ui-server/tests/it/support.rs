@@ -39,6 +39,21 @@ pub async fn serve<A: Agent>(service: AgentService<A>) -> Server {
     Server { addr, task }
 }
 
+/// Serves `router` with the production server and `config`.
+pub async fn serve_router(
+    router: axum::Router,
+    config: ag_ui_server::serve::ServeConfig,
+) -> Server {
+    let listener = config.bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let task = tokio::spawn(async move {
+        ag_ui_server::axum::serve_with(listener, router, config)
+            .await
+            .unwrap();
+    });
+    Server { addr, task }
+}
+
 pub fn client() -> reqwest::Client {
     reqwest::Client::builder().timeout(LIMIT).build().unwrap()
 }
