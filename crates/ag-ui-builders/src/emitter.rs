@@ -6,7 +6,7 @@ use std::fmt;
 
 use ag_ui_core::{
     Content, Event, EventType, Interrupt, InterruptId, JsonPatchOperation, Message, MessageId,
-    ReasoningEncryptedValueSubtype, RunFinishedOutcome, RunId, RunStartedEvent,
+    ReasoningEncryptedValueSubtype, RunFinishedOutcome, RunId, RunStartedEvent, RunStatus,
     SubagentFinishedOutcome, SubagentRunId, SubagentStartedEvent, ThreadId, TokenUsage, ToolCallId,
     Verifier,
 };
@@ -177,7 +177,6 @@ pub struct RunEmitter {
     ids: Box<dyn IdGenerator>,
     clock: Option<fn() -> i64>,
     out: Vec<Event>,
-    ended: Option<EventType>,
     lanes: Vec<Lane>,
     subagents_used: Vec<SubagentRunId>,
     calls: Vec<Call>,
@@ -199,7 +198,7 @@ impl fmt::Debug for RunEmitter {
         f.debug_struct("RunEmitter")
             .field("thread_id", &self.thread_id)
             .field("run_id", &self.run_id)
-            .field("ended", &self.ended)
+            .field("status", &self.verifier.lifecycle().status())
             .field("lanes", &self.lanes)
             .field("pending", &self.out.len())
             .finish_non_exhaustive()
@@ -256,7 +255,6 @@ impl RunEmitter {
             ids: Box::new(UuidIds),
             clock: None,
             out: Vec::new(),
-            ended: None,
             lanes: vec![Lane::default()],
             subagents_used: Vec::new(),
             calls: Vec::new(),
@@ -316,7 +314,7 @@ impl RunEmitter {
     /// Whether the run has ended (`RUN_FINISHED` or `RUN_ERROR` emitted).
     #[must_use]
     pub fn is_ended(&self) -> bool {
-        self.ended.is_some()
+        self.verifier.lifecycle().has_ended()
     }
 
     /// The events emitted and not yet drained.
@@ -1324,7 +1322,6 @@ impl RunEmitter {
             ev.usage = Some(self.usage.entries().to_vec());
         }
         self.emit(ev)?;
-        self.ended = Some(EventType::RunFinished);
         Ok(())
     }
 
@@ -1359,7 +1356,6 @@ impl RunEmitter {
             ev.usage = Some(self.usage.entries().to_vec());
         }
         self.emit(ev)?;
-        self.ended = Some(EventType::RunError);
         Ok(())
     }
 
@@ -1367,9 +1363,12 @@ impl RunEmitter {
         if let Some(refused) = &self.refused {
             return Err(refused.clone());
         }
-        match self.ended {
-            Some(t) => Err(Error::RunEnded(t)),
-            None => Ok(()),
+        // Where the run stands is the verifier's run lifecycle (`ag_ui_core::RunLifecycle`),
+        // which every emitted event went through.
+        match self.verifier.lifecycle().status() {
+            RunStatus::Finished => Err(Error::RunEnded(EventType::RunFinished)),
+            RunStatus::Errored => Err(Error::RunEnded(EventType::RunError)),
+            _ => Ok(()),
         }
     }
 
@@ -1745,8 +1744,6 @@ impl RunEmitter {
             Event::SubagentFinished(_) | Event::SubagentError(_) if li > 0 => {
                 self.lanes.remove(li);
             }
-            Event::RunFinished(_) => self.ended = Some(EventType::RunFinished),
-            Event::RunError(_) => self.ended = Some(EventType::RunError),
             _ => {}
         }
     }
