@@ -155,6 +155,7 @@ pub struct RunGuard {
     phase: Phase,
     ready: VecDeque<Event>,
     ended: bool,
+    pre_1_0_peer: bool,
 }
 
 impl std::fmt::Debug for RunGuard {
@@ -181,6 +182,7 @@ impl RunGuard {
             phase: Phase::Fresh,
             ready: VecDeque::new(),
             ended: false,
+            pre_1_0_peer: false,
         }
     }
 
@@ -210,6 +212,13 @@ impl RunGuard {
     #[must_use]
     pub fn cancellation(&self) -> &Cancellation {
         &self.cancel
+    }
+
+    /// Downgrades every event for a caller older than 1.0 (see `crate::peer`).
+    #[cfg_attr(not(feature = "tower"), allow(dead_code))]
+    pub(crate) fn for_pre_1_0_peer(mut self) -> Self {
+        self.pre_1_0_peer = true;
+        self
     }
 
     /// Whether the stream has ended (its last item was given out).
@@ -329,6 +338,9 @@ impl Stream for RunGuard {
         let this = &mut *self;
         loop {
             if let Some(event) = this.ready.pop_front() {
+                if this.pre_1_0_peer {
+                    return Poll::Ready(Some(crate::peer::downgrade_for_pre_1_0(event)));
+                }
                 return Poll::Ready(Some(event));
             }
             let Some(inner) = this.inner.as_mut() else {

@@ -7,6 +7,7 @@ pub mod demo;
 mod emit;
 mod guard;
 mod negotiate;
+mod peer;
 mod request;
 
 #[cfg(feature = "axum")]
