@@ -6,7 +6,7 @@
 // Debian's package when it is missing: no browser download), headless, driven over the
 // DevTools protocol by puppeteer-core (pinned in package-lock.json, with executablePath).
 // The official @ag-ui/client 1.0.0 is bundled for the browser here, at test time, with the
-// pinned esbuild (out/ag-ui-client.js; nothing third-party is committed).
+// pinned esbuild (bundle.mjs, to out/ag-ui-client.js; nothing third-party is committed).
 //
 // 1. The demo page of the Rust `web` example, as a person uses it: a chat (the streamed
 //    answer, reasoning, the tool call, its result and the patched state in the DOM), an
@@ -30,8 +30,8 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createInterface } from "node:readline";
 import { isDeepStrictEqual } from "node:util";
-import * as esbuild from "esbuild";
 import puppeteer from "puppeteer-core";
+import { bundle } from "./bundle.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, "..", "..", "..");
@@ -79,11 +79,7 @@ if (!existsSync(CHROMIUM)) {
   process.exit(1);
 }
 mkdirSync(OUT, { recursive: true });
-await esbuild.build({
-  stdin: { contents: 'export * from "@ag-ui/client";', resolveDir: HERE, sourcefile: "ag-ui-client-entry.js" },
-  bundle: true, format: "iife", globalName: "AgUiClient", platform: "browser", target: "es2020",
-  outfile: BUNDLE, logLevel: "warning",
-});
+await bundle(BUNDLE);
 function cargo(args) {
   const r = spawnSync("cargo", args, { cwd: ROOT, stdio: ["ignore", "inherit", "inherit"], timeout: 1_800_000 });
   if (r.status !== 0) throw new Error(`cargo ${args.join(" ")} failed (${r.status ?? r.signal})`);

@@ -185,8 +185,12 @@ async fn frontend_tool_calls_the_clients_tool_and_answers_its_result() {
         .filter(|e| e["type"] == "TEXT_MESSAGE_CONTENT")
         .map(|e| &e["delta"])
         .collect();
-    assert_eq!(text, [&json!("Your browser answered: {\"shown\":\"Amsterdam\"}")]);
+    assert_eq!(
+        text,
+        [&json!("Your browser answered: {\"shown\":\"Amsterdam\"}")]
+    );
 
-    let without_tools = crate::support::values(&run(&input("run-3", json!({"scenario": "frontend_tool"}))).await);
+    let without_tools =
+        crate::support::values(&run(&input("run-3", json!({"scenario": "frontend_tool"}))).await);
     assert_eq!(without_tools.last().unwrap()["code"], "no_tools");
 }
