@@ -30,13 +30,16 @@ use std::time::Duration;
 
 use ag_ui_core::{Event, RunAgentInput};
 use ag_ui_server::demo::{DemoAgent, scenario};
-use ag_ui_server::{Agent, AgentService, BoxError, Cancellation, EventStream};
+use ag_ui_server::{Agent, AgentService, BoxError, Cancellation};
 use axum::Router;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use futures_core::Stream;
 use serde_json::json;
+
+/// One run's events (the type `Agent::run` returns).
+type Events = Pin<Box<dyn Stream<Item = Result<Event, BoxError>> + Send>>;
 
 const PAGE: &str = include_str!("web/index.html");
 const SCRIPT: &str = include_str!("web/app.js");
@@ -121,7 +124,7 @@ struct Logged {
 }
 
 impl Agent for Logged {
-    fn run(&self, input: RunAgentInput, cancel: Cancellation) -> EventStream {
+    fn run(&self, input: RunAgentInput, cancel: Cancellation) -> Events {
         if !self.on {
             return self.inner.run(input, cancel);
         }
@@ -146,7 +149,7 @@ impl Agent for Logged {
 }
 
 struct LoggedStream {
-    events: EventStream,
+    events: Events,
     cancel: Cancellation,
     fields: serde_json::Value,
     count: usize,
