@@ -276,6 +276,32 @@ try {
     return [problems, `${call} ran in the page; the agent answered ${j(d.messages.at(-1)?.text)}`];
   });
 
+  // The server's run log (stderr of the web example, one JSON line per run start and end).
+  const runLog = () => web.stderr().split("\n").filter(Boolean).map((l) => { try { return JSON.parse(l); } catch { return {}; } });
+  const cancelledSlowRuns = () => runLog().filter((e) => e.scenario === "slow" && e.event === "cancelled").length;
+  const waitForCancelled = (count) => new Promise((resolve) => {
+    const t0 = Date.now();
+    const poll = () => (cancelledSlowRuns() >= count || Date.now() - t0 > 5000 ? resolve(cancelledSlowRuns()) : setTimeout(poll, 50));
+    poll();
+  });
+
+  await step("web demo: stop during a slow run", async () => {
+    const before = cancelledSlowRuns();
+    await page.click("#reset");
+    await send("slow", "Count slowly");
+    await page.waitForFunction(() => /^1 /.test(document.querySelector('#messages .msg[data-role="assistant"] .text')?.textContent ?? ""));
+    await page.click("#stop");
+    await page.waitForFunction(() => [...document.querySelectorAll("#messages .msg.error")].some((m) => m.textContent === "Stopped."));
+    const d = await dom();
+    const problems = [];
+    const after = await waitForCancelled(before + 1);
+    if (after !== before + 1) problems.push(`the server's run log shows ${after - before} cancelled slow runs, expected 1`);
+    if (d.status !== "idle") problems.push(`status ${d.status}`);
+    const text = d.messages.find((m) => m.role === "assistant")?.text ?? "";
+    if (!/^1 (2 )?$/.test(text)) problems.push(`text before the stop ${j(text)}`);
+    return [problems, `the Stop button ended the run after ${j(text)}; the server logged the run cancelled`];
+  });
+
   await step("web demo: chat with the official @ag-ui/client", async () => {
     await page.click("#reset");
     await page.waitForFunction(() => !document.querySelector('#client option[value="official"]').disabled);
@@ -341,6 +367,7 @@ try {
     return [problems, `pending ${j(pending)}, answered on the next run: ${j(texts(browserSide).at(-1))}; equal`];
   });
   await step("official client in chromium: slow run aborted", async () => {
+    const before = cancelledSlowRuns();
     const r = await both("slow", input("slow", "run-1"), ["--abort-after-ms", String(ABORT_MS)]);
     const problems = [];
     for (const [side, x] of [["rust", r.rust], ["browser", r.browser]]) {
@@ -349,16 +376,8 @@ try {
       if (!SLOW_TEXTS.includes(texts(x)[0])) problems.push(`${side}: text before the abort ${j(texts(x))}`);
     }
     problems.push(...compare(r.rust, r.browser, ["state", "outcome"]));
-    const cancelled = await new Promise((resolve) => {
-      const t0 = Date.now();
-      const poll = () => {
-        const lines = web.stderr().split("\n").filter(Boolean).map((l) => { try { return JSON.parse(l); } catch { return {}; } });
-        const ends = lines.filter((e) => e.scenario === "slow" && e.event === "cancelled");
-        if (ends.length >= 2 || Date.now() - t0 > 5000) resolve(ends.length); else setTimeout(poll, 50);
-      };
-      poll();
-    });
-    if (cancelled < 2) problems.push(`the server's run log shows ${cancelled} cancelled slow runs, expected 2 (one per client)`);
+    const cancelled = (await waitForCancelled(before + 2)) - before;
+    if (cancelled !== 2) problems.push(`the server's run log shows ${cancelled} cancelled slow runs, expected 2 (one per client)`);
     return [problems, `both aborted after ${ABORT_MS} ms (rust ${j(texts(r.rust))}, browser ${j(texts(r.browser))}); the server cancelled both runs`];
   });
 
