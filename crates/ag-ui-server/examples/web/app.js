@@ -128,6 +128,10 @@ function findCall(id) {
   for (const m of thread.messages) for (const c of m.toolCalls ?? []) if (c.id === id) return c;
   return undefined;
 }
+function lastCallId() {
+  const calls = thread.messages.flatMap((m) => m.toolCalls ?? []);
+  return calls.at(-1)?.id;
+}
 function openText(id, role) {
   if (!findMessage(id)) thread.messages.push({ id, role, content: "" });
   thread.streaming.add(id);
@@ -135,11 +139,25 @@ function openText(id, role) {
 function foldEvent(e) {
   switch (e.type) {
     case "TEXT_MESSAGE_START": openText(e.messageId, e.role ?? "assistant"); break;
-    case "TEXT_MESSAGE_CHUNK": openText(e.messageId ?? [...thread.streaming].pop(), e.role ?? "assistant");
-    // falls through: a chunk carries its delta
+    case "TEXT_MESSAGE_CHUNK":
+    case "REASONING_MESSAGE_CHUNK": {
+      // A chunk opens its message when the id is new, and carries a delta.
+      const id = e.messageId ?? [...thread.streaming].pop();
+      if (id === undefined) break;
+      openText(id, e.type === "REASONING_MESSAGE_CHUNK" ? "reasoning" : e.role ?? "assistant");
+      const m = findMessage(id);
+      if (e.delta) m.content += e.delta;
+      break;
+    }
+    case "TOOL_CALL_CHUNK": {
+      if (e.toolCallId && !findCall(e.toolCallId)) foldEvent({ ...e, type: "TOOL_CALL_START" });
+      const c = findCall(e.toolCallId ?? lastCallId());
+      if (c && e.delta) c.function.arguments += e.delta;
+      break;
+    }
     case "TEXT_MESSAGE_CONTENT":
     case "REASONING_MESSAGE_CONTENT": {
-      const m = findMessage(e.messageId ?? [...thread.streaming].pop());
+      const m = findMessage(e.messageId);
       if (m && e.delta) m.content += e.delta;
       break;
     }
