@@ -188,7 +188,10 @@ impl RunGuard {
 
     /// Starts `agent` on `input` and guards its stream. A panic in [`Agent::run`] itself
     /// (before it returns a stream) is caught like one while the stream is polled: the run
-    /// is a single `RUN_ERROR` with [`CODE_AGENT_PANIC`].
+    /// is a single `RUN_ERROR` with [`CODE_AGENT_PANIC`]. An `input` without
+    /// `protocolVersion` comes from a caller older than 1.0: its stream is sent a success
+    /// outcome without `pendingToolCallIds` and no `cancelled` outcome, which such callers
+    /// refuse (the rest as the agent produced it).
     ///
     /// [`Agent::run`]: crate::Agent::run
     #[must_use]
@@ -198,27 +201,24 @@ impl RunGuard {
         options: RunOptions,
     ) -> Self {
         let cancel = Cancellation::new();
-        match catch_unwind(AssertUnwindSafe(|| agent.run(input, cancel.clone()))) {
+        // No protocolVersion: a caller older than 1.0, sent only what it can read.
+        let pre_1_0_peer = input.protocol_version.is_none();
+        let mut guard = match catch_unwind(AssertUnwindSafe(|| agent.run(input, cancel.clone()))) {
             Ok(events) => Self::new(events, cancel, options),
             Err(payload) => {
                 let mut guard = Self::new(Box::pin(futures_util::stream::empty()), cancel, options);
                 guard.panicked(payload);
                 guard
             }
-        }
+        };
+        guard.pre_1_0_peer = pre_1_0_peer;
+        guard
     }
 
     /// The run's cancellation signal.
     #[must_use]
     pub fn cancellation(&self) -> &Cancellation {
         &self.cancel
-    }
-
-    /// Downgrades every event for a caller older than 1.0 (see `crate::peer`).
-    #[cfg_attr(not(feature = "tower"), allow(dead_code))]
-    pub(crate) fn for_pre_1_0_peer(mut self) -> Self {
-        self.pre_1_0_peer = true;
-        self
     }
 
     /// Whether the stream has ended (its last item was given out).

@@ -4,7 +4,8 @@
 //! instance the `HttpAgent` of `@ag-ui/client` 0.0.x, which the CopilotKit runtime uses to
 //! reach an agent. Such a client validates `RUN_FINISHED.outcome` against the two outcomes
 //! it knows, each closed to the members it knows, and refuses the whole stream otherwise.
-//! The server therefore downgrades what it sends, only removing (never inventing, §10):
+//! [`RunGuard::start`](crate::RunGuard::start) therefore downgrades what such a run sends,
+//! only removing (never inventing, §10):
 //!
 //! - a success outcome loses `pendingToolCallIds` (the calls still left unanswered are in
 //!   the stream: their `TOOL_CALL_START`s without a `TOOL_CALL_RESULT`);

@@ -204,14 +204,7 @@ impl<A: Agent> AgentService<A> {
         if !warnings.is_empty() {
             shared.run.report(&Report::Forgiven(&warnings));
         }
-        // No protocolVersion: a caller older than 1.0, sent only what it can read.
-        let pre_1_0 = input.protocol_version.is_none();
-        let guard = RunGuard::start(&*self.agent, input, shared.run.clone());
-        Ok(if pre_1_0 {
-            guard.for_pre_1_0_peer()
-        } else {
-            guard
-        })
+        Ok(RunGuard::start(&*self.agent, input, shared.run.clone()))
     }
 }
 

@@ -130,3 +130,25 @@ async fn the_copilotkit_runtimes_resume_request_is_read_as_it_is_sent() {
     assert_eq!(finished(&events)["outcome"], json!({"type": "success"}));
     assert_eq!(forgiven.lock().unwrap().as_slice(), &[] as &[String]);
 }
+
+/// `RunGuard::start` itself downgrades (any integration built on it does, not only
+/// `AgentService`).
+#[tokio::test]
+async fn run_guard_start_downgrades_for_a_caller_without_protocol_version() {
+    use futures_util::StreamExt;
+    let outcome = |version: Option<&str>| {
+        let mut body = input("run-1", json!({"scenario": "frontend_tool"}));
+        body["tools"] = json!([{"name": "show_city", "description": "Shows a city"}]);
+        let doc: RunAgentInput = serde_json::from_value(with_version(body, version)).unwrap();
+        async move {
+            let guard = ag_ui_server::RunGuard::start(&DemoAgent::new(), doc, Default::default());
+            let events: Vec<Event> = guard.collect().await;
+            finished(&events)["outcome"].clone()
+        }
+    };
+    assert_eq!(outcome(None).await, json!({"type": "success"}));
+    assert_eq!(
+        outcome(Some("1.0")).await["pendingToolCallIds"],
+        json!(["run-1-call-1"])
+    );
+}
