@@ -10,6 +10,10 @@
 # and compares the messages, state and outcome they end with.
 # check-server.mjs builds and starts the Rust server example (cargo) and runs the official
 # TypeScript client against it; it writes what the client ended with to out/server/.
+# Each subdirectory with a package-lock.json is a check of its own with its own pinned
+# packages, installed the same way (npm ci), whose check-*.mjs run inside it:
+# copilotkit/ puts the Rust demo server behind the CopilotKit runtime; browser/ drives the
+# web demo and the official client in the system's chromium (installed when missing).
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -31,5 +35,18 @@ for check in check_*.py; do
   [ -e "$check" ] || continue
   echo "== interop: python $check"
   .venv/bin/python "$check" || status=1
+done
+for lock in */package-lock.json; do
+  dir="$(dirname "$lock")"
+  echo "== interop: $dir: install (npm ci)"
+  if ! (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error); then
+    status=1
+    continue
+  fi
+  for check in "$dir"/check-*.mjs; do
+    [ -e "$check" ] || continue
+    echo "== interop: node $check"
+    (cd "$dir" && node "$(basename "$check")") || status=1
+  done
 done
 exit "$status"

@@ -10,6 +10,7 @@
 //! | `error` | a text message cut short by `RUN_ERROR` (`code: "demo_error"`) |
 //! | `slow` | a text message with one delta per second for a minute (for cancellation tests); stops when cancelled |
 //! | `firehose` | one text message of `forwardedProps.events` (default 1000) `TEXT_MESSAGE_CONTENT` events of `forwardedProps.bytes` (default 100) bytes each, as fast as the client reads (for throughput and back-pressure tests), then `RUN_FINISHED` |
+//! | `frontend_tool` | a text message and a call of the first tool the input declares in `tools` (a tool the client runs), arguments `{"city":"Amsterdam"}`, then `RUN_FINISHED`; a run whose last message is a tool result answers with a text quoting it; a run declaring no tools ends with `RUN_ERROR` (`code: "no_tools"`) |
 //!
 //! An unknown scenario ends with `RUN_ERROR` (`code: "unknown_scenario"`). Ids are
 //! derived from the run id (`<runId>-msg-1`, …), so a run's events are the same every time.
@@ -24,7 +25,7 @@ use std::time::Duration;
 
 use ag_ui_builders::interrupt::tool_approval;
 use ag_ui_builders::{RunEmitter, SequentialIds};
-use ag_ui_core::{ResumeStatus, RunAgentInput};
+use ag_ui_core::{Message, ResumeStatus, RunAgentInput};
 use serde_json::{Value, json};
 
 use crate::{AgentStream, Cancellation, EmitError, Emitter, emit};
@@ -74,9 +75,10 @@ impl crate::Agent for DemoAgent {
                 "error" => error(&mut run).await,
                 "slow" => slow(&mut run, &cancel).await,
                 "firehose" => firehose(&mut run, &input).await,
+                "frontend_tool" => frontend_tool(&mut run, &input).await,
                 other => {
                     let message = format!(
-                        "unknown demo scenario {other:?} (known: chat, interrupt, error, slow, firehose)"
+                        "unknown demo scenario {other:?} (known: chat, interrupt, error, slow, firehose, frontend_tool)"
                     );
                     run.emit(|r| r.fail_with_code(message, "unknown_scenario"))
                         .await
@@ -196,6 +198,25 @@ async fn error(run: &mut Emitter) -> Result<(), EmitError> {
     run.emit(|r| r.text(" and then")).await?;
     run.emit(|r| r.fail_with_code("the demo agent failed on purpose", "demo_error"))
         .await
+}
+
+async fn frontend_tool(run: &mut Emitter, input: &RunAgentInput) -> Result<(), EmitError> {
+    if let Some(Message::Tool(result)) = input.messages.last() {
+        let text = format!("Your browser answered: {}", result.content.to_text());
+        run.emit(|r| r.text(text)).await?;
+        return run.emit(RunEmitter::finish).await;
+    }
+    let Some(tool) = input.tools().first() else {
+        let message = "the frontend_tool scenario calls a tool the client declares in `tools`; the input declares none";
+        return run.emit(|r| r.fail_with_code(message, "no_tools")).await;
+    };
+    let name = tool.name.clone();
+    run.emit(|r| r.text("Let me ask your browser.")).await?;
+    let call = run.emit(|r| r.tool_call_start(name)).await?;
+    run.emit(|r| r.tool_call_args(call.clone(), r#"{"city":"Amsterdam"}"#))
+        .await?;
+    run.emit(|r| r.tool_call_end(call)).await?;
+    run.emit(RunEmitter::finish).await
 }
 
 async fn slow(run: &mut Emitter, cancel: &Cancellation) -> Result<(), EmitError> {

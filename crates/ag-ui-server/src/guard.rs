@@ -284,6 +284,7 @@ pub struct RunGuard {
     ids: Ids,
     #[cfg(feature = "tracing")]
     span: tracing::Span,
+    pre_1_0_peer: bool,
 }
 
 impl std::fmt::Debug for RunGuard {
@@ -313,6 +314,7 @@ impl RunGuard {
             ids: Ids::default(),
             #[cfg(feature = "tracing")]
             span: tracing::Span::none(),
+            pre_1_0_peer: false,
         }
     }
 
@@ -332,7 +334,10 @@ impl RunGuard {
 
     /// Starts `agent` on `input` and guards its stream. A panic in [`Agent::run`] itself
     /// (before it returns a stream) is caught like one while the stream is polled: the run
-    /// is a single `RUN_ERROR` with [`CODE_AGENT_PANIC`].
+    /// is a single `RUN_ERROR` with [`CODE_AGENT_PANIC`]. An `input` without
+    /// `protocolVersion` comes from a caller older than 1.0: its stream is sent a success
+    /// outcome without `pendingToolCallIds` and no `cancelled` outcome, which such callers
+    /// refuse (the rest as the agent produced it).
     ///
     /// [`Agent::run`]: crate::Agent::run
     #[must_use]
@@ -368,6 +373,8 @@ impl RunGuard {
         };
         let mut guard =
             Self::new(Box::pin(futures_util::stream::empty()), cancel, options).with_ids(ids);
+        // No protocolVersion: a caller older than 1.0, sent only what it can read.
+        guard.pre_1_0_peer = input.protocol_version.is_none();
         #[cfg(feature = "tracing")]
         let entered = guard.span.clone();
         #[cfg(feature = "tracing")]
@@ -532,6 +539,9 @@ impl Stream for RunGuard {
         let _entered = span.enter();
         loop {
             if let Some(event) = this.ready.pop_front() {
+                if this.pre_1_0_peer {
+                    return Poll::Ready(Some(crate::peer::downgrade_for_pre_1_0(event)));
+                }
                 return Poll::Ready(Some(event));
             }
             let Some(inner) = this.inner.as_mut() else {

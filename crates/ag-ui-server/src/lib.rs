@@ -11,6 +11,7 @@ pub mod demo;
 mod emit;
 mod guard;
 mod negotiate;
+mod peer;
 mod request;
 
 #[cfg(feature = "axum")]

@@ -162,6 +162,40 @@ async fn slow_sends_one_delta_per_second_and_stops_when_cancelled() {
 }
 
 #[tokio::test]
+async fn frontend_tool_calls_the_clients_tool_and_answers_its_result() {
+    let mut first = input("run-1", json!({"scenario": "frontend_tool"}));
+    first["tools"] = json!([{"name": "show_city", "description": "Shows a city"}]);
+    let events = run(&first).await;
+    let v = crate::support::values(&events);
+    let start = v.iter().find(|e| e["type"] == "TOOL_CALL_START").unwrap();
+    assert_eq!(start["toolCallName"], "show_city");
+    assert!(!types(&events).contains(&"TOOL_CALL_RESULT"));
+    assert_eq!(v.last().unwrap()["type"], "RUN_FINISHED");
+
+    let mut second = input("run-2", json!({"scenario": "frontend_tool"}));
+    second["messages"] = json!([
+        {"id": "u1", "role": "user", "content": "Show me the city"},
+        {"id": "a1", "role": "assistant", "toolCalls": [{"id": start["toolCallId"], "type": "function",
+            "function": {"name": "show_city", "arguments": "{\"city\":\"Amsterdam\"}"}}]},
+        {"id": "t1", "role": "tool", "toolCallId": start["toolCallId"], "content": "{\"shown\":\"Amsterdam\"}"}
+    ]);
+    let answer = crate::support::values(&run(&second).await);
+    let text: Vec<&Value> = answer
+        .iter()
+        .filter(|e| e["type"] == "TEXT_MESSAGE_CONTENT")
+        .map(|e| &e["delta"])
+        .collect();
+    assert_eq!(
+        text,
+        [&json!("Your browser answered: {\"shown\":\"Amsterdam\"}")]
+    );
+
+    let without_tools =
+        crate::support::values(&run(&input("run-3", json!({"scenario": "frontend_tool"}))).await);
+    assert_eq!(without_tools.last().unwrap()["code"], "no_tools");
+}
+
+#[tokio::test]
 async fn firehose_sends_that_many_text_deltas_of_that_many_bytes() {
     let events = run(&input(
         "run-1",

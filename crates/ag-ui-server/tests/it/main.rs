@@ -15,6 +15,7 @@ mod http;
 mod negotiate;
 mod network;
 mod observe;
+mod peer;
 mod renamed;
 mod streaming;
 mod support;

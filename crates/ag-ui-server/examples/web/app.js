@@ -1,0 +1,411 @@
+// The web demo's script: runs the agent at /agent over AG-UI (HTTP POST, SSE answer),
+// folds the events into the conversation and the shared state, and renders both as they
+// stream. No dependencies: the built-in reader below is the whole client. When the server
+// serves a bundle of the official @ag-ui/client at /ag-ui-client.js, the page can use its
+// HttpAgent instead (the "client" select).
+"use strict";
+
+const AGENT_URL = "/agent";
+// Tools the page declares to the agent and runs itself (the frontend_tool scenario).
+const FRONTEND_TOOLS = [
+  {
+    name: "show_city",
+    description: "Shows a city on the page; runs in the browser",
+    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+  },
+];
+const MAX_FOLLOW_UPS = 3;
+
+const $ = (id) => document.getElementById(id);
+const ui = {
+  messages: $("messages"), state: $("state"), events: $("events"), status: $("status"),
+  form: $("composer"), prompt: $("prompt"), scenario: $("scenario"), send: $("send"),
+  stop: $("stop"), client: $("client"), reset: $("reset"),
+};
+
+function newId(prefix) {
+  const random = globalThis.crypto?.randomUUID
+    ? crypto.randomUUID()
+    : Math.random().toString(36).slice(2) + Date.now().toString(36);
+  return `${prefix}-${random}`;
+}
+const clone = (v) => (v === undefined ? undefined : JSON.parse(JSON.stringify(v)));
+
+// What the page knows of the thread: the folded messages and state, and UI notes.
+const thread = {
+  id: newId("thread"),
+  messages: [],
+  state: {},
+  streaming: new Set(), // ids of text and reasoning messages still open
+  interrupts: [], // the pending interrupts of the last run
+  notes: [], // errors and stops, shown after the messages
+  runs: 0,
+  lastOutcome: null,
+};
+let active = null; // { abort() } while a run streams
+
+// ---- the built-in reader: SSE frames to events --------------------------------------
+async function* readSse(response) {
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  // Every complete frame in the buffer (and, at the end, what is left).
+  const frames = function* (final) {
+    const parts = buffer.replace(/\r\n?/g, "\n").split("\n\n");
+    buffer = final ? "" : parts.pop();
+    for (const frame of parts) {
+      const data = frame
+        .split("\n")
+        .filter((line) => line.startsWith("data:"))
+        .map((line) => line.slice(line.startsWith("data: ") ? 6 : 5));
+      if (data.length) yield JSON.parse(data.join("\n"));
+    }
+  };
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += decoder.decode(value, { stream: true });
+    yield* frames(false);
+  }
+  buffer += decoder.decode();
+  yield* frames(true);
+}
+
+// ---- JSON Patch (RFC 6902) for STATE_DELTA -------------------------------------------
+function applyPatch(doc, ops) {
+  let root = clone(doc);
+  const tokens = (path) =>
+    path === "" ? [] : path.slice(1).split("/").map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~"));
+  const parentOf = (path) => {
+    const t = tokens(path);
+    const key = t.pop();
+    let node = root;
+    for (const k of t) {
+      if (node === null || typeof node !== "object" || !(k in node)) throw new Error(`no member at ${path}`);
+      node = node[k];
+    }
+    return [node, key];
+  };
+  const get = (path) => {
+    let node = root;
+    for (const k of tokens(path)) {
+      if (node === null || typeof node !== "object" || !(k in node)) throw new Error(`no member at ${path}`);
+      node = node[k];
+    }
+    return node;
+  };
+  const put = (path, value, replace) => {
+    if (path === "") { root = value; return; }
+    const [node, key] = parentOf(path);
+    if (Array.isArray(node)) {
+      const i = key === "-" ? node.length : Number(key);
+      if (replace) node[i] = value; else node.splice(i, 0, value);
+    } else node[key] = value;
+  };
+  const remove = (path) => {
+    const [node, key] = parentOf(path);
+    if (Array.isArray(node)) node.splice(Number(key), 1); else delete node[key];
+  };
+  for (const op of ops) {
+    switch (op.op) {
+      case "add": put(op.path, clone(op.value), false); break;
+      case "replace": get(op.path); put(op.path, clone(op.value), true); break;
+      case "remove": remove(op.path); break;
+      case "copy": put(op.path, clone(get(op.from)), false); break;
+      case "move": { const v = get(op.from); remove(op.from); put(op.path, v, false); break; }
+      case "test":
+        if (JSON.stringify(get(op.path)) !== JSON.stringify(op.value)) throw new Error(`test failed at ${op.path}`);
+        break;
+      default: throw new Error(`unknown patch op ${op.op}`);
+    }
+  }
+  return root;
+}
+
+// ---- folding events into the thread (the built-in client) ----------------------------
+function findMessage(id) { return thread.messages.find((m) => m.id === id); }
+function findCall(id) {
+  for (const m of thread.messages) for (const c of m.toolCalls ?? []) if (c.id === id) return c;
+  return undefined;
+}
+function lastCallId() {
+  const calls = thread.messages.flatMap((m) => m.toolCalls ?? []);
+  return calls.at(-1)?.id;
+}
+function openText(id, role) {
+  if (!findMessage(id)) thread.messages.push({ id, role, content: "" });
+  thread.streaming.add(id);
+}
+function foldEvent(e) {
+  switch (e.type) {
+    case "TEXT_MESSAGE_START": openText(e.messageId, e.role ?? "assistant"); break;
+    case "TEXT_MESSAGE_CHUNK":
+    case "REASONING_MESSAGE_CHUNK": {
+      // A chunk opens its message when the id is new, and carries a delta.
+      const id = e.messageId ?? [...thread.streaming].pop();
+      if (id === undefined) break;
+      openText(id, e.type === "REASONING_MESSAGE_CHUNK" ? "reasoning" : e.role ?? "assistant");
+      const m = findMessage(id);
+      if (e.delta) m.content += e.delta;
+      break;
+    }
+    case "TOOL_CALL_CHUNK": {
+      if (e.toolCallId && !findCall(e.toolCallId)) foldEvent({ ...e, type: "TOOL_CALL_START" });
+      const c = findCall(e.toolCallId ?? lastCallId());
+      if (c && e.delta) c.function.arguments += e.delta;
+      break;
+    }
+    case "TEXT_MESSAGE_CONTENT":
+    case "REASONING_MESSAGE_CONTENT": {
+      const m = findMessage(e.messageId);
+      if (m && e.delta) m.content += e.delta;
+      break;
+    }
+    case "TEXT_MESSAGE_END":
+    case "REASONING_MESSAGE_END": thread.streaming.delete(e.messageId); break;
+    case "REASONING_MESSAGE_START": openText(e.messageId, "reasoning"); break;
+    case "TOOL_CALL_START": {
+      let owner = e.parentMessageId && findMessage(e.parentMessageId);
+      if (!owner || owner.role !== "assistant") {
+        owner = { id: e.parentMessageId ?? e.toolCallId, role: "assistant", content: "" };
+        thread.messages.push(owner);
+      }
+      owner.toolCalls = owner.toolCalls ?? [];
+      owner.toolCalls.push({ id: e.toolCallId, type: "function", function: { name: e.toolCallName, arguments: "" } });
+      break;
+    }
+    case "TOOL_CALL_ARGS": { const c = findCall(e.toolCallId); if (c) c.function.arguments += e.delta; break; }
+    case "TOOL_CALL_RESULT":
+      thread.messages.push({ id: e.messageId, role: "tool", toolCallId: e.toolCallId, content: e.content });
+      break;
+    case "STATE_SNAPSHOT": setState(e.snapshot); break;
+    case "STATE_DELTA": setState(applyPatch(thread.state, e.delta)); break;
+    case "MESSAGES_SNAPSHOT": thread.messages = clone(e.messages); break;
+    default: break;
+  }
+}
+function setState(next) {
+  thread.state = clone(next) ?? {};
+  ui.state.classList.add("patched");
+  setTimeout(() => ui.state.classList.remove("patched"), 80);
+}
+
+// ---- running the agent ----------------------------------------------------------------
+function runInput(extra) {
+  return {
+    threadId: thread.id,
+    runId: newId("run"),
+    protocolVersion: "1.0",
+    messages: thread.messages.filter((m) => m.role !== "reasoning" || m.content),
+    state: thread.state,
+    tools: FRONTEND_TOOLS,
+    context: [],
+    forwardedProps: { scenario: ui.scenario.value },
+    ...extra,
+  };
+}
+
+// Runs with the built-in reader; resolves to the run's outcome.
+async function runBuiltin(input) {
+  const controller = new AbortController();
+  active = { abort: () => controller.abort() };
+  const response = await fetch(AGENT_URL, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Accept: "text/event-stream" },
+    body: JSON.stringify(input),
+    signal: controller.signal,
+  });
+  if (!response.ok) throw new Error(`HTTP ${response.status}: ${await response.text()}`);
+  let outcome = null;
+  for await (const event of readSse(response)) {
+    logEvent(event);
+    foldEvent(event);
+    if (event.type === "RUN_FINISHED") outcome = event.outcome ?? { type: "success" };
+    if (event.type === "RUN_ERROR") outcome = { type: "error", message: event.message, code: event.code };
+    render();
+  }
+  if (!outcome) throw new Error("the stream ended without RUN_FINISHED or RUN_ERROR");
+  return outcome;
+}
+
+// Runs with the official client's HttpAgent (window.AgUiClient, from /ag-ui-client.js).
+async function runOfficial(input) {
+  const agent = new window.AgUiClient.HttpAgent({
+    url: AGENT_URL,
+    threadId: input.threadId,
+    initialMessages: input.messages,
+    initialState: input.state,
+  });
+  active = { abort: () => agent.abortRun() };
+  let outcome = null;
+  await agent.runAgent(
+    { runId: input.runId, tools: input.tools, context: input.context, forwardedProps: input.forwardedProps, resume: input.resume },
+    {
+      onEvent({ event }) {
+        logEvent(event);
+        if (event.type === "TEXT_MESSAGE_START" || event.type === "REASONING_MESSAGE_START") thread.streaming.add(event.messageId);
+        if (event.type === "TEXT_MESSAGE_END" || event.type === "REASONING_MESSAGE_END") thread.streaming.delete(event.messageId);
+        if (event.type === "RUN_FINISHED") outcome = event.outcome ?? { type: "success" };
+        if (event.type === "RUN_ERROR") outcome = { type: "error", message: event.message, code: event.code };
+      },
+      onMessagesChanged({ messages }) { thread.messages = clone(messages); render(); },
+      onStateChanged({ state }) { setState(state); render(); },
+    },
+  );
+  if (!outcome) throw new Error("the run ended without RUN_FINISHED or RUN_ERROR");
+  return outcome;
+}
+
+async function run(extra = {}, followUps = 0) {
+  const input = runInput(extra);
+  thread.runs += 1;
+  thread.interrupts = [];
+  thread.notes = [];
+  setStatus("running");
+  ui.send.disabled = true;
+  ui.stop.disabled = false;
+  render();
+  let outcome;
+  try {
+    outcome = await (ui.client.value === "official" ? runOfficial(input) : runBuiltin(input));
+  } catch (e) {
+    const stopped = e?.name === "AbortError" || /abort/i.test(String(e?.message));
+    outcome = stopped ? { type: "stopped" } : { type: "error", message: String(e?.message ?? e) };
+  } finally {
+    active = null;
+    thread.streaming.clear();
+    ui.send.disabled = false;
+    ui.stop.disabled = true;
+  }
+  thread.lastOutcome = outcome;
+  if (outcome.type === "interrupt") thread.interrupts = outcome.interrupts ?? [];
+  if (outcome.type === "error") thread.notes.push({ kind: "error", text: `Run failed: ${outcome.message}${outcome.code ? ` (${outcome.code})` : ""}` });
+  if (outcome.type === "stopped") thread.notes.push({ kind: "error", text: "Stopped." });
+  setStatus(outcome.type === "stopped" ? "idle" : outcome.type);
+  render();
+  if (outcome.type === "success" && followUps < MAX_FOLLOW_UPS && runFrontendTools()) {
+    await run({}, followUps + 1);
+  }
+}
+
+// Runs the page's own tools for calls the last run left unanswered; true if it ran any.
+function runFrontendTools() {
+  const answered = new Set(thread.messages.filter((m) => m.role === "tool").map((m) => m.toolCallId));
+  let ran = false;
+  for (const m of thread.messages) {
+    for (const call of m.toolCalls ?? []) {
+      if (answered.has(call.id) || !FRONTEND_TOOLS.some((t) => t.name === call.function.name)) continue;
+      let args = {};
+      try { args = JSON.parse(call.function.arguments || "{}"); } catch { /* shown as given */ }
+      const content = JSON.stringify({ shown: args.city ?? null });
+      thread.messages.push({ id: newId("tool"), role: "tool", toolCallId: call.id, content });
+      ran = true;
+    }
+  }
+  return ran;
+}
+
+function answerInterrupts(approve) {
+  const resume = thread.interrupts.map((i) =>
+    approve
+      ? { interruptId: i.id, status: "resolved", payload: { approved: true } }
+      : { interruptId: i.id, status: "cancelled" },
+  );
+  run({ resume, forwardedProps: { scenario: "interrupt" } });
+}
+
+// ---- rendering --------------------------------------------------------------------------
+function setStatus(s) { ui.status.dataset.status = s; ui.status.textContent = s; }
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") node.className = v;
+    else if (k.startsWith("data-")) node.setAttribute(k, v);
+    else node[k] = v;
+  }
+  for (const c of children) if (c !== null && c !== undefined) node.append(c);
+  return node;
+}
+function textOf(content) {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) return content.filter((p) => p.type === "text").map((p) => p.text).join("");
+  return "";
+}
+
+function render() {
+  const nodes = [];
+  for (const m of thread.messages) {
+    if (m.role === "tool") {
+      nodes.push(el("div", { class: "msg", "data-role": "tool", "data-id": m.id }, textOf(m.content)));
+      continue;
+    }
+    if (!["user", "assistant", "reasoning"].includes(m.role)) continue;
+    const streaming = thread.streaming.has(m.id) ? "true" : "false";
+    const text = textOf(m.content);
+    const showText = text !== "" || (streaming === "true" && !m.toolCalls?.length);
+    const node = el("div", { class: "msg", "data-role": m.role, "data-id": m.id, "data-streaming": streaming },
+      showText ? el("span", { class: "text" }, text) : null);
+    for (const c of m.toolCalls ?? []) {
+      node.append(el("div", { class: "call", "data-tool": c.function.name },
+        el("span", { class: "name" }, c.function.name), `(${c.function.arguments})`));
+    }
+    nodes.push(node);
+  }
+  for (const n of thread.notes) nodes.push(el("div", { class: `msg ${n.kind}` }, n.text));
+  if (thread.interrupts.length) {
+    const card = el("div", { class: "interrupt", id: "interrupt" });
+    for (const i of thread.interrupts) card.append(el("p", {}, i.message ?? i.reason ?? `interrupt ${i.id}`));
+    card.append(
+      el("button", { class: "primary", type: "button", "data-answer": "approve", onclick: () => answerInterrupts(true) }, "Approve"),
+      el("button", { type: "button", "data-answer": "reject", onclick: () => answerInterrupts(false) }, "Reject"),
+    );
+    nodes.push(card);
+  }
+  if (!nodes.length) nodes.push(el("p", { class: "empty" }, "Ask the agent something, for instance about the weather."));
+  ui.messages.replaceChildren(...nodes);
+  ui.messages.scrollTop = ui.messages.scrollHeight;
+  ui.state.textContent = JSON.stringify(thread.state, null, 2);
+}
+
+function logEvent(e) {
+  const detail = e.delta !== undefined ? JSON.stringify(e.delta)
+    : e.toolCallName ?? e.outcome?.type ?? e.message ?? "";
+  ui.events.append(el("li", {}, el("span", {}, e.type), detail ? ` ${String(detail).slice(0, 60)}` : ""));
+  while (ui.events.children.length > 300) ui.events.firstChild.remove();
+  ui.events.scrollTop = ui.events.scrollHeight;
+}
+
+// ---- wiring -------------------------------------------------------------------------------
+ui.form.addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  const text = ui.prompt.value.trim();
+  if (!text || active) return;
+  thread.messages.push({ id: newId("user"), role: "user", content: text });
+  ui.prompt.value = "";
+  run();
+});
+ui.stop.addEventListener("click", () => active?.abort());
+ui.reset.addEventListener("click", () => {
+  active?.abort();
+  Object.assign(thread, { id: newId("thread"), messages: [], state: {}, interrupts: [], notes: [], lastOutcome: null });
+  thread.streaming.clear();
+  ui.events.replaceChildren();
+  setStatus("idle");
+  render();
+});
+
+// The official client, when the server has a bundle of it.
+const bundle = document.createElement("script");
+bundle.src = "/ag-ui-client.js";
+bundle.onload = () => {
+  if (!window.AgUiClient?.HttpAgent) return;
+  const option = ui.client.querySelector('option[value="official"]');
+  option.disabled = false;
+  option.textContent = "@ag-ui/client (official)";
+};
+bundle.onerror = () => {};
+document.head.append(bundle);
+
+window.demo = { thread, run, render };
+render();
