@@ -8,6 +8,7 @@ mod emit;
 mod guard;
 mod negotiate;
 mod request;
+pub mod tools;
 
 #[cfg(feature = "axum")]
 #[cfg_attr(docsrs, doc(cfg(feature = "axum")))]
