@@ -17,7 +17,7 @@ mod scenarios;
 use ag_ui_openai::OpenAiAgent;
 use ag_ui_openai::async_openai::Client;
 use ag_ui_openai::async_openai::config::OpenAIConfig;
-use serde_json::json;
+use serde_json::{Value, json};
 
 use provider::{MODEL, Provider, backend_tools};
 
@@ -39,7 +39,13 @@ async fn plain_text() {
 
 #[tokio::test]
 async fn parallel_tool_calls_with_interleaved_arguments() {
-    scenarios::parallel_tool_calls(agent).await;
+    let events = scenarios::parallel_tool_calls(agent).await;
+    // The provider's call ids are kept.
+    let ids: Vec<&Value> = provider::of_type(&events, "TOOL_CALL_START")
+        .iter()
+        .map(|e| &e["toolCallId"])
+        .collect();
+    assert_eq!(ids, [&json!("call_a"), &json!("call_b")]);
 }
 
 #[tokio::test]

@@ -26,6 +26,15 @@ fn message_json(messages: &[Message]) -> Vec<Value> {
         .collect()
 }
 
+/// The ids of the tool calls the run started, in order (an adapter may keep the
+/// provider's ids or mint its own).
+fn started(events: &[Value]) -> Vec<Value> {
+    of_type(events, "TOOL_CALL_START")
+        .iter()
+        .map(|e| e["toolCallId"].clone())
+        .collect()
+}
+
 fn finished(events: &[Value]) -> &Value {
     let last = events.last().unwrap();
     assert_eq!(last["type"], "RUN_FINISHED", "{events:#?}");
@@ -86,26 +95,28 @@ pub async fn plain_text<A: Agent>(make: impl Factory<A>) {
 /// Two parallel frontend tool calls whose argument deltas interleave, named by index
 /// only after their first delta: each call gets exactly its own arguments, and the run
 /// ends with both pending for the UI.
-pub async fn parallel_tool_calls<A: Agent>(make: impl Factory<A>) {
+pub async fn parallel_tool_calls<A: Agent>(make: impl Factory<A>) -> Vec<Value> {
     let provider = Provider::start(vec![Reply::stream(parallel_calls())]).await;
     let served = Served::start(make(&provider, 8)).await;
     let mut client = served.client("t-parallel");
     client.add_user_message("Confirm both");
     let (events, end) = drain(client.run(RunOptions::new().tool(confirm_tool()))).await;
     assert!(end.is_ok(), "{:?}", end.error);
+    let ids = started(&events);
+    assert_eq!(ids.len(), 2);
+    assert_ne!(ids[0], ids[1]);
     assert_eq!(
         finished(&events)["outcome"],
-        json!({"type": "success", "pendingToolCallIds": ["call_a", "call_b"]})
+        json!({"type": "success", "pendingToolCallIds": ids})
     );
-    assert_eq!(of_type(&events, "TOOL_CALL_START").len(), 2);
     let messages = message_json(client.messages());
     let calls = &messages.last().unwrap()["toolCalls"];
     assert_eq!(
         calls,
         &json!([
-            {"id": "call_a", "type": "function",
+            {"id": ids[0], "type": "function",
              "function": {"name": "confirm", "arguments": "{\"question\":\"Send the email?\"}"}},
-            {"id": "call_b", "type": "function",
+            {"id": ids[1], "type": "function",
              "function": {"name": "confirm", "arguments": "{\"question\":\"Book the room?\"}"}}
         ])
     );
@@ -125,6 +136,7 @@ pub async fn parallel_tool_calls<A: Agent>(make: impl Factory<A>) {
         .map(|t| t["function"]["name"].as_str().unwrap())
         .collect();
     assert!(offered.contains(&"confirm") && offered.contains(&"get_weather"), "{offered:?}");
+    events
 }
 
 /// The chunks of two parallel `confirm` calls with interleaved argument deltas.
@@ -157,11 +169,10 @@ pub async fn frontend_tool_then_result<A: Agent>(make: impl Factory<A>) {
     let mut client = served.client("t-frontend");
     client.add_user_message("Go");
     let (events, _) = drain(client.run(RunOptions::new().tool(confirm_tool()))).await;
-    assert_eq!(
-        finished(&events)["outcome"]["pendingToolCallIds"],
-        json!(["call_c"])
-    );
-    client.add_message(ToolMessage::new("tool-1", "{\"confirmed\":true}", "call_c"));
+    let ids = started(&events);
+    assert_eq!(finished(&events)["outcome"]["pendingToolCallIds"], json!(ids));
+    let id = ids[0].as_str().unwrap();
+    client.add_message(ToolMessage::new("tool-1", "{\"confirmed\":true}", id));
     let (events, end) = drain(client.run(RunOptions::new().tool(confirm_tool()))).await;
     assert!(end.is_ok());
     finished(&events);
@@ -172,12 +183,12 @@ pub async fn frontend_tool_then_result<A: Agent>(make: impl Factory<A>) {
     assert_eq!(messages[n - 2]["role"], "assistant");
     assert_eq!(
         messages[n - 2]["tool_calls"],
-        json!([{"id": "call_c", "type": "function",
+        json!([{"id": id, "type": "function",
                 "function": {"name": "confirm", "arguments": "{\"question\":\"Proceed?\"}"}}])
     );
     assert_eq!(
         messages[n - 1],
-        json!({"role": "tool", "content": "{\"confirmed\":true}", "tool_call_id": "call_c"})
+        json!({"role": "tool", "content": "{\"confirmed\":true}", "tool_call_id": id})
     );
     let thread = message_json(client.messages());
     assert_eq!(thread.last().unwrap()["content"], "Done.");
@@ -214,8 +225,10 @@ pub async fn backend_tool_loop<A: Agent>(make: impl Factory<A>) {
     let (events, end) = drain(client.run(RunOptions::new())).await;
     assert!(end.is_ok(), "{:?}", end.error);
     let results = of_type(&events, "TOOL_CALL_RESULT");
+    let ids = started(&events);
     assert_eq!(results.len(), 2);
-    assert_eq!(results[0]["toolCallId"], "call_1");
+    assert_eq!(results[0]["toolCallId"], ids[0]);
+    assert_eq!(results[1]["toolCallId"], ids[1]);
     let content: Value = serde_json::from_str(results[0]["content"].as_str().unwrap()).unwrap();
     assert_eq!(content, json!({"city": "Amsterdam", "temperature": 14}));
     let last = finished(&events);
@@ -227,10 +240,10 @@ pub async fn backend_tool_loop<A: Agent>(make: impl Factory<A>) {
     );
     let sent = provider.requests();
     assert_eq!(sent.len(), 3);
-    for (request, (id, city)) in sent[1..].iter().zip([("call_1", "Amsterdam"), ("call_2", "Paris")]) {
+    for (request, (id, city)) in sent[1..].iter().zip([(&ids[0], "Amsterdam"), (&ids[1], "Paris")]) {
         let messages = request["messages"].as_array().unwrap();
         let tool = messages.iter().rev().find(|m| m["role"] == "tool").unwrap();
-        assert_eq!(tool["tool_call_id"], id);
+        assert_eq!(&tool["tool_call_id"], id);
         let result: Value = serde_json::from_str(tool["content"].as_str().unwrap()).unwrap();
         assert_eq!(result["city"], city);
     }
