@@ -107,6 +107,9 @@ pub(crate) fn to_request(
             Message::Developer(m) => history.push(RigMessage::system(m.content.clone())),
             Message::System(m) => history.push(RigMessage::system(m.content.clone())),
             Message::User(m) => {
+                if m.name.is_some() {
+                    skipped.push(unmapped(format!("{at}/name"), "rig messages take no author name"));
+                }
                 let content: Vec<UserContent> = match &m.content {
                     Content::Text(t) => vec![UserContent::text(t.clone())],
                     Content::Parts(parts) => parts
@@ -123,6 +126,9 @@ pub(crate) fn to_request(
                 }
             }
             Message::Assistant(m) => {
+                if m.name.is_some() {
+                    skipped.push(unmapped(format!("{at}/name"), "rig messages take no author name"));
+                }
                 if m.encrypted_value.is_some() {
                     skipped.push(unmapped(
                         format!("{at}/encryptedValue"),

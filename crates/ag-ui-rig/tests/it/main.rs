@@ -91,10 +91,115 @@ async fn stream_cut_without_done() {
     scenarios::stream_cut(agent).await;
 }
 
+/// The request body the provider receives (through rig's chat wire) for a history with
+/// every message kind; what rig's messages cannot hold is reported with its JSON Pointer.
 #[tokio::test]
 async fn request_body_for_every_message_kind() {
     let (body, customs) = scenarios::history_request(agent).await;
-    println!("{}", serde_json::to_string_pretty(&body).unwrap());
-    println!("{}", serde_json::to_string_pretty(&customs).unwrap());
-    let _ = json!({});
+    let text = |t: &str| json!({"role": "system", "content": [{"type": "text", "text": t}]});
+    assert_eq!(
+        body["messages"],
+        json!([
+            text("Context from the application:\n- user's city: Amsterdam"),
+            text("The application's shared state (JSON): {\"todos\":[\"buy milk\"]}"),
+            text("Be brief."),
+            text("You are a helpful assistant."),
+            // rig joins the two user messages that follow each other into one.
+            {"role": "user", "content": [
+                {"type": "text", "text": "Hi"},
+                {"type": "text", "text": "What is in these?"},
+                {"type": "image_url", "image_url": {"url": "https://example.com/cat.png", "detail": "auto"}},
+                {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo=", "detail": "auto"}},
+                {"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav"}},
+                {"type": "file", "file": {"file_data": "data:application/pdf;base64,JVBERi0=", "filename": "document.pdf"}}
+            ]},
+            {"role": "assistant", "content": "Let me look.", "tool_calls": [
+                {"type": "function", "id": "call_h",
+                 "function": {"name": "get_weather", "arguments": "{\"city\":\"Oslo\"}"}}
+            ]},
+            {"role": "tool", "tool_call_id": "call_h", "content": "{\"temperature\":3}"},
+            {"role": "assistant", "content": "A cat, and it is 3 °C in Oslo."}
+        ])
+    );
+    let names: Vec<&str> = body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["get_weather", "confirm"]);
+    assert_eq!(body["stream_options"], json!({"include_usage": true}));
+    assert_eq!(customs.len(), 1);
+    assert_eq!(customs[0]["name"], "unmapped_input");
+    let pointers: Vec<&str> = customs[0]["value"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["pointer"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        pointers,
+        [
+            "/messages/2/name",
+            "/messages/3/content/5",
+            "/messages/4",
+            "/messages/5/encryptedValue",
+        ]
+    );
+}
+
+/// A rig tool runs in the server like any backend tool: its result is emitted and given to
+/// the model in the next call.
+#[tokio::test]
+async fn rig_tool_runs_in_the_server() {
+    use provider::{Reply, Served, call_start, drain, finish, of_type, role, text};
+
+    #[derive(serde::Deserialize)]
+    struct AddArgs {
+        a: i64,
+        b: i64,
+    }
+    struct Add;
+    impl ag_ui_rig::rig_core::tool::Tool for Add {
+        const NAME: &'static str = "add";
+        type Args = AddArgs;
+        type Output = i64;
+        type Error = std::io::Error;
+        fn description(&self) -> String {
+            "Add two integers".to_owned()
+        }
+        fn parameters(&self) -> serde_json::Value {
+            json!({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}, "required": ["a", "b"]})
+        }
+        async fn call(
+            &self,
+            _context: &mut ag_ui_rig::rig_core::tool::ToolContext,
+            args: AddArgs,
+        ) -> Result<i64, std::io::Error> {
+            Ok(args.a + args.b)
+        }
+    }
+
+    let provider = Provider::start(vec![
+        Reply::stream(vec![role(), call_start(0, "call_add", "add", "{\"a\":2,\"b\":40}"), finish("tool_calls")]),
+        Reply::stream(vec![role(), text("42"), finish("stop")]),
+    ])
+    .await;
+    let model = OpenAIConfig::new("sk-test")
+        .with_base_url(provider.base_url())
+        .client()
+        .chat(MODEL);
+    let served = Served::start(RigAgent::new(model).rig_tool(Add)).await;
+    let mut client = served.client("t-rig-tool");
+    client.add_user_message("2 + 40?");
+    let (events, end) = drain(client.run(ag_ui_client::RunOptions::new())).await;
+    assert!(end.is_ok());
+    let results = of_type(&events, "TOOL_CALL_RESULT");
+    assert_eq!(results.len(), 1);
+    assert_eq!(results[0]["content"], "42");
+    let sent = provider.requests();
+    assert_eq!(sent[0]["tools"][0]["function"]["name"], "add");
+    let tool = sent[1]["messages"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(tool["role"], "tool");
+    assert_eq!(tool["content"], "42");
 }
