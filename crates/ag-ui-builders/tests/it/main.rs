@@ -5,6 +5,7 @@ mod conversation;
 mod emitter;
 mod next_run;
 mod short_forms;
+mod state;
 mod support;
 #[cfg(feature = "schemars")]
 mod typed;
