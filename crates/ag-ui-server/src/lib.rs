@@ -8,6 +8,7 @@ mod emit;
 mod guard;
 mod negotiate;
 mod request;
+pub mod resume;
 pub mod tools;
 
 #[cfg(feature = "axum")]
