@@ -4,7 +4,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use ag_ui_builders::RunEmitter;
+use ag_ui_builders::{RunEmitter, SequentialIds};
 use ag_ui_core::{RunAgentInput, Tool};
 use ag_ui_server::tools::{BackendTools, TurnEnd};
 use ag_ui_server::{Cancellation, EmitError, Emitter, EventStream, emit};
@@ -173,7 +173,11 @@ impl<C: Config + Clone + 'static> OpenAiAgent<C> {
     /// Runs `input`: the event stream of the run (what the server's `Agent` impl returns).
     pub fn stream(&self, input: RunAgentInput, cancel: Cancellation) -> EventStream {
         let agent = self.clone();
-        emit(RunEmitter::start_for(&input), move |mut run| async move {
+        // Ids derived from the run id: a run's events are the same each time it is given the
+        // same provider stream.
+        let run = RunEmitter::start_for(&input)
+            .with_ids(SequentialIds::with_prefix(input.run_id.to_string()));
+        emit(run, move |mut run| async move {
             agent.drive(&mut run, &input, &cancel).await
         })
     }
