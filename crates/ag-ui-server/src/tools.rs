@@ -42,7 +42,7 @@ use std::sync::Arc;
 use ag_ui_core::{Tool, ToolCall};
 use serde_json::json;
 
-use crate::agent::BoxError;
+use ag_ui_core::BoxError;
 use crate::{EmitError, Emitter};
 
 /// The future a tool handler returns: the result text, or why the tool failed.
