@@ -1,7 +1,5 @@
 //! One model call: a chat-completions chunk stream turned into AG-UI events.
 
-use std::collections::BTreeMap;
-
 use ag_ui_builders::{Accounting, ProviderUsage, RunEmitter, tool_call};
 use ag_ui_core::ToolCall;
 use ag_ui_server::{Cancellation, EmitError, Emitter};
@@ -79,6 +77,17 @@ pub(crate) fn redact(error: &OpenAIError) -> String {
     }
 }
 
+/// The reasoning text a chunk carries beside the chat-completions format: DeepSeek's,
+/// vLLM's and llama.cpp's `delta.reasoning_content`, or `delta.reasoning` (Ollama,
+/// OpenRouter).
+fn reasoning_of(chunk: &serde_json::Value) -> Option<String> {
+    let delta = chunk.pointer("/choices/0/delta")?;
+    ["reasoning_content", "reasoning"]
+        .iter()
+        .find_map(|key| delta.get(*key).and_then(serde_json::Value::as_str))
+        .map(str::to_owned)
+}
+
 /// The AG-UI usage of a chat-completions usage chunk (OpenAI counts cache reads inside
 /// `prompt_tokens` and reasoning inside `completion_tokens`).
 pub(crate) fn usage(u: &CompletionUsage, model: &str) -> ProviderUsage {
@@ -109,7 +118,14 @@ pub(crate) async fn model_call<C: Config>(
     cancel: &Cancellation,
 ) -> Result<Option<Turn>, EmitError> {
     let model = request.model.clone();
-    let mut stream = match client.chat().create_stream(request).await {
+    // The chunks are read as JSON first: OpenAI-compatible servers stream reasoning in
+    // members the typed chunk does not have (`reasoning_content`, `reasoning`), and a
+    // provider error arrives as `{"error": {...}}` in place of a chunk.
+    let mut stream = match client
+        .chat()
+        .create_stream_byot::<_, serde_json::Value>(request)
+        .await
+    {
         Ok(s) => s,
         Err(e) => {
             let message = redact(&e);
@@ -124,8 +140,23 @@ pub(crate) async fn model_call<C: Config>(
             run.emit(RunEmitter::cancel).await?;
             return Ok(None);
         }
-        match item {
-            Ok(chunk) => run.emit(|r| mapper.chunk(r, &chunk, &model)).await?,
+        let chunk = item.and_then(|value| {
+            if value.get("error").is_some_and(serde_json::Value::is_object) {
+                return Err(OpenAIError::JSONDeserialize(
+                    serde::de::Error::custom("an error in place of a chunk"),
+                    value.to_string(),
+                ));
+            }
+            let reasoning = reasoning_of(&value);
+            serde_json::from_value::<CreateChatCompletionStreamResponse>(value)
+                .map(|chunk| (chunk, reasoning))
+                .map_err(|e| OpenAIError::JSONDeserialize(e, String::new()))
+        });
+        match chunk {
+            Ok((chunk, reasoning)) => {
+                run.emit(|r| mapper.chunk(r, &chunk, reasoning.as_deref(), &model))
+                    .await?;
+            }
             Err(e) => {
                 let message = redact(&e);
                 run.emit(|r| {
@@ -145,8 +176,8 @@ pub(crate) async fn model_call<C: Config>(
 /// The state of one model call's chunk stream.
 #[derive(Debug, Default)]
 struct ChunkMapper {
-    /// The call id and tool name of each tool-call index.
-    calls: BTreeMap<u32, (String, String)>,
+    /// The tool-call index, call id and tool name of each call, in the order they started.
+    calls: Vec<(u32, String, String)>,
     text: String,
     finish: Option<FinishReason>,
     usage: Option<ProviderUsage>,
@@ -157,8 +188,12 @@ impl ChunkMapper {
         &mut self,
         r: &mut RunEmitter,
         chunk: &CreateChatCompletionStreamResponse,
+        reasoning: Option<&str>,
         model: &str,
     ) -> Result<(), ag_ui_builders::Error> {
+        if let Some(thinking) = reasoning.filter(|t| !t.is_empty()) {
+            r.reasoning(thinking)?;
+        }
         if let Some(u) = &chunk.usage {
             let reported = if chunk.model.is_empty() {
                 model
@@ -180,8 +215,16 @@ impl ChunkMapper {
                 r.text(refusal)?;
             }
             for call in delta.tool_calls.iter().flatten() {
-                let id = match self.calls.get(&call.index) {
-                    Some((id, _)) => id.clone(),
+                let fresh_id = call.id.as_deref().filter(|i| !i.is_empty());
+                let known = self
+                    .calls
+                    .iter()
+                    .rev()
+                    .find(|(index, _, _)| *index == call.index)
+                    // A server that numbers every call 0 tells them apart by id.
+                    .filter(|(_, id, _)| fresh_id.is_none_or(|f| f == id));
+                let id = match known {
+                    Some((_, id, _)) => id.clone(),
                     None => {
                         let name = call
                             .function
@@ -199,7 +242,7 @@ impl ChunkMapper {
                             }
                             None => r.tool_call_start(name.clone())?.into_string(),
                         };
-                        self.calls.insert(call.index, (id.clone(), name));
+                        self.calls.push((call.index, id.clone(), name));
                         id
                     }
                 };
@@ -247,8 +290,8 @@ impl ChunkMapper {
         r.push(ag_ui_builders::ModelChunk::EndTurn { usage })?;
         let calls = self
             .calls
-            .values()
-            .map(|(id, name)| {
+            .iter()
+            .map(|(_, id, name)| {
                 let arguments = r.tool_call_arguments(id).unwrap_or_default().to_owned();
                 tool_call(id.as_str(), name.as_str(), arguments)
             })

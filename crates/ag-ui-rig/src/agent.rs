@@ -4,7 +4,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use ag_ui_builders::{RunEmitter, SequentialIds};
+use ag_ui_builders::RunEmitter;
 use ag_ui_core::{RunAgentInput, Tool};
 use ag_ui_server::tools::{BackendTools, TurnEnd};
 use ag_ui_server::{Cancellation, EmitError, Emitter, EventStream, emit};
@@ -167,11 +167,10 @@ impl RigAgent {
     /// Runs `input`: the event stream of the run (what the server's `Agent` impl returns).
     pub fn stream(&self, input: RunAgentInput, cancel: Cancellation) -> EventStream {
         let agent = self.clone();
-        // Ids derived from the run id: a run's events are the same each time it is given the
-        // same provider stream.
-        let run = RunEmitter::start_for(&input)
-            .with_ids(SequentialIds::with_prefix(input.run_id.to_string()));
-        emit(run, move |mut run| async move {
+        // Random ids (UUID v4): the tool-call ids rig sends back to a provider must be
+        // short (OpenAI allows 40 characters), which ids derived from a client's run id
+        // are not.
+        emit(RunEmitter::start_for(&input), move |mut run| async move {
             agent.drive(&mut run, &input, &cancel).await
         })
     }

@@ -69,6 +69,37 @@ async fn usage_with_cached_and_reasoning_tokens() {
 }
 
 #[tokio::test]
+async fn reasoning_content() {
+    scenarios::reasoning_is_streamed(agent).await;
+}
+
+/// Servers that number every parallel call 0 tell the calls apart by their ids.
+#[tokio::test]
+async fn parallel_calls_all_at_index_zero() {
+    use provider::{Reply, Served, call_start, confirm_tool, drain, finish, role};
+    let provider = Provider::start(vec![Reply::stream(vec![
+        role(),
+        call_start(0, "call_x", "confirm", "{\"question\":\"X?\"}"),
+        call_start(0, "call_y", "confirm", "{\"question\":\"Y?\"}"),
+        finish("tool_calls"),
+    ])])
+    .await;
+    let served = Served::start(agent(&provider, 8)).await;
+    let mut client = served.client("t-index-zero");
+    client.add_user_message("X and Y");
+    let (events, _) = drain(client.run(ag_ui_client::RunOptions::new().tool(confirm_tool()))).await;
+    assert_eq!(
+        events.last().unwrap()["outcome"]["pendingToolCallIds"],
+        json!(["call_x", "call_y"])
+    );
+    let args: Vec<&Value> = provider::of_type(&events, "TOOL_CALL_ARGS")
+        .iter()
+        .map(|e| &e["delta"])
+        .collect();
+    assert_eq!(args, [&json!("{\"question\":\"X?\"}"), &json!("{\"question\":\"Y?\"}")]);
+}
+
+#[tokio::test]
 async fn refusal() {
     scenarios::refusal_is_shown(agent).await;
 }

@@ -165,6 +165,14 @@ pub fn text(delta: &str) -> Value {
     )
 }
 
+/// A reasoning delta as DeepSeek, vLLM and llama.cpp stream it (`reasoning_content`).
+pub fn reasoning(delta: &str) -> Value {
+    chunk(
+        json!([{"index": 0, "delta": {"reasoning_content": delta}, "finish_reason": null}]),
+        Value::Null,
+    )
+}
+
 /// A refusal delta.
 pub fn refusal(delta: &str) -> Value {
     chunk(

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use crate::provider::{
     MODEL, Provider, Reply, Served, call_args, call_start, confirm_tool, drain, finish, of_type,
-    refusal, role, stream_error, text, types, usage,
+    reasoning, refusal, role, stream_error, text, types, usage,
 };
 
 /// What makes the agent under test.
@@ -286,6 +286,33 @@ pub async fn usage_details<A: Agent>(make: impl Factory<A>) {
         "cachedInputTokens": 800}]);
     assert_eq!(finished(&events)["usage"], expected);
     assert_eq!(serde_json::to_value(&end.usage).unwrap(), expected);
+}
+
+/// Reasoning streamed beside the answer (`reasoning_content`, as OpenAI-compatible servers
+/// send it) becomes a reasoning message before the text.
+pub async fn reasoning_is_streamed<A: Agent>(make: impl Factory<A>) {
+    let provider = Provider::start(vec![Reply::stream(vec![
+        role(),
+        reasoning("The user wants "),
+        reasoning("a number."),
+        text("42"),
+        finish("stop"),
+    ])])
+    .await;
+    let served = Served::start(make(&provider, 8)).await;
+    let mut client = served.client("t-reasoning");
+    client.add_user_message("A number?");
+    let (events, _) = drain(client.run(RunOptions::new())).await;
+    finished(&events);
+    let kinds = types(&events);
+    let reasoning_at = kinds.iter().position(|t| *t == "REASONING_MESSAGE_CONTENT").unwrap();
+    let text_at = kinds.iter().position(|t| *t == "TEXT_MESSAGE_CONTENT").unwrap();
+    assert!(reasoning_at < text_at, "{kinds:?}");
+    let thread = message_json(client.messages());
+    let roles: Vec<&str> = thread.iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["user", "reasoning", "assistant"]);
+    assert_eq!(thread[1]["content"], "The user wants a number.");
+    assert_eq!(thread[2]["content"], "42");
 }
 
 /// A refusal is the model's answer: shown as its text, and the run finishes.

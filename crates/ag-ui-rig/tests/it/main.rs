@@ -67,6 +67,11 @@ async fn usage_with_cached_and_reasoning_tokens() {
 }
 
 #[tokio::test]
+async fn reasoning_content() {
+    scenarios::reasoning_is_streamed(agent).await;
+}
+
+#[tokio::test]
 async fn refusal() {
     scenarios::refusal_is_shown(agent).await;
 }
