@@ -69,10 +69,16 @@ fn diff_into(from: &Value, to: &Value, path: &mut Vec<String>, ops: &mut JsonPat
     }
     match (from, to) {
         (Value::Object(a), Value::Object(b)) => {
-            for key in a.keys().filter(|k| !b.contains_key(*k)) {
+            // Sorted keys: the same patch whether or not serde_json keeps insertion order
+            // (its `preserve_order` feature, which another crate of a build may turn on).
+            let mut removed: Vec<&String> = a.keys().filter(|k| !b.contains_key(*k)).collect();
+            removed.sort_unstable();
+            for key in removed {
                 at(path, key, |p| ops.push(JsonPatchOperation::remove(pointer(p))));
             }
-            for (key, new) in b {
+            let mut kept: Vec<(&String, &Value)> = b.iter().collect();
+            kept.sort_unstable_by_key(|(k, _)| *k);
+            for (key, new) in kept {
                 at(path, key, |p| match a.get(key) {
                     Some(old) => diff_into(old, new, p, ops),
                     None => ops.push(JsonPatchOperation::add(pointer(p), new.clone())),
