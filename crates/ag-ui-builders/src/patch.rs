@@ -74,7 +74,9 @@ fn diff_into(from: &Value, to: &Value, path: &mut Vec<String>, ops: &mut JsonPat
             let mut removed: Vec<&String> = a.keys().filter(|k| !b.contains_key(*k)).collect();
             removed.sort_unstable();
             for key in removed {
-                at(path, key, |p| ops.push(JsonPatchOperation::remove(pointer(p))));
+                at(path, key, |p| {
+                    ops.push(JsonPatchOperation::remove(pointer(p)))
+                });
             }
             let mut kept: Vec<(&String, &Value)> = b.iter().collect();
             kept.sort_unstable_by_key(|(k, _)| *k);
@@ -132,11 +134,17 @@ fn diff_array(a: &[Value], b: &[Value], path: &mut Vec<String>, ops: &mut JsonPa
                     index += 1;
                 }
                 for _ in inserted.len()..removed.len() {
-                    at(path, index, |p| ops.push(JsonPatchOperation::remove(pointer(p))));
+                    at(path, index, |p| {
+                        ops.push(JsonPatchOperation::remove(pointer(p)))
+                    });
                     len -= 1;
                 }
                 for &j in inserted.iter().skip(removed.len()) {
-                    let token = if index == len { "-".to_owned() } else { index.to_string() };
+                    let token = if index == len {
+                        "-".to_owned()
+                    } else {
+                        index.to_string()
+                    };
                     at(path, token, |p| {
                         ops.push(JsonPatchOperation::add(pointer(p), mb[j].clone()));
                     });

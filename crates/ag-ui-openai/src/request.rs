@@ -74,15 +74,26 @@ pub(crate) fn to_request(
         );
     }
     for (i, message) in input.messages.iter().enumerate() {
-        map_message(message, &format!("/messages/{i}"), &mut messages, &mut unmapped);
+        map_message(
+            message,
+            &format!("/messages/{i}"),
+            &mut messages,
+            &mut unmapped,
+        );
     }
-    let mut tools: Vec<ChatCompletionTools> =
-        shape.backend_tools.iter().map(|t| function_tool(t)).collect();
+    let mut tools: Vec<ChatCompletionTools> = shape
+        .backend_tools
+        .iter()
+        .map(|t| function_tool(t))
+        .collect();
     for (i, tool) in input.tools().iter().enumerate() {
         if shape.backend_tools.iter().any(|b| b.name == tool.name) {
             unmapped.push(Unmapped::new(
                 format!("/tools/{i}"),
-                format!("a backend tool is named {:?} too; the backend one is offered", tool.name),
+                format!(
+                    "a backend tool is named {:?} too; the backend one is offered",
+                    tool.name
+                ),
             ));
             continue;
         }
@@ -279,13 +290,15 @@ fn user_part(
                     );
                 }
             };
-            Some(P::InputAudio(ChatCompletionRequestMessageContentPartAudio {
-                input_audio: InputAudio {
-                    data: d.value.clone(),
-                    format,
+            Some(P::InputAudio(
+                ChatCompletionRequestMessageContentPartAudio {
+                    input_audio: InputAudio {
+                        data: d.value.clone(),
+                        format,
+                    },
+                    prompt_cache_breakpoint: None,
                 },
-                prompt_cache_breakpoint: None,
-            }))
+            ))
         }
         ContentPart::Document(p) => {
             let file = match &p.source {

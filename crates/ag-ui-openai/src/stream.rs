@@ -72,7 +72,9 @@ pub(crate) fn redact(error: &OpenAIError) -> String {
         }
         OpenAIError::Reqwest(_) => "the model provider could not be reached".to_owned(),
         OpenAIError::StreamError(_) => "the model provider's stream broke off".to_owned(),
-        OpenAIError::InvalidArgument(_) => "the request to the model provider is invalid".to_owned(),
+        OpenAIError::InvalidArgument(_) => {
+            "the request to the model provider is invalid".to_owned()
+        }
         _ => "the model provider failed".to_owned(),
     }
 }
@@ -96,7 +98,11 @@ pub(crate) fn usage(u: &CompletionUsage, model: &str) -> ProviderUsage {
         .model("openai", model)
         .reasoning_accounting(Accounting::Included)
         .cache_accounting(Accounting::Included);
-    if let Some(cached) = u.prompt_tokens_details.as_ref().and_then(|d| d.cached_tokens) {
+    if let Some(cached) = u
+        .prompt_tokens_details
+        .as_ref()
+        .and_then(|d| d.cached_tokens)
+    {
         usage = usage.cached(cached.into());
     }
     if let Some(reasoning) = u
@@ -270,10 +276,9 @@ impl ChunkMapper {
                 "the model provider's stream ended before the model finished",
                 CODE_INCOMPLETE,
             )),
-            Some(FinishReason::Length) => Some((
-                "the model stopped at its output token limit",
-                CODE_LENGTH,
-            )),
+            Some(FinishReason::Length) => {
+                Some(("the model stopped at its output token limit", CODE_LENGTH))
+            }
             Some(FinishReason::ContentFilter) => Some((
                 "the model provider filtered the answer",
                 CODE_CONTENT_FILTER,

@@ -147,10 +147,7 @@ impl RigAgent {
     /// The request of the first model call for `input`, and what of the input it leaves
     /// out (each with its JSON Pointer in the input).
     #[must_use]
-    pub fn request_for(
-        &self,
-        input: &RunAgentInput,
-    ) -> (CompletionRequest, Vec<crate::Unmapped>) {
+    pub fn request_for(&self, input: &RunAgentInput) -> (CompletionRequest, Vec<crate::Unmapped>) {
         let inner = &self.inner;
         let shape = Shape {
             system_prompt: inner.system_prompt.as_deref(),

@@ -17,9 +17,9 @@ use rig_core::completion::{
 };
 use rig_core::error::ProviderError;
 use rig_core::message::{
-    AssistantContent, AssistantMessage, Audio, AudioMediaType, CallId, Document,
-    DocumentMediaType, DocumentSourceKind, Image, ImageMediaType, Message as RigMessage, MimeType,
-    ToolName, ToolResult, ToolResultContent, UserContent,
+    AssistantContent, AssistantMessage, Audio, AudioMediaType, CallId, Document, DocumentMediaType,
+    DocumentSourceKind, Image, ImageMediaType, Message as RigMessage, MimeType, ToolName,
+    ToolResult, ToolResultContent, UserContent,
 };
 use rig_core::operation::Completion;
 use rig_core::streaming::{Item, PartKind, StreamEvent};
@@ -108,14 +108,19 @@ pub(crate) fn to_request(
             Message::System(m) => history.push(RigMessage::system(m.content.clone())),
             Message::User(m) => {
                 if m.name.is_some() {
-                    skipped.push(unmapped(format!("{at}/name"), "rig messages take no author name"));
+                    skipped.push(unmapped(
+                        format!("{at}/name"),
+                        "rig messages take no author name",
+                    ));
                 }
                 let content: Vec<UserContent> = match &m.content {
                     Content::Text(t) => vec![UserContent::text(t.clone())],
                     Content::Parts(parts) => parts
                         .iter()
                         .enumerate()
-                        .filter_map(|(j, p)| user_part(p, format!("{at}/content/{j}"), &mut skipped))
+                        .filter_map(|(j, p)| {
+                            user_part(p, format!("{at}/content/{j}"), &mut skipped)
+                        })
                         .collect(),
                     _ => Vec::new(),
                 };
@@ -127,7 +132,10 @@ pub(crate) fn to_request(
             }
             Message::Assistant(m) => {
                 if m.name.is_some() {
-                    skipped.push(unmapped(format!("{at}/name"), "rig messages take no author name"));
+                    skipped.push(unmapped(
+                        format!("{at}/name"),
+                        "rig messages take no author name",
+                    ));
                 }
                 if m.encrypted_value.is_some() {
                     skipped.push(unmapped(
@@ -154,7 +162,9 @@ pub(crate) fn to_request(
                 }
             }
             Message::Tool(m) => {
-                let Some(name) = names.get(m.tool_call_id.as_str()).and_then(|n| tool_name(n))
+                let Some(name) = names
+                    .get(m.tool_call_id.as_str())
+                    .and_then(|n| tool_name(n))
                 else {
                     skipped.push(unmapped(
                         at,
@@ -190,7 +200,10 @@ pub(crate) fn to_request(
                 skipped.push(unmapped(at, "rig messages take no reasoning messages"));
             }
             Message::Activity(_) => {
-                skipped.push(unmapped(at, "activity messages are for the UI, not the model"));
+                skipped.push(unmapped(
+                    at,
+                    "activity messages are for the UI, not the model",
+                ));
             }
             _ => skipped.push(unmapped(at, "unknown message role")),
         }
@@ -204,7 +217,10 @@ pub(crate) fn to_request(
         if shape.backend_tools.iter().any(|b| b.name == tool.name) {
             skipped.push(unmapped(
                 format!("/tools/{i}"),
-                format!("a backend tool is named {:?} too; the backend one is offered", tool.name),
+                format!(
+                    "a backend tool is named {:?} too; the backend one is offered",
+                    tool.name
+                ),
             ));
             continue;
         }
@@ -233,8 +249,8 @@ fn push_tool_result(history: &mut Vec<RigMessage>, result: ToolResult) {
 }
 
 fn assistant_call(call: &ToolCall) -> Option<AssistantContent> {
-    let arguments = serde_json::from_str(&call.function.arguments)
-        .unwrap_or_else(|_| serde_json::json!({}));
+    let arguments =
+        serde_json::from_str(&call.function.arguments).unwrap_or_else(|_| serde_json::json!({}));
     Some(AssistantContent::tool_call(
         call.id.as_str(),
         tool_name(&call.function.name)?,
@@ -244,9 +260,18 @@ fn assistant_call(call: &ToolCall) -> Option<AssistantContent> {
 
 fn source_kind(source: &PartSource) -> Option<(DocumentSourceKind, Option<&str>)> {
     match source {
-        PartSource::Url(u) => Some((DocumentSourceKind::url(u.value.clone()), u.mime_type.as_deref())),
-        PartSource::Data(d) => Some((DocumentSourceKind::base64(d.value.clone()), Some(&d.mime_type))),
-        PartSource::File(f) => Some((DocumentSourceKind::file_id(f.value.clone()), f.mime_type.as_deref())),
+        PartSource::Url(u) => Some((
+            DocumentSourceKind::url(u.value.clone()),
+            u.mime_type.as_deref(),
+        )),
+        PartSource::Data(d) => Some((
+            DocumentSourceKind::base64(d.value.clone()),
+            Some(&d.mime_type),
+        )),
+        PartSource::File(f) => Some((
+            DocumentSourceKind::file_id(f.value.clone()),
+            f.mime_type.as_deref(),
+        )),
         _ => None,
     }
 }
@@ -417,7 +442,11 @@ struct Parts {
 }
 
 impl Parts {
-    fn event(&mut self, r: &mut RunEmitter, event: StreamEvent) -> Result<(), ag_ui_builders::Error> {
+    fn event(
+        &mut self,
+        r: &mut RunEmitter,
+        event: StreamEvent,
+    ) -> Result<(), ag_ui_builders::Error> {
         match event {
             StreamEvent::Start {
                 part,
@@ -479,10 +508,13 @@ impl Parts {
         };
         let usage = usage(&response.usage, &response);
         let failure = match response.finish_reason() {
-            Some(FinishReason::Length) => Some(("the model stopped at its output token limit", CODE_LENGTH)),
-            Some(FinishReason::ContentFilter) => {
-                Some(("the model provider filtered the answer", CODE_CONTENT_FILTER))
+            Some(FinishReason::Length) => {
+                Some(("the model stopped at its output token limit", CODE_LENGTH))
             }
+            Some(FinishReason::ContentFilter) => Some((
+                "the model provider filtered the answer",
+                CODE_CONTENT_FILTER,
+            )),
             _ => None,
         };
         if let Some((message, code)) = failure {

@@ -42,8 +42,8 @@ use std::sync::Arc;
 use ag_ui_core::{Tool, ToolCall};
 use serde_json::json;
 
-use ag_ui_core::BoxError;
 use crate::{EmitError, Emitter};
+use ag_ui_core::BoxError;
 
 /// The future a tool handler returns: the result text, or why the tool failed.
 pub type ToolFuture = Pin<Box<dyn Future<Output = Result<String, BoxError>> + Send + 'static>>;
@@ -140,7 +140,8 @@ impl BackendTools {
             let parsed = parser.parse_arguments(&arguments);
             let handler = Arc::clone(&handler);
             Box::pin(async move {
-                let args = parsed.map_err(|e| -> BoxError { format!("invalid arguments: {e}").into() })?;
+                let args =
+                    parsed.map_err(|e| -> BoxError { format!("invalid arguments: {e}").into() })?;
                 let output = handler(args).await.map_err(Into::into)?;
                 let value = serde_json::to_value(&output)?;
                 Ok(match value {

@@ -384,8 +384,10 @@ fn order_mistakes_are_errors_and_emit_nothing() {
 fn state_activity_and_the_rest() {
     let mut run = emitter().with_clock(|| 1_760_000_000_000);
     let notes = "a note long enough that a delta is smaller than the state".repeat(2);
-    run.state(&json!({"todos": [], "count": 0, "notes": notes})).unwrap();
-    run.state(&json!({"todos": [], "count": 0, "notes": notes})).unwrap(); // unchanged: nothing
+    run.state(&json!({"todos": [], "count": 0, "notes": notes}))
+        .unwrap();
+    run.state(&json!({"todos": [], "count": 0, "notes": notes}))
+        .unwrap(); // unchanged: nothing
     run.state(&json!({"todos": ["milk"], "count": 1, "new": true, "notes": notes}))
         .unwrap();
     run.state_delta([JsonPatchOperation::remove("/new")])

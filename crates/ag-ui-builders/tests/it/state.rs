@@ -20,7 +20,11 @@ fn appends_removals_and_changes_in_arrays() {
     let todos = |items: Value| json!({"todos": items});
     // An append is `add /-`.
     assert_eq!(
-        roundtrip(&todos(json!(["a", "b"])), &todos(json!(["a", "b", "c", "d"]))).0,
+        roundtrip(
+            &todos(json!(["a", "b"])),
+            &todos(json!(["a", "b", "c", "d"]))
+        )
+        .0,
         [Op::add("/todos/-", "c"), Op::add("/todos/-", "d")]
     );
     // A removal anywhere is one `remove /i`.
@@ -40,10 +44,17 @@ fn appends_removals_and_changes_in_arrays() {
     // A changed element is diffed in place.
     let before = todos(json!([{"title": "milk", "done": false}, {"title": "eggs", "done": false}]));
     let after = todos(json!([{"title": "milk", "done": false}, {"title": "eggs", "done": true}]));
-    assert_eq!(roundtrip(&before, &after).0, [Op::replace("/todos/1/done", true)]);
+    assert_eq!(
+        roundtrip(&before, &after).0,
+        [Op::replace("/todos/1/done", true)]
+    );
     // One removed at the front, one appended: two operations, not a rewrite.
     assert_eq!(
-        roundtrip(&todos(json!(["a", "b", "c"])), &todos(json!(["b", "c", "d"]))).0,
+        roundtrip(
+            &todos(json!(["a", "b", "c"])),
+            &todos(json!(["b", "c", "d"]))
+        )
+        .0,
         [Op::remove("/todos/0"), Op::add("/todos/-", "d")]
     );
     // A type change replaces the element; a whole new array in place of a scalar too.
@@ -51,7 +62,10 @@ fn appends_removals_and_changes_in_arrays() {
         roundtrip(&json!([1, [2], 3]), &json!([1, {"x": 2}, 3])).0,
         [Op::replace("/1", json!({"x": 2}))]
     );
-    assert_eq!(roundtrip(&json!({"a": 1}), &json!({"a": [1]})).0, [Op::replace("/a", json!([1]))]);
+    assert_eq!(
+        roundtrip(&json!({"a": 1}), &json!({"a": [1]})).0,
+        [Op::replace("/a", json!([1]))]
+    );
     assert!(diff(&json!([1, 2]), &json!([1, 2])).is_empty());
     // Keys that need escaping, nested arrays.
     roundtrip(
@@ -78,7 +92,10 @@ fn every_edit_of_small_arrays_round_trips() {
         for b in &arrays {
             let (va, vb) = (json!(a), json!(b));
             let patch = roundtrip(&va, &vb);
-            assert!(patch.len() <= a.len().max(b.len()), "{a:?} -> {b:?}: {patch:?}");
+            assert!(
+                patch.len() <= a.len().max(b.len()),
+                "{a:?} -> {b:?}: {patch:?}"
+            );
         }
     }
 }
@@ -86,7 +103,9 @@ fn every_edit_of_small_arrays_round_trips() {
 #[test]
 fn large_arrays_fall_back_to_positions() {
     let a: Vec<u32> = (0..200).collect();
-    let b: Vec<u32> = (0..200).map(|i| if i % 2 == 0 { i } else { i + 1000 }).collect();
+    let b: Vec<u32> = (0..200)
+        .map(|i| if i % 2 == 0 { i } else { i + 1000 })
+        .collect();
     roundtrip(&json!(a), &json!(b));
     let c: Vec<u32> = (0..150).rev().collect();
     roundtrip(&json!(a), &json!(c));
@@ -95,9 +114,7 @@ fn large_arrays_fall_back_to_positions() {
 fn state_events(run: &mut RunEmitter) -> Vec<Event> {
     run.drain()
         .into_iter()
-        .filter(|e| {
-            matches!(e, Event::StateSnapshot(_) | Event::StateDelta(_))
-        })
+        .filter(|e| matches!(e, Event::StateSnapshot(_) | Event::StateDelta(_)))
         .collect()
 }
 
@@ -123,7 +140,9 @@ fn the_smaller_of_snapshot_and_delta_is_sent() {
     let events = state_events(&mut run);
     let kinds: Vec<&str> = events.iter().map(|e| e.event_type().as_str()).collect();
     assert_eq!(kinds, ["STATE_SNAPSHOT", "STATE_DELTA", "STATE_SNAPSHOT"]);
-    let Event::StateDelta(delta) = &events[1] else { unreachable!() };
+    let Event::StateDelta(delta) = &events[1] else {
+        unreachable!()
+    };
     assert_eq!(delta.delta.0, [Op::add("/todos/-", "one more")]);
     assert_eq!(client_state(&events), json!({"n": 1}));
 }
@@ -137,20 +156,25 @@ fn state_and_state_delta_mix() {
     run.push_event(event::state_delta([Op::add("/todos/-", "c")]).unwrap())
         .unwrap();
     // The emitter knows the state is now [a, b, c]: the next change is one operation.
-    run.state(&json!({"todos": ["a", "b", "c", "d"], "big": big})).unwrap();
+    run.state(&json!({"todos": ["a", "b", "c", "d"], "big": big}))
+        .unwrap();
     let events = state_events(&mut run);
     let Event::StateDelta(last) = events.last().unwrap() else {
         panic!("{events:?}")
     };
     assert_eq!(last.delta.0, [Op::add("/todos/-", "d")]);
-    assert_eq!(client_state(&events), json!({"todos": ["a", "b", "c", "d"], "big": big}));
+    assert_eq!(
+        client_state(&events),
+        json!({"todos": ["a", "b", "c", "d"], "big": big})
+    );
     // A delta that does not apply to the known state is refused, nothing emitted.
     let err = run.state_delta([Op::remove("/missing")]).unwrap_err();
     assert!(matches!(err, Error::PatchFailed { .. }), "{err}");
     assert_eq!(err.pointer(), Some("/delta/0"));
-    assert!(run
-        .push_event(event::state_delta([Op::replace("/todos/9", 1)]).unwrap())
-        .is_err());
+    assert!(
+        run.push_event(event::state_delta([Op::replace("/todos/9", 1)]).unwrap())
+            .is_err()
+    );
     assert!(state_events(&mut run).is_empty());
 }
 
@@ -160,7 +184,9 @@ fn a_baseline_lets_the_first_change_be_a_delta() {
     let mut run = RunEmitter::start("t", "r").with_state_baseline(json!({"todos": [], "big": big}));
     run.state(&json!({"todos": ["a"], "big": big})).unwrap();
     let events = state_events(&mut run);
-    let Event::StateDelta(delta) = &events[0] else { panic!("{events:?}") };
+    let Event::StateDelta(delta) = &events[0] else {
+        panic!("{events:?}")
+    };
     assert_eq!(delta.delta.0, [Op::add("/todos/-", "a")]);
     // Without a baseline, the state is unknown: a delta is sent as is.
     let mut bare = RunEmitter::start("t", "r2");

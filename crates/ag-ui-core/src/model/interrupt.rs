@@ -111,9 +111,10 @@ impl ResumeMismatch {
     pub fn pointer(&self) -> String {
         match self {
             ResumeMismatch::NothingPending | ResumeMismatch::Unanswered(_) => "/resume".to_owned(),
-            ResumeMismatch::NotPending(entries) => entries
-                .first()
-                .map_or_else(|| "/resume".to_owned(), |(i, _)| format!("/resume/{i}/interruptId")),
+            ResumeMismatch::NotPending(entries) => entries.first().map_or_else(
+                || "/resume".to_owned(),
+                |(i, _)| format!("/resume/{i}/interruptId"),
+            ),
             ResumeMismatch::AnsweredTwice(i, _) => format!("/resume/{i}/interruptId"),
         }
     }
@@ -148,7 +149,10 @@ pub fn check_resume(pending: &[Interrupt], resume: &[ResumeEntry]) -> Result<(),
         return Err(ResumeMismatch::NothingPending);
     }
     for (i, entry) in resume.iter().enumerate() {
-        if resume[..i].iter().any(|e| e.interrupt_id == entry.interrupt_id) {
+        if resume[..i]
+            .iter()
+            .any(|e| e.interrupt_id == entry.interrupt_id)
+        {
             return Err(ResumeMismatch::AnsweredTwice(i, entry.interrupt_id.clone()));
         }
     }

@@ -96,7 +96,13 @@ async fn parallel_calls_all_at_index_zero() {
         .iter()
         .map(|e| &e["delta"])
         .collect();
-    assert_eq!(args, [&json!("{\"question\":\"X?\"}"), &json!("{\"question\":\"Y?\"}")]);
+    assert_eq!(
+        args,
+        [
+            &json!("{\"question\":\"X?\"}"),
+            &json!("{\"question\":\"Y?\"}")
+        ]
+    );
 }
 
 #[tokio::test]

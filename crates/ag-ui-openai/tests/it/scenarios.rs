@@ -135,7 +135,10 @@ pub async fn parallel_tool_calls<A: Agent>(make: impl Factory<A>) -> Vec<Value> 
         .iter()
         .map(|t| t["function"]["name"].as_str().unwrap())
         .collect();
-    assert!(offered.contains(&"confirm") && offered.contains(&"get_weather"), "{offered:?}");
+    assert!(
+        offered.contains(&"confirm") && offered.contains(&"get_weather"),
+        "{offered:?}"
+    );
     events
 }
 
@@ -170,7 +173,10 @@ pub async fn frontend_tool_then_result<A: Agent>(make: impl Factory<A>) {
     client.add_user_message("Go");
     let (events, _) = drain(client.run(RunOptions::new().tool(confirm_tool()))).await;
     let ids = started(&events);
-    assert_eq!(finished(&events)["outcome"]["pendingToolCallIds"], json!(ids));
+    assert_eq!(
+        finished(&events)["outcome"]["pendingToolCallIds"],
+        json!(ids)
+    );
     let id = ids[0].as_str().unwrap();
     client.add_message(ToolMessage::new("tool-1", "{\"confirmed\":true}", id));
     let (events, end) = drain(client.run(RunOptions::new().tool(confirm_tool()))).await;
@@ -232,7 +238,11 @@ pub async fn backend_tool_loop<A: Agent>(make: impl Factory<A>) {
     let content: Value = serde_json::from_str(results[0]["content"].as_str().unwrap()).unwrap();
     assert_eq!(content, json!({"city": "Amsterdam", "temperature": 14}));
     let last = finished(&events);
-    assert!(last.get("outcome").is_none_or(|o| o.get("pendingToolCallIds").is_none()), "{last}");
+    assert!(
+        last.get("outcome")
+            .is_none_or(|o| o.get("pendingToolCallIds").is_none()),
+        "{last}"
+    );
     assert_eq!(
         last["usage"],
         json!([{"provider": "openai", "model": MODEL, "inputTokens": 400, "outputTokens": 28,
@@ -240,7 +250,10 @@ pub async fn backend_tool_loop<A: Agent>(make: impl Factory<A>) {
     );
     let sent = provider.requests();
     assert_eq!(sent.len(), 3);
-    for (request, (id, city)) in sent[1..].iter().zip([(&ids[0], "Amsterdam"), (&ids[1], "Paris")]) {
+    for (request, (id, city)) in sent[1..]
+        .iter()
+        .zip([(&ids[0], "Amsterdam"), (&ids[1], "Paris")])
+    {
         let messages = request["messages"].as_array().unwrap();
         let tool = messages.iter().rev().find(|m| m["role"] == "tool").unwrap();
         assert_eq!(&tool["tool_call_id"], id);
@@ -250,7 +263,17 @@ pub async fn backend_tool_loop<A: Agent>(make: impl Factory<A>) {
     // The thread holds the calls, their results and the answer.
     let thread = message_json(client.messages());
     let roles: Vec<&str> = thread.iter().map(|m| m["role"].as_str().unwrap()).collect();
-    assert_eq!(roles, ["user", "assistant", "tool", "assistant", "tool", "assistant"]);
+    assert_eq!(
+        roles,
+        [
+            "user",
+            "assistant",
+            "tool",
+            "assistant",
+            "tool",
+            "assistant"
+        ]
+    );
 }
 
 /// The step limit: a model that keeps calling backend tools is stopped with `RUN_ERROR`.
@@ -305,8 +328,14 @@ pub async fn reasoning_is_streamed<A: Agent>(make: impl Factory<A>) {
     let (events, _) = drain(client.run(RunOptions::new())).await;
     finished(&events);
     let kinds = types(&events);
-    let reasoning_at = kinds.iter().position(|t| *t == "REASONING_MESSAGE_CONTENT").unwrap();
-    let text_at = kinds.iter().position(|t| *t == "TEXT_MESSAGE_CONTENT").unwrap();
+    let reasoning_at = kinds
+        .iter()
+        .position(|t| *t == "REASONING_MESSAGE_CONTENT")
+        .unwrap();
+    let text_at = kinds
+        .iter()
+        .position(|t| *t == "TEXT_MESSAGE_CONTENT")
+        .unwrap();
     assert!(reasoning_at < text_at, "{kinds:?}");
     let thread = message_json(client.messages());
     let roles: Vec<&str> = thread.iter().map(|m| m["role"].as_str().unwrap()).collect();
@@ -365,10 +394,17 @@ pub async fn provider_error_mid_stream<A: Agent>(make: impl Factory<A>) {
     let mut client = served.client("t-error");
     client.add_user_message("Hi");
     let (events, end) = drain(client.run(RunOptions::new())).await;
-    assert!(end.is_ok(), "a RUN_ERROR is a well-ended stream: {:?}", end.error);
+    assert!(
+        end.is_ok(),
+        "a RUN_ERROR is a well-ended stream: {:?}",
+        end.error
+    );
     let error = errored(&events, "provider_error");
     let message = error["message"].as_str().unwrap();
-    assert!(!message.contains("sk-secret") && !message.contains("10.0.0.7"), "{message}");
+    assert!(
+        !message.contains("sk-secret") && !message.contains("10.0.0.7"),
+        "{message}"
+    );
     assert_eq!(of_type(&events, "TEXT_MESSAGE_CONTENT").len(), 1);
 }
 
@@ -384,7 +420,10 @@ pub async fn provider_refuses<A: Agent>(make: impl Factory<A>) {
     client.add_user_message("Hi");
     let (events, _) = drain(client.run(RunOptions::new())).await;
     let error = errored(&events, "provider_error");
-    assert!(!error["message"].as_str().unwrap().contains("sk-secret"), "{error}");
+    assert!(
+        !error["message"].as_str().unwrap().contains("sk-secret"),
+        "{error}"
+    );
 }
 
 /// A stream cut without `[DONE]` (and without a `finish_reason`): `RUN_ERROR`.
@@ -435,7 +474,12 @@ pub fn every_message_kind() -> Value {
 /// Runs [`every_message_kind`] through `make`'s agent and returns the request body the
 /// provider received and the `CUSTOM` events of the run.
 pub async fn history_request<A: Agent>(make: impl Factory<A>) -> (Value, Vec<Value>) {
-    let provider = Provider::start(vec![Reply::stream(vec![role(), text("Ok"), finish("stop")])]).await;
+    let provider = Provider::start(vec![Reply::stream(vec![
+        role(),
+        text("Ok"),
+        finish("stop"),
+    ])])
+    .await;
     let served = Served::start(make(&provider, 8)).await;
     let mut client = served.client("t-history");
     let input = serde_json::from_value(every_message_kind()).unwrap();

@@ -186,7 +186,11 @@ async fn rig_tool_runs_in_the_server() {
     }
 
     let provider = Provider::start(vec![
-        Reply::stream(vec![role(), call_start(0, "call_add", "add", "{\"a\":2,\"b\":40}"), finish("tool_calls")]),
+        Reply::stream(vec![
+            role(),
+            call_start(0, "call_add", "add", "{\"a\":2,\"b\":40}"),
+            finish("tool_calls"),
+        ]),
         Reply::stream(vec![role(), text("42"), finish("stop")]),
     ])
     .await;
@@ -204,7 +208,12 @@ async fn rig_tool_runs_in_the_server() {
     assert_eq!(results[0]["content"], "42");
     let sent = provider.requests();
     assert_eq!(sent[0]["tools"][0]["function"]["name"], "add");
-    let tool = sent[1]["messages"].as_array().unwrap().last().unwrap().clone();
+    let tool = sent[1]["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
     assert_eq!(tool["role"], "tool");
     assert_eq!(tool["content"], "42");
 }

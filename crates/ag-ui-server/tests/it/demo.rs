@@ -183,14 +183,24 @@ async fn a_tracking_demo_refuses_input_on_a_paused_thread() {
     let refused = last(&run(input("run-2", json!({"scenario": "chat"}))).await);
     assert_eq!(refused["type"], "RUN_ERROR");
     assert_eq!(refused["code"], "interrupt_pending");
-    assert!(refused["message"].as_str().unwrap().contains(interrupt_id.as_str().unwrap()));
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains(interrupt_id.as_str().unwrap())
+    );
 
     // A resume answering something else.
     let mut stray = input("run-3", json!({"scenario": "interrupt"}));
     stray["resume"] = json!([{"interruptId": "int-unknown", "status": "resolved"}]);
     let mismatch = last(&run(stray).await);
     assert_eq!(mismatch["code"], "resume_mismatch");
-    assert!(mismatch["message"].as_str().unwrap().contains("/resume/0/interruptId"));
+    assert!(
+        mismatch["message"]
+            .as_str()
+            .unwrap()
+            .contains("/resume/0/interruptId")
+    );
 
     // Another thread is not paused.
     let mut other = input("run-4", json!({"scenario": "chat"}));
@@ -199,7 +209,8 @@ async fn a_tracking_demo_refuses_input_on_a_paused_thread() {
 
     // The right resume completes the run and unpauses the thread.
     let mut resume = input("run-5", json!({"scenario": "interrupt"}));
-    resume["resume"] = json!([{"interruptId": interrupt_id, "status": "resolved", "payload": {"approved": true}}]);
+    resume["resume"] =
+        json!([{"interruptId": interrupt_id, "status": "resolved", "payload": {"approved": true}}]);
     let resumed = run(resume.clone()).await;
     assert_eq!(last(&resumed)["outcome"]["type"], "success");
     // Replaying it is safe: answered the same way.
@@ -207,5 +218,8 @@ async fn a_tracking_demo_refuses_input_on_a_paused_thread() {
     let replayed = run(resume).await;
     assert_eq!(last(&replayed)["outcome"]["type"], "success");
     // An ordinary input runs again.
-    assert_eq!(last(&run(input("run-7", json!({"scenario": "chat"}))).await)["type"], "RUN_FINISHED");
+    assert_eq!(
+        last(&run(input("run-7", json!({"scenario": "chat"}))).await)["type"],
+        "RUN_FINISHED"
+    );
 }
