@@ -16,7 +16,7 @@
 //! id with `-approval` appended, which is how a resumed run finds the call.
 //!
 //! [`DemoAgent::track_interrupts`] makes it keep each thread's open interrupts with an
-//! [`InterruptTracker`](crate::resume::InterruptTracker), as a production server does
+//! [`InterruptTracker`], as a production server does
 //! (spec §9.2): while a thread is paused, an input that does not resume it ends with
 //! `RUN_ERROR` (`code: "interrupt_pending"`), a resume that does not answer exactly the
 //! open interrupts with `RUN_ERROR` (`code: "resume_mismatch"`), and replaying the last
