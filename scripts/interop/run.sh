@@ -8,6 +8,9 @@
 # check_server_clients.py runs the Rust client and the official TypeScript client against the
 # Rust server's demo agent (chat, interrupt, its resume, error, and a slow run both abort)
 # and compares the messages, state and outcome they end with.
+# check_openai_agent.py runs the ag-ui-openai example `openai_agent` against a local
+# OpenAI-compatible provider streaming parallel tool calls, with the Rust client and the official
+# TypeScript client, and compares the messages, state and outcome they end with.
 # check-server.mjs builds and starts the Rust server example (cargo) and runs the official
 # TypeScript client against it; it writes what the client ended with to out/server/.
 # Each subdirectory with a package-lock.json is a check of its own with its own pinned

@@ -217,6 +217,26 @@ impl<E: ag_ui_core::Attributable + Into<Event>> Attribute for E {
     }
 }
 
+/// The length of `value` as compact JSON (0 if it cannot be written, which a value built by
+/// `serde_json` always can).
+fn json_len(value: &impl Serialize) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    match serde_json::to_writer(&mut count, value) {
+        Ok(()) => count.0,
+        Err(_) => 0,
+    }
+}
+
 /// Unix epoch milliseconds now (0 if the clock is before 1970).
 fn now_ms() -> i64 {
     std::time::SystemTime::now()
@@ -808,25 +828,50 @@ impl RunEmitter {
         Ok(())
     }
 
-    /// Sends a JSON Patch against the state (`STATE_DELTA`). The emitter does not apply it,
-    /// so the next [`state`](Self::state) sends a snapshot.
+    /// Sends a JSON Patch against the state (`STATE_DELTA`). When the emitter knows the
+    /// state (a snapshot, a [`state`](Self::state) or
+    /// [`with_state_baseline`](Self::with_state_baseline) before), it applies the patch to
+    /// it, so that `state` and `state_delta` can be mixed; a patch that does not apply to
+    /// that state is refused, as a client would fail on it.
+    ///
+    /// ```
+    /// use ag_ui_builders::RunEmitter;
+    /// use ag_ui_core::{EventType, JsonPatchOperation};
+    /// use serde_json::json;
+    ///
+    /// let mut run = RunEmitter::start("thread-1", "run-1");
+    /// let todos: Vec<String> = (1..=20).map(|i| format!("todo number {i}")).collect();
+    /// run.state(&json!({"todos": todos}))?; // snapshot
+    /// run.state_delta([JsonPatchOperation::add("/todos/-", "one more")])?;
+    /// let mut todos = todos;
+    /// todos.push("one more".into());
+    /// todos.push("and another".into());
+    /// run.state(&json!({"todos": todos}))?; // a delta from the patched state
+    /// let types: Vec<_> = run.drain().into_iter().map(|e| e.event_type()).collect();
+    /// assert_eq!(types[1..], [EventType::StateSnapshot, EventType::StateDelta, EventType::StateDelta]);
+    /// # Ok::<(), ag_ui_builders::Error>(())
+    /// ```
     ///
     /// # Errors
-    /// [`Error::InvalidPointer`] (at `/delta/<i>/…`); [`Error::RunEnded`].
+    /// [`Error::InvalidPointer`] (at `/delta/<i>/…`); [`Error::PatchFailed`] when the patch
+    /// does not apply to the state the emitter knows; [`Error::RunEnded`].
     pub fn state_delta(
         &mut self,
         patch: impl IntoIterator<Item = JsonPatchOperation>,
     ) -> Result<(), Error> {
         self.live()?;
         let ev = event::state_delta(patch)?;
+        let next = self.patched_state(&ev.delta)?;
         let owner = self.owner();
         self.emit(ev.owned_by(owner.as_ref()))?;
-        self.state = None;
+        self.state = next;
         Ok(())
     }
 
-    /// Sends the new state the cheapest way: a snapshot the first time, then a JSON Patch
-    /// from the last state sent (nothing when unchanged).
+    /// Sends the new state the cheapest way: a snapshot the first time (unless
+    /// [`with_state_baseline`](Self::with_state_baseline) gave the state the client holds),
+    /// then the JSON Patch from the last state sent ([`patch::diff`](crate::patch::diff):
+    /// array-aware) or a snapshot, whichever is smaller as JSON; nothing when unchanged.
     ///
     /// # Errors
     /// [`Error::Json`] when `state` cannot be serialized; [`Error::RunEnded`].
@@ -837,14 +882,40 @@ impl RunEmitter {
             None => self.state_snapshot(&value),
             Some(old) => {
                 let patch = diff(old, &value);
-                if !patch.is_empty() {
-                    let owner = self.owner();
-                    self.emit(ag_ui_core::StateDeltaEvent::new(patch).owned_by(owner.as_ref()))?;
+                if patch.is_empty() {
+                    return Ok(());
                 }
+                if json_len(&value) <= json_len(&patch) {
+                    return self.state_snapshot(&value);
+                }
+                let owner = self.owner();
+                self.emit(ag_ui_core::StateDeltaEvent::new(patch).owned_by(owner.as_ref()))?;
                 self.state = Some(value);
                 Ok(())
             }
         }
+    }
+
+    /// The state the client holds when the run starts (typically the run input's
+    /// `state`): the first [`state`](Self::state) sends a delta from it when that is
+    /// smaller, and [`state_delta`](Self::state_delta) applies to it.
+    #[must_use]
+    pub fn with_state_baseline(mut self, state: Value) -> Self {
+        self.state = Some(state);
+        self
+    }
+
+    /// The state the emitter knows after `delta`: the known state patched, `None` when the
+    /// state is unknown.
+    fn patched_state(&self, delta: &ag_ui_core::JsonPatch) -> Result<Option<Value>, Error> {
+        let Some(mut state) = self.state.clone() else {
+            return Ok(None);
+        };
+        delta.apply(&mut state).map_err(|e| Error::PatchFailed {
+            pointer: format!("/delta{}", e.pointer()),
+            reason: e.to_string(),
+        })?;
+        Ok(Some(state))
     }
 
     /// Sends `MESSAGES_SNAPSHOT` (the complete set of messages this agent owns).
@@ -1206,6 +1277,9 @@ impl RunEmitter {
                 });
             }
             Event::RunFinished(e) => self.check_handed_out(&e.outcome())?,
+            Event::StateDelta(e) => {
+                self.patched_state(&e.delta)?;
+            }
             _ => {}
         }
         if let Some(clock) = self.clock
@@ -1714,7 +1788,13 @@ impl RunEmitter {
                 }
             }
             Event::StateSnapshot(e) => self.state = Some(e.snapshot.clone()),
-            Event::StateDelta(_) => self.state = None,
+            Event::StateDelta(e) => {
+                // Checked by `push_event` before: it applies to a known state.
+                self.state = self
+                    .state
+                    .take()
+                    .and_then(|mut state| e.delta.apply(&mut state).is_ok().then_some(state));
+            }
             Event::ActivitySnapshot(e) => {
                 self.messages
                     .entry(e.message_id.clone())

@@ -127,6 +127,15 @@ pub enum Error {
     /// sends the start, content and end events a chunk stands for.
     #[error("{0} is a chunk event; emit the start, content and end events it stands for")]
     ChunkEvent(EventType),
+    /// A JSON Patch for the state does not apply to the state the emitter knows (a client
+    /// would fail on it the same way). Nothing was emitted.
+    #[error("the state delta does not apply at {pointer}: {reason}")]
+    PatchFailed {
+        /// The JSON Pointer of the failing operation in the event (`/delta/<i>`).
+        pointer: String,
+        /// Why it failed.
+        reason: String,
+    },
     /// An error of `ag-ui-core` (reading, writing or framing AG-UI).
     #[error(transparent)]
     Core(CoreError),
@@ -204,7 +213,8 @@ impl Error {
             Error::NotAnObject { pointer, .. }
             | Error::InvalidPointer { pointer, .. }
             | Error::UndeclaredRequired { pointer, .. }
-            | Error::Json { pointer, .. } => Some(pointer),
+            | Error::Json { pointer, .. }
+            | Error::PatchFailed { pointer, .. } => Some(pointer),
             _ => None,
         }
     }

@@ -182,38 +182,12 @@ pub(crate) fn encode(input: &RunAgentInput) -> Result<Vec<u8>, ClientError> {
 }
 
 /// Checks that `resume` answers exactly the `pending` interrupts (no partial resumes,
-/// spec §9.2).
+/// spec §9.2): [`ag_ui_core::check_resume`], as a request error.
 #[cfg(feature = "http")]
 pub(crate) fn check_resume(
     pending: &[ag_ui_core::Interrupt],
     resume: &[ResumeEntry],
 ) -> Result<(), ClientError> {
-    if pending.is_empty() {
-        return Err(ClientError::invalid_request(
-            "there is no pending interrupt to resume",
-        ));
-    }
-    let missing: Vec<&str> = pending
-        .iter()
-        .filter(|i| !resume.iter().any(|r| r.interrupt_id == i.id))
-        .map(|i| i.id.as_str())
-        .collect();
-    if !missing.is_empty() {
-        return Err(ClientError::invalid_request(format!(
-            "a resume must answer every pending interrupt; unanswered: {}",
-            missing.join(", ")
-        )));
-    }
-    let unknown: Vec<&str> = resume
-        .iter()
-        .filter(|r| !pending.iter().any(|i| i.id == r.interrupt_id))
-        .map(|r| r.interrupt_id.as_str())
-        .collect();
-    if !unknown.is_empty() {
-        return Err(ClientError::invalid_request(format!(
-            "the resume answers interrupts that are not pending: {}",
-            unknown.join(", ")
-        )));
-    }
-    Ok(())
+    ag_ui_core::check_resume(pending, resume)
+        .map_err(|e| ClientError::invalid_request(e.to_string()))
 }

@@ -78,7 +78,7 @@ pub use model::id::{InterruptId, MessageId, RunId, SubagentRunId, ThreadId, Tool
 pub use model::input::RunAgentInput;
 pub use model::interrupt::{
     Interrupt, REASON_CONFIRMATION, REASON_INPUT_REQUIRED, REASON_TOOL_CALL, ResumeEntry,
-    ResumeStatus,
+    ResumeMismatch, ResumeStatus, check_resume,
 };
 pub use model::message::{
     ActivityMessage, AssistantMessage, DeveloperMessage, Message, ReasoningMessage, Role,

@@ -14,8 +14,15 @@
 //!
 //! An unknown scenario ends with `RUN_ERROR` (`code: "unknown_scenario"`). Ids are
 //! derived from the run id (`<runId>-msg-1`, …), so a run's events are the same every time.
-//! The demo keeps no state between runs: the interrupt's id is the tool call's id with
-//! `-approval` appended, which is how a resumed run finds the call.
+//! By default the demo keeps no state between runs: the interrupt's id is the tool call's
+//! id with `-approval` appended, which is how a resumed run finds the call.
+//!
+//! [`DemoAgent::track_interrupts`] makes it keep each thread's open interrupts with an
+//! [`InterruptTracker`], as a production server does
+//! (spec §9.2): while a thread is paused, an input that does not resume it ends with
+//! `RUN_ERROR` (`code: "interrupt_pending"`), a resume that does not answer exactly the
+//! open interrupts with `RUN_ERROR` (`code: "resume_mismatch"`), and replaying the last
+//! resume is answered again.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -25,9 +32,10 @@ use std::time::Duration;
 
 use ag_ui_builders::interrupt::tool_approval;
 use ag_ui_builders::{RunEmitter, SequentialIds};
-use ag_ui_core::{Message, ResumeStatus, RunAgentInput};
+use ag_ui_core::{JsonPatchOperation, Message, ResumeStatus, RunAgentInput};
 use serde_json::{Value, json};
 
+use crate::resume::InterruptTracker;
 use crate::{AgentStream, Cancellation, EmitError, Emitter, emit};
 
 /// The demo agent (see the [module docs](self)).
@@ -36,6 +44,7 @@ use crate::{AgentStream, Cancellation, EmitError, Emitter, emit};
 pub struct DemoAgent {
     /// Pause between the events of the `chat` scenario (none by default).
     pub pace: Duration,
+    interrupts: Option<Arc<InterruptTracker>>,
 }
 
 impl DemoAgent {
@@ -48,7 +57,18 @@ impl DemoAgent {
     /// The demo agent pausing `pace` between the events of the `chat` scenario.
     #[must_use]
     pub fn with_pace(pace: Duration) -> Self {
-        DemoAgent { pace }
+        DemoAgent {
+            pace,
+            interrupts: None,
+        }
+    }
+
+    /// The same agent keeping each thread's open interrupts (see the
+    /// [module docs](self)).
+    #[must_use]
+    pub fn track_interrupts(mut self) -> Self {
+        self.interrupts = Some(Arc::new(InterruptTracker::new()));
+        self
     }
 }
 
@@ -67,6 +87,22 @@ impl crate::Agent for DemoAgent {
     fn run(&self, input: RunAgentInput, cancel: Cancellation) -> AgentStream {
         let run = RunEmitter::start_for(&input)
             .with_ids(SequentialIds::with_prefix(input.run_id.to_string()));
+        let Some(tracker) = &self.interrupts else {
+            return self.scenario(run, input, cancel);
+        };
+        if let Err(refused) = tracker.admit(&input) {
+            let (message, code) = (refused.to_string(), refused.code());
+            return emit(run, move |mut run| async move {
+                run.emit(|r| r.fail_with_code(message, code)).await
+            });
+        }
+        let tracked = input.clone();
+        tracker.track(&tracked, self.scenario(run, input, cancel))
+    }
+}
+
+impl DemoAgent {
+    fn scenario(&self, run: RunEmitter, input: RunAgentInput, cancel: Cancellation) -> AgentStream {
         let pace = self.pace;
         emit(run, move |mut run| async move {
             match scenario(&input) {
@@ -122,12 +158,11 @@ async fn chat(run: &mut Emitter, input: &RunAgentInput, pace: Duration) -> Resul
     run.emit(|r| r.state_snapshot(&json!({"turns": turns, "city": "Amsterdam", "weather": null})))
         .await?;
     run.emit(|r| {
-        r.state(&json!({"turns": turns, "city": "Amsterdam", "weather": {"temperature": 14}}))?;
-        r.state(&json!({
-            "turns": turns,
-            "city": "Amsterdam",
-            "weather": {"temperature": 14, "sky": "cloudy"}
-        }))
+        r.state_delta([JsonPatchOperation::replace(
+            "/weather",
+            json!({"temperature": 14}),
+        )])?;
+        r.state_delta([JsonPatchOperation::add("/weather/sky", "cloudy")])
     })
     .await?;
     pause(pace).await;

@@ -13,6 +13,10 @@ mod guard;
 mod negotiate;
 mod peer;
 mod request;
+pub mod resume;
+#[cfg(feature = "emit")]
+#[cfg_attr(docsrs, doc(cfg(feature = "emit")))]
+pub mod tools;
 
 #[cfg(feature = "axum")]
 #[cfg_attr(docsrs, doc(cfg(feature = "axum")))]

@@ -390,13 +390,16 @@ fn order_mistakes_are_errors_and_emit_nothing() {
 #[test]
 fn state_activity_and_the_rest() {
     let mut run = emitter().with_clock(|| 1_760_000_000_000);
-    run.state(&json!({"todos": [], "count": 0})).unwrap();
-    run.state(&json!({"todos": [], "count": 0})).unwrap(); // unchanged: nothing
-    run.state(&json!({"todos": ["milk"], "count": 1, "new": true}))
+    let notes = "a note long enough that a delta is smaller than the state".repeat(2);
+    run.state(&json!({"todos": [], "count": 0, "notes": notes}))
+        .unwrap();
+    run.state(&json!({"todos": [], "count": 0, "notes": notes}))
+        .unwrap(); // unchanged: nothing
+    run.state(&json!({"todos": ["milk"], "count": 1, "new": true, "notes": notes}))
         .unwrap();
     run.state_delta([JsonPatchOperation::remove("/new")])
         .unwrap();
-    run.state(&json!({"count": 1})).unwrap(); // state unknown after a raw delta: snapshot
+    run.state(&json!({"count": 1})).unwrap(); // a snapshot is smaller than the delta
     let plan = run
         .activity("PLAN", &json!({"steps": [{"title": "a", "done": false}]}))
         .unwrap();
@@ -460,7 +463,7 @@ fn state_activity_and_the_rest() {
         json!([
             {"op": "replace", "path": "/count", "value": 1},
             {"op": "add", "path": "/new", "value": true},
-            {"op": "replace", "path": "/todos", "value": ["milk"]},
+            {"op": "add", "path": "/todos/-", "value": "milk"},
         ])
     );
     let Event::ActivityDelta(a) = &events[6] else {
@@ -468,7 +471,7 @@ fn state_activity_and_the_rest() {
     };
     assert_eq!(
         serde_json::to_value(&a.patch).unwrap(),
-        json!([{"op": "replace", "path": "/steps", "value": [{"title": "a", "done": true}]}])
+        json!([{"op": "replace", "path": "/steps/0/done", "value": true}])
     );
     assert_eq!(finished(&events).result, Some(json!({"answer": 42})));
 }
@@ -816,9 +819,10 @@ fn hand_built_events_are_checked_and_tracked() {
     ));
     run.tool_call_args("call_h", "7}").unwrap();
     // State: the emitter diffs against a hand-built snapshot.
-    run.push_event(event::state_snapshot(json!({"n": 1})))
+    let notes = "a note long enough that a delta is smaller than the state".repeat(2);
+    run.push_event(event::state_snapshot(json!({"n": 1, "notes": notes})))
         .unwrap();
-    run.state(&json!({"n": 2})).unwrap();
+    run.state(&json!({"n": 2, "notes": notes})).unwrap();
     // A subagent's end closes what it left open.
     let sub = run.subagent_start("helper").unwrap();
     run.text("working").unwrap();

@@ -7,6 +7,7 @@ mod layout;
 mod next_run;
 mod old_names;
 mod short_forms;
+mod state;
 mod support;
 #[cfg(feature = "schemars")]
 mod typed;

@@ -69,3 +69,109 @@ wire_struct! {
         }
     }
 }
+
+/// Why a resume does not answer a thread's open interrupts (spec §9.2: a resume answers
+/// **every** open interrupt, by `interruptId`, once; no partial resumes). Returned by
+/// [`check_resume`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ResumeMismatch {
+    /// The thread has no open interrupt.
+    #[error("there is no pending interrupt to resume")]
+    NothingPending,
+    /// Open interrupts the resume does not answer.
+    #[error(
+        "a resume must answer every pending interrupt; unanswered: {}",
+        join(.0)
+    )]
+    Unanswered(Vec<InterruptId>),
+    /// Entries answering interrupts that are not open, with their index in the resume.
+    #[error(
+        "the resume answers interrupts that are not pending: {}",
+        join(&.0.iter().map(|(_, id)| id.clone()).collect::<Vec<_>>())
+    )]
+    NotPending(Vec<(usize, InterruptId)>),
+    /// An interrupt answered twice: the index of the second entry.
+    #[error("the resume answers interrupt {1} twice (again at /resume/{0})")]
+    AnsweredTwice(usize, InterruptId),
+}
+
+fn join(ids: &[InterruptId]) -> String {
+    ids.iter()
+        .map(InterruptId::as_str)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl ResumeMismatch {
+    /// The JSON Pointer, in the `RunAgentInput`, of what is wrong: `/resume` (nothing to
+    /// resume, or interrupts left unanswered) or `/resume/<i>/interruptId` (the first entry
+    /// that answers no open interrupt, or answers one again).
+    #[must_use]
+    pub fn pointer(&self) -> String {
+        match self {
+            ResumeMismatch::NothingPending | ResumeMismatch::Unanswered(_) => "/resume".to_owned(),
+            ResumeMismatch::NotPending(entries) => entries.first().map_or_else(
+                || "/resume".to_owned(),
+                |(i, _)| format!("/resume/{i}/interruptId"),
+            ),
+            ResumeMismatch::AnsweredTwice(i, _) => format!("/resume/{i}/interruptId"),
+        }
+    }
+}
+
+/// Checks that `resume` answers exactly the `pending` interrupts: each open interrupt once,
+/// nothing else (spec §9.2). What a client checks before it sends a resume and a server
+/// before it accepts one.
+///
+/// ```
+/// use ag_ui_core::{Interrupt, ResumeEntry, ResumeMismatch, ResumeStatus, check_resume};
+///
+/// let pending = [Interrupt::new("int-1", "tool_call"), Interrupt::new("int-2", "confirmation")];
+/// let both = [
+///     ResumeEntry::new("int-1", ResumeStatus::Resolved),
+///     ResumeEntry::new("int-2", ResumeStatus::Cancelled),
+/// ];
+/// assert_eq!(check_resume(&pending, &both), Ok(()));
+///
+/// let partial = [ResumeEntry::new("int-1", ResumeStatus::Resolved)];
+/// let err = check_resume(&pending, &partial).unwrap_err();
+/// assert_eq!(err, ResumeMismatch::Unanswered(vec!["int-2".into()]));
+/// assert_eq!(err.pointer(), "/resume");
+/// ```
+///
+/// # Errors
+/// The first mismatch, in this order: [`ResumeMismatch::NothingPending`],
+/// [`ResumeMismatch::AnsweredTwice`], [`ResumeMismatch::NotPending`],
+/// [`ResumeMismatch::Unanswered`].
+pub fn check_resume(pending: &[Interrupt], resume: &[ResumeEntry]) -> Result<(), ResumeMismatch> {
+    if pending.is_empty() {
+        return Err(ResumeMismatch::NothingPending);
+    }
+    for (i, entry) in resume.iter().enumerate() {
+        if resume[..i]
+            .iter()
+            .any(|e| e.interrupt_id == entry.interrupt_id)
+        {
+            return Err(ResumeMismatch::AnsweredTwice(i, entry.interrupt_id.clone()));
+        }
+    }
+    let unknown: Vec<(usize, InterruptId)> = resume
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| !pending.iter().any(|i| i.id == r.interrupt_id))
+        .map(|(n, r)| (n, r.interrupt_id.clone()))
+        .collect();
+    if !unknown.is_empty() {
+        return Err(ResumeMismatch::NotPending(unknown));
+    }
+    let missing: Vec<InterruptId> = pending
+        .iter()
+        .filter(|i| !resume.iter().any(|r| r.interrupt_id == i.id))
+        .map(|i| i.id.clone())
+        .collect();
+    if !missing.is_empty() {
+        return Err(ResumeMismatch::Unanswered(missing));
+    }
+    Ok(())
+}

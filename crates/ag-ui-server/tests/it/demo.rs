@@ -227,3 +227,66 @@ async fn firehose_sends_that_many_text_deltas_of_that_many_bytes() {
         .collect();
     assert_eq!((sizes.len(), sizes.iter().all(|&n| n == 100)), (1000, true));
 }
+
+/// With `track_interrupts`, the demo keeps each thread's open interrupts (spec §9.2): an
+/// ordinary input on the paused thread is refused, a resume must answer exactly the open
+/// interrupts, a replay of the last resume is answered again, and other threads run.
+#[tokio::test]
+async fn a_tracking_demo_refuses_input_on_a_paused_thread() {
+    let server = serve(AgentService::new(DemoAgent::new().track_interrupts())).await;
+    let run = |body: Value| {
+        let server = &server;
+        async move {
+            let events = Events::new(post(server, &body).await).all().await;
+            ag_ui_core::verify_events(&events).unwrap();
+            serde_json::to_value(&events).unwrap()
+        }
+    };
+    let last = |events: &Value| events.as_array().unwrap().last().unwrap().clone();
+    let paused = run(input("run-1", json!({"scenario": "interrupt"}))).await;
+    let interrupt_id = last(&paused)["outcome"]["interrupts"][0]["id"].clone();
+
+    // An ordinary input on the paused thread, whatever its scenario.
+    let refused = last(&run(input("run-2", json!({"scenario": "chat"}))).await);
+    assert_eq!(refused["type"], "RUN_ERROR");
+    assert_eq!(refused["code"], "interrupt_pending");
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains(interrupt_id.as_str().unwrap())
+    );
+
+    // A resume answering something else.
+    let mut stray = input("run-3", json!({"scenario": "interrupt"}));
+    stray["resume"] = json!([{"interruptId": "int-unknown", "status": "resolved"}]);
+    let mismatch = last(&run(stray).await);
+    assert_eq!(mismatch["code"], "resume_mismatch");
+    assert!(
+        mismatch["message"]
+            .as_str()
+            .unwrap()
+            .contains("/resume/0/interruptId")
+    );
+
+    // Another thread is not paused.
+    let mut other = input("run-4", json!({"scenario": "chat"}));
+    other["threadId"] = json!("thread-2");
+    assert_eq!(last(&run(other).await)["type"], "RUN_FINISHED");
+
+    // The right resume completes the run and unpauses the thread.
+    let mut resume = input("run-5", json!({"scenario": "interrupt"}));
+    resume["resume"] =
+        json!([{"interruptId": interrupt_id, "status": "resolved", "payload": {"approved": true}}]);
+    let resumed = run(resume.clone()).await;
+    assert_eq!(last(&resumed)["outcome"]["type"], "success");
+    // Replaying it is safe: answered the same way.
+    resume["runId"] = json!("run-6");
+    let replayed = run(resume).await;
+    assert_eq!(last(&replayed)["outcome"]["type"], "success");
+    // An ordinary input runs again.
+    assert_eq!(
+        last(&run(input("run-7", json!({"scenario": "chat"}))).await)["type"],
+        "RUN_FINISHED"
+    );
+}

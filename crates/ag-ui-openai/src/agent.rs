@@ -1,0 +1,226 @@
+//! [`OpenAiAgent`]: the run loop (model call, backend tools, model call again) and the
+//! server's `Agent` impl.
+
+use std::fmt;
+use std::sync::Arc;
+
+use ag_ui_builders::{RunEmitter, SequentialIds};
+use ag_ui_core::{RunAgentInput, Tool};
+use ag_ui_server::tools::{BackendTools, TurnEnd};
+use ag_ui_server::{AgentStream, Cancellation, EmitError, Emitter, emit};
+use async_openai::Client;
+use async_openai::config::{Config, OpenAIConfig};
+use async_openai::types::chat::CreateChatCompletionRequest;
+
+use crate::request::{Shape, continue_with, to_request};
+use crate::stream::model_call;
+
+/// How many model calls one run makes at most, by default.
+pub const DEFAULT_MAX_STEPS: usize = 8;
+
+/// `RUN_ERROR.code` when the run reached its step limit with backend tool calls still to
+/// answer.
+pub const CODE_STEP_LIMIT: &str = "step_limit";
+
+/// The `CUSTOM` event's name that reports what of the run input could not be sent to the
+/// model (its value: a list of [`Unmapped`](crate::Unmapped), `{pointer, reason}`).
+pub const UNMAPPED_EVENT: &str = "unmapped_input";
+
+type Configure = Arc<dyn Fn(&mut CreateChatCompletionRequest) + Send + Sync>;
+
+struct Inner<C: Config> {
+    client: Client<C>,
+    model: String,
+    system_prompt: Option<String>,
+    state_in_prompt: bool,
+    tools: BackendTools,
+    max_steps: usize,
+    configure: Option<Configure>,
+}
+
+/// An AG-UI agent backed by a chat-completions model through `async-openai`: OpenAI, or any
+/// OpenAI-compatible server (vLLM, Ollama, llama.cpp, DeepSeek, Groq, …) through the
+/// client's base URL.
+///
+/// Each run sends the run's conversation, the frontend tools (`RunAgentInput.tools`), the
+/// backend tools and the `context` to the model, and streams its answer as AG-UI events.
+/// A turn that calls only backend tools runs them in the server (their results are
+/// `TOOL_CALL_RESULT` events) and calls the model again, at most
+/// [`max_steps`](Self::max_steps) times; a turn that calls a frontend tool ends the run
+/// with the call pending (`RUN_FINISHED` with `pendingToolCallIds`), and the UI sends its
+/// result with the next run. Cheap to clone.
+pub struct OpenAiAgent<C: Config = OpenAIConfig> {
+    inner: Arc<Inner<C>>,
+}
+
+impl<C: Config> Clone for OpenAiAgent<C> {
+    fn clone(&self) -> Self {
+        Self {
+            inner: Arc::clone(&self.inner),
+        }
+    }
+}
+
+impl<C: Config> fmt::Debug for OpenAiAgent<C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OpenAiAgent")
+            .field("model", &self.inner.model)
+            .field("tools", &self.inner.tools)
+            .field("max_steps", &self.inner.max_steps)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<C: Config + Clone + 'static> OpenAiAgent<C> {
+    /// An agent for `model` on `client`.
+    #[must_use]
+    pub fn new(client: Client<C>, model: impl Into<String>) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                client,
+                model: model.into(),
+                system_prompt: None,
+                state_in_prompt: false,
+                tools: BackendTools::new(),
+                max_steps: DEFAULT_MAX_STEPS,
+                configure: None,
+            }),
+        }
+    }
+
+    fn with_inner(self, f: impl FnOnce(&mut Inner<C>)) -> Self {
+        let mut inner = match Arc::try_unwrap(self.inner) {
+            Ok(inner) => inner,
+            Err(shared) => Inner {
+                client: shared.client.clone(),
+                model: shared.model.clone(),
+                system_prompt: shared.system_prompt.clone(),
+                state_in_prompt: shared.state_in_prompt,
+                tools: shared.tools.clone(),
+                max_steps: shared.max_steps,
+                configure: shared.configure.clone(),
+            },
+        };
+        f(&mut inner);
+        Self {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// A system message put first in every request.
+    #[must_use]
+    pub fn system_prompt(self, prompt: impl Into<String>) -> Self {
+        let prompt = prompt.into();
+        self.with_inner(|i| i.system_prompt = Some(prompt))
+    }
+
+    /// Whether the run's `state` is given to the model (as a system message holding its
+    /// JSON); off by default.
+    #[must_use]
+    pub fn state_in_prompt(self, on: bool) -> Self {
+        self.with_inner(|i| i.state_in_prompt = on)
+    }
+
+    /// The tools the server runs itself.
+    #[must_use]
+    pub fn tools(self, tools: BackendTools) -> Self {
+        self.with_inner(|i| i.tools = tools)
+    }
+
+    /// How many model calls one run makes at most (at least 1; [`DEFAULT_MAX_STEPS`]).
+    #[must_use]
+    pub fn max_steps(self, steps: usize) -> Self {
+        self.with_inner(|i| i.max_steps = steps.max(1))
+    }
+
+    /// Changes every request before it is sent (temperature, `max_completion_tokens`,
+    /// `reasoning_effort`, …).
+    #[must_use]
+    pub fn configure(
+        self,
+        f: impl Fn(&mut CreateChatCompletionRequest) + Send + Sync + 'static,
+    ) -> Self {
+        self.with_inner(|i| i.configure = Some(Arc::new(f)))
+    }
+
+    /// The model's name.
+    #[must_use]
+    pub fn model(&self) -> &str {
+        &self.inner.model
+    }
+
+    /// The request of the first model call for `input`, and what of the input it leaves
+    /// out (each with its JSON Pointer in the input).
+    #[must_use]
+    pub fn request_for(
+        &self,
+        input: &RunAgentInput,
+    ) -> (CreateChatCompletionRequest, Vec<crate::Unmapped>) {
+        let inner = &self.inner;
+        let shape = Shape {
+            model: &inner.model,
+            system_prompt: inner.system_prompt.as_deref(),
+            state_in_prompt: inner.state_in_prompt,
+            backend_tools: inner.tools.tools().collect(),
+        };
+        let (mut request, unmapped) = to_request(input, &shape);
+        if let Some(configure) = &inner.configure {
+            configure(&mut request);
+        }
+        (request, unmapped)
+    }
+
+    /// Runs `input`: the event stream of the run (what the server's `Agent` impl returns).
+    pub fn stream(&self, input: RunAgentInput, cancel: Cancellation) -> AgentStream {
+        let agent = self.clone();
+        // Ids derived from the run id: a run's events are the same each time it is given the
+        // same provider stream.
+        let run = RunEmitter::start_for(&input)
+            .with_ids(SequentialIds::with_prefix(input.run_id.to_string()));
+        emit(run, move |mut run| async move {
+            agent.drive(&mut run, &input, &cancel).await
+        })
+    }
+
+    async fn drive(
+        &self,
+        run: &mut Emitter,
+        input: &RunAgentInput,
+        cancel: &Cancellation,
+    ) -> Result<(), EmitError> {
+        let (mut request, unmapped) = self.request_for(input);
+        if !unmapped.is_empty() {
+            let value = serde_json::to_value(&unmapped).unwrap_or_default();
+            run.emit(|r| r.custom(UNMAPPED_EVENT, value)).await?;
+        }
+        let frontend: &[Tool] = input.tools();
+        for step in 1..=self.inner.max_steps {
+            let Some(turn) = model_call(&self.inner.client, request.clone(), run, cancel).await?
+            else {
+                return Ok(());
+            };
+            match self.inner.tools.answer(run, &turn.calls, frontend).await? {
+                TurnEnd::CallAgain(results) => {
+                    if step == self.inner.max_steps {
+                        break;
+                    }
+                    continue_with(&mut request, &turn.text, &results);
+                }
+                _ => return run.emit(RunEmitter::finish).await,
+            }
+        }
+        let message = format!(
+            "the run reached its limit of {} model calls",
+            self.inner.max_steps
+        );
+        run.emit(|r| r.fail_with_code(message, CODE_STEP_LIMIT))
+            .await
+    }
+}
+
+// The server's `Agent` trait: the one place this crate meets it.
+impl<C: Config + Clone + 'static> ag_ui_server::Agent for OpenAiAgent<C> {
+    fn run(&self, input: RunAgentInput, cancel: Cancellation) -> AgentStream {
+        self.stream(input, cancel)
+    }
+}

@@ -1,0 +1,491 @@
+//! The scenarios every model adapter must pass, end to end: a local provider streaming the
+//! chat-completions wire format, the adapter's agent served by the ag-ui-server axum
+//! router, and the workspace's client running it over loopback. Each scenario takes the
+//! agent to test from a factory `(provider, max_steps) -> agent`.
+//!
+//! Shared by the tests of `ag-ui-openai` and `ag-ui-rig`.
+
+use ag_ui_client::{RunOptions, RunOutcome};
+use ag_ui_core::{Message, ToolMessage};
+use ag_ui_server::Agent;
+use serde_json::{Value, json};
+
+use crate::provider::{
+    MODEL, Provider, Reply, Served, call_args, call_start, confirm_tool, drain, finish, of_type,
+    reasoning, refusal, role, stream_error, text, types, usage,
+};
+
+/// What makes the agent under test.
+pub trait Factory<A>: Fn(&Provider, usize) -> A {}
+impl<A, F: Fn(&Provider, usize) -> A> Factory<A> for F {}
+
+fn message_json(messages: &[Message]) -> Vec<Value> {
+    messages
+        .iter()
+        .map(|m| serde_json::to_value(m).unwrap())
+        .collect()
+}
+
+/// The ids of the tool calls the run started, in order (an adapter may keep the
+/// provider's ids or mint its own).
+fn started(events: &[Value]) -> Vec<Value> {
+    of_type(events, "TOOL_CALL_START")
+        .iter()
+        .map(|e| e["toolCallId"].clone())
+        .collect()
+}
+
+fn finished(events: &[Value]) -> &Value {
+    let last = events.last().unwrap();
+    assert_eq!(last["type"], "RUN_FINISHED", "{events:#?}");
+    last
+}
+
+fn errored<'a>(events: &'a [Value], code: &str) -> &'a Value {
+    let last = events.last().unwrap();
+    assert_eq!(last["type"], "RUN_ERROR", "{events:#?}");
+    assert_eq!(last["code"], code, "{last}");
+    last
+}
+
+/// Plain text: streamed as one text message; `RUN_FINISHED` carries the usage.
+pub async fn plain_text<A: Agent>(make: impl Factory<A>) {
+    let provider = Provider::start(vec![Reply::stream(vec![
+        role(),
+        text("Hello"),
+        text(", world"),
+        finish("stop"),
+        usage(12, 3, 0, 0),
+    ])])
+    .await;
+    let served = Served::start(make(&provider, 8)).await;
+    let mut client = served.client("t-plain");
+    client.add_user_message("Hi");
+    let (events, end) = drain(client.run(RunOptions::new())).await;
+    assert!(end.is_ok(), "{:?}", end.error);
+    assert_eq!(
+        types(&events),
+        [
+            "RUN_STARTED",
+            "TEXT_MESSAGE_START",
+            "TEXT_MESSAGE_CONTENT",
+            "TEXT_MESSAGE_CONTENT",
+            "TEXT_MESSAGE_END",
+            "RUN_FINISHED"
+        ]
+    );
+    assert_eq!(
+        finished(&events)["usage"],
+        json!([{"provider": "openai", "model": MODEL, "inputTokens": 12, "outputTokens": 3,
+                "totalTokens": 15, "cachedInputTokens": 0, "reasoningTokens": 0}])
+    );
+    let messages = message_json(client.messages());
+    assert_eq!(messages.len(), 2);
+    assert_eq!(messages[1]["role"], "assistant");
+    assert_eq!(messages[1]["content"], "Hello, world");
+    let sent = &provider.requests()[0];
+    assert_eq!(sent["model"], MODEL);
+    assert_eq!(sent["stream"], true);
+    assert_eq!(
+        sent["messages"].as_array().unwrap().last().unwrap(),
+        &json!({"role": "user", "content": "Hi"})
+    );
+}
+
+/// Two parallel frontend tool calls whose argument deltas interleave, named by index
+/// only after their first delta: each call gets exactly its own arguments, and the run
+/// ends with both pending for the UI.
+pub async fn parallel_tool_calls<A: Agent>(make: impl Factory<A>) -> Vec<Value> {
+    let provider = Provider::start(vec![Reply::stream(parallel_calls())]).await;
+    let served = Served::start(make(&provider, 8)).await;
+    let mut client = served.client("t-parallel");
+    client.add_user_message("Confirm both");
+    let (events, end) = drain(client.run(RunOptions::new().tool(confirm_tool()))).await;
+    assert!(end.is_ok(), "{:?}", end.error);
+    let ids = started(&events);
+    assert_eq!(ids.len(), 2);
+    assert_ne!(ids[0], ids[1]);
+    assert_eq!(
+        finished(&events)["outcome"],
+        json!({"type": "success", "pendingToolCallIds": ids})
+    );
+    let messages = message_json(client.messages());
+    let calls = &messages.last().unwrap()["toolCalls"];
+    assert_eq!(
+        calls,
+        &json!([
+            {"id": ids[0], "type": "function",
+             "function": {"name": "confirm", "arguments": "{\"question\":\"Send the email?\"}"}},
+            {"id": ids[1], "type": "function",
+             "function": {"name": "confirm", "arguments": "{\"question\":\"Book the room?\"}"}}
+        ])
+    );
+    match &end.outcome {
+        Some(RunOutcome::Success {
+            pending_tool_call_ids,
+            ..
+        }) => assert_eq!(pending_tool_call_ids.len(), 2),
+        other => panic!("{other:?}"),
+    }
+    // The frontend tool was offered to the model as a function.
+    let sent = &provider.requests()[0];
+    let offered: Vec<&str> = sent["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        offered.contains(&"confirm") && offered.contains(&"get_weather"),
+        "{offered:?}"
+    );
+    events
+}
+
+/// The chunks of two parallel `confirm` calls with interleaved argument deltas.
+pub fn parallel_calls() -> Vec<Value> {
+    vec![
+        role(),
+        call_start(0, "call_a", "confirm", ""),
+        call_args(0, "{\"question\":"),
+        call_start(1, "call_b", "confirm", "{\"quest"),
+        call_args(0, "\"Send the email?\"}"),
+        call_args(1, "ion\":\"Book the room?\"}"),
+        finish("tool_calls"),
+        usage(40, 30, 0, 0),
+    ]
+}
+
+/// A frontend tool call ends the run; the UI's result comes with the next run, which the
+/// provider receives as the assistant's tool call followed by the tool message.
+pub async fn frontend_tool_then_result<A: Agent>(make: impl Factory<A>) {
+    let provider = Provider::start(vec![
+        Reply::stream(vec![
+            role(),
+            call_start(0, "call_c", "confirm", "{\"question\":\"Proceed?\"}"),
+            finish("tool_calls"),
+        ]),
+        Reply::stream(vec![role(), text("Done."), finish("stop")]),
+    ])
+    .await;
+    let served = Served::start(make(&provider, 8)).await;
+    let mut client = served.client("t-frontend");
+    client.add_user_message("Go");
+    let (events, _) = drain(client.run(RunOptions::new().tool(confirm_tool()))).await;
+    let ids = started(&events);
+    assert_eq!(
+        finished(&events)["outcome"]["pendingToolCallIds"],
+        json!(ids)
+    );
+    let id = ids[0].as_str().unwrap();
+    client.add_message(ToolMessage::new("tool-1", "{\"confirmed\":true}", id));
+    let (events, end) = drain(client.run(RunOptions::new().tool(confirm_tool()))).await;
+    assert!(end.is_ok());
+    finished(&events);
+    let sent = provider.requests();
+    assert_eq!(sent.len(), 2);
+    let messages = sent[1]["messages"].as_array().unwrap();
+    let n = messages.len();
+    assert_eq!(messages[n - 2]["role"], "assistant");
+    assert_eq!(
+        messages[n - 2]["tool_calls"],
+        json!([{"id": id, "type": "function",
+                "function": {"name": "confirm", "arguments": "{\"question\":\"Proceed?\"}"}}])
+    );
+    assert_eq!(
+        messages[n - 1],
+        json!({"role": "tool", "content": "{\"confirmed\":true}", "tool_call_id": id})
+    );
+    let thread = message_json(client.messages());
+    assert_eq!(thread.last().unwrap()["content"], "Done.");
+}
+
+fn weather_call(id: &str, city: &str) -> Reply {
+    Reply::stream(vec![
+        role(),
+        call_start(0, id, "get_weather", "{\"city\":"),
+        call_args(0, &format!("\"{city}\"}}")),
+        finish("tool_calls"),
+        usage(100, 10, 50, 0),
+    ])
+}
+
+/// Two steps of the backend tool loop: the model calls `get_weather` twice, one call per
+/// turn; each runs in the server (`TOOL_CALL_RESULT`) and the model is called again with
+/// the result; then it answers. Usage adds up over the three calls.
+pub async fn backend_tool_loop<A: Agent>(make: impl Factory<A>) {
+    let provider = Provider::start(vec![
+        weather_call("call_1", "Amsterdam"),
+        weather_call("call_2", "Paris"),
+        Reply::stream(vec![
+            role(),
+            text("14 °C in both."),
+            finish("stop"),
+            usage(200, 8, 150, 0),
+        ]),
+    ])
+    .await;
+    let served = Served::start(make(&provider, 8)).await;
+    let mut client = served.client("t-backend");
+    client.add_user_message("Weather in Amsterdam and Paris?");
+    let (events, end) = drain(client.run(RunOptions::new())).await;
+    assert!(end.is_ok(), "{:?}", end.error);
+    let results = of_type(&events, "TOOL_CALL_RESULT");
+    let ids = started(&events);
+    assert_eq!(results.len(), 2);
+    assert_eq!(results[0]["toolCallId"], ids[0]);
+    assert_eq!(results[1]["toolCallId"], ids[1]);
+    let content: Value = serde_json::from_str(results[0]["content"].as_str().unwrap()).unwrap();
+    assert_eq!(content, json!({"city": "Amsterdam", "temperature": 14}));
+    let last = finished(&events);
+    assert!(
+        last.get("outcome")
+            .is_none_or(|o| o.get("pendingToolCallIds").is_none()),
+        "{last}"
+    );
+    assert_eq!(
+        last["usage"],
+        json!([{"provider": "openai", "model": MODEL, "inputTokens": 400, "outputTokens": 28,
+                "totalTokens": 428, "cachedInputTokens": 250, "reasoningTokens": 0}])
+    );
+    let sent = provider.requests();
+    assert_eq!(sent.len(), 3);
+    for (request, (id, city)) in sent[1..]
+        .iter()
+        .zip([(&ids[0], "Amsterdam"), (&ids[1], "Paris")])
+    {
+        let messages = request["messages"].as_array().unwrap();
+        let tool = messages.iter().rev().find(|m| m["role"] == "tool").unwrap();
+        assert_eq!(&tool["tool_call_id"], id);
+        let result: Value = serde_json::from_str(tool["content"].as_str().unwrap()).unwrap();
+        assert_eq!(result["city"], city);
+    }
+    // The thread holds the calls, their results and the answer.
+    let thread = message_json(client.messages());
+    let roles: Vec<&str> = thread.iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(
+        roles,
+        [
+            "user",
+            "assistant",
+            "tool",
+            "assistant",
+            "tool",
+            "assistant"
+        ]
+    );
+}
+
+/// The step limit: a model that keeps calling backend tools is stopped with `RUN_ERROR`.
+pub async fn step_limit<A: Agent>(make: impl Factory<A>) {
+    let provider = Provider::start(vec![
+        weather_call("call_1", "Amsterdam"),
+        weather_call("call_2", "Paris"),
+    ])
+    .await;
+    let served = Served::start(make(&provider, 2)).await;
+    let mut client = served.client("t-limit");
+    client.add_user_message("Weather?");
+    let (events, _) = drain(client.run(RunOptions::new())).await;
+    errored(&events, "step_limit");
+    assert_eq!(provider.requests().len(), 2);
+}
+
+/// Usage with cached and reasoning tokens, OpenAI style (both inside their counts).
+pub async fn usage_details<A: Agent>(make: impl Factory<A>) {
+    let provider = Provider::start(vec![Reply::stream(vec![
+        role(),
+        text("42"),
+        finish("stop"),
+        usage(1200, 340, 800, 200),
+    ])])
+    .await;
+    let served = Served::start(make(&provider, 8)).await;
+    let mut client = served.client("t-usage");
+    client.add_user_message("Think");
+    let (events, end) = drain(client.run(RunOptions::new())).await;
+    let expected = json!([{"provider": "openai", "model": MODEL, "inputTokens": 1200,
+        "outputTokens": 340, "totalTokens": 1540, "reasoningTokens": 200,
+        "cachedInputTokens": 800}]);
+    assert_eq!(finished(&events)["usage"], expected);
+    assert_eq!(serde_json::to_value(&end.usage).unwrap(), expected);
+}
+
+/// Reasoning streamed beside the answer (`reasoning_content`, as OpenAI-compatible servers
+/// send it) becomes a reasoning message before the text.
+pub async fn reasoning_is_streamed<A: Agent>(make: impl Factory<A>) {
+    let provider = Provider::start(vec![Reply::stream(vec![
+        role(),
+        reasoning("The user wants "),
+        reasoning("a number."),
+        text("42"),
+        finish("stop"),
+    ])])
+    .await;
+    let served = Served::start(make(&provider, 8)).await;
+    let mut client = served.client("t-reasoning");
+    client.add_user_message("A number?");
+    let (events, _) = drain(client.run(RunOptions::new())).await;
+    finished(&events);
+    let kinds = types(&events);
+    let reasoning_at = kinds
+        .iter()
+        .position(|t| *t == "REASONING_MESSAGE_CONTENT")
+        .unwrap();
+    let text_at = kinds
+        .iter()
+        .position(|t| *t == "TEXT_MESSAGE_CONTENT")
+        .unwrap();
+    assert!(reasoning_at < text_at, "{kinds:?}");
+    let thread = message_json(client.messages());
+    let roles: Vec<&str> = thread.iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["user", "reasoning", "assistant"]);
+    assert_eq!(thread[1]["content"], "The user wants a number.");
+    assert_eq!(thread[2]["content"], "42");
+}
+
+/// A refusal is the model's answer: shown as its text, and the run finishes.
+pub async fn refusal_is_shown<A: Agent>(make: impl Factory<A>) {
+    let provider = Provider::start(vec![Reply::stream(vec![
+        role(),
+        refusal("I can't help"),
+        refusal(" with that."),
+        finish("stop"),
+    ])])
+    .await;
+    let served = Served::start(make(&provider, 8)).await;
+    let mut client = served.client("t-refusal");
+    client.add_user_message("Something bad");
+    let (events, _) = drain(client.run(RunOptions::new())).await;
+    finished(&events);
+    let thread = message_json(client.messages());
+    assert_eq!(thread.last().unwrap()["content"], "I can't help with that.");
+}
+
+/// `finish_reason: length`: the text so far stays, the run ends with `RUN_ERROR` (code
+/// `length`) carrying the usage.
+pub async fn length_ending<A: Agent>(make: impl Factory<A>) {
+    let provider = Provider::start(vec![Reply::stream(vec![
+        role(),
+        text("The answer is"),
+        finish("length"),
+        usage(10, 4, 0, 0),
+    ])])
+    .await;
+    let served = Served::start(make(&provider, 8)).await;
+    let mut client = served.client("t-length");
+    client.add_user_message("Long answer");
+    let (events, _) = drain(client.run(RunOptions::new())).await;
+    let error = errored(&events, "length");
+    assert_eq!(error["usage"][0]["outputTokens"], 4);
+    assert_eq!(of_type(&events, "TEXT_MESSAGE_CONTENT").len(), 1);
+}
+
+/// A provider error in the middle of the stream: `RUN_ERROR` with a redacted message
+/// (the provider's error type and code, none of its text).
+pub async fn provider_error_mid_stream<A: Agent>(make: impl Factory<A>) {
+    let provider = Provider::start(vec![Reply::stream(vec![
+        role(),
+        text("Let me"),
+        stream_error(),
+    ])])
+    .await;
+    let served = Served::start(make(&provider, 8)).await;
+    let mut client = served.client("t-error");
+    client.add_user_message("Hi");
+    let (events, end) = drain(client.run(RunOptions::new())).await;
+    assert!(
+        end.is_ok(),
+        "a RUN_ERROR is a well-ended stream: {:?}",
+        end.error
+    );
+    let error = errored(&events, "provider_error");
+    let message = error["message"].as_str().unwrap();
+    assert!(
+        !message.contains("sk-secret") && !message.contains("10.0.0.7"),
+        "{message}"
+    );
+    assert_eq!(of_type(&events, "TEXT_MESSAGE_CONTENT").len(), 1);
+}
+
+/// The provider refuses the request (HTTP 401): `RUN_ERROR`, redacted.
+pub async fn provider_refuses<A: Agent>(make: impl Factory<A>) {
+    let provider = Provider::start(vec![Reply::Status(
+        401,
+        json!({"error": {"message": "Incorrect API key provided: sk-secret", "type": "invalid_request_error", "param": null, "code": "invalid_api_key"}}),
+    )])
+    .await;
+    let served = Served::start(make(&provider, 8)).await;
+    let mut client = served.client("t-refused");
+    client.add_user_message("Hi");
+    let (events, _) = drain(client.run(RunOptions::new())).await;
+    let error = errored(&events, "provider_error");
+    assert!(
+        !error["message"].as_str().unwrap().contains("sk-secret"),
+        "{error}"
+    );
+}
+
+/// A stream cut without `[DONE]` (and without a `finish_reason`): `RUN_ERROR`.
+pub async fn stream_cut<A: Agent>(make: impl Factory<A>) {
+    let provider = Provider::start(vec![Reply::cut(vec![role(), text("Half an ans")])]).await;
+    let served = Served::start(make(&provider, 8)).await;
+    let mut client = served.client("t-cut");
+    client.add_user_message("Hi");
+    let (events, end) = drain(client.run(RunOptions::new())).await;
+    assert!(end.is_ok());
+    errored(&events, "provider_incomplete");
+}
+
+/// A run input holding every message kind AG-UI has, every content part, a tool call and
+/// its result, context and state (see the adapter's own test for what the provider must
+/// receive).
+pub fn every_message_kind() -> Value {
+    json!({
+        "threadId": "t-history",
+        "runId": "r-history",
+        "state": {"todos": ["buy milk"]},
+        "tools": [serde_json::to_value(confirm_tool()).unwrap()],
+        "context": [{"description": "user's city", "value": "Amsterdam"}],
+        "forwardedProps": {},
+        "messages": [
+            {"id": "m0", "role": "developer", "content": "Be brief."},
+            {"id": "m1", "role": "system", "content": "You are a helpful assistant."},
+            {"id": "m2", "role": "user", "content": "Hi", "name": "ada"},
+            {"id": "m3", "role": "user", "content": [
+                {"type": "text", "text": "What is in these?"},
+                {"type": "image", "source": {"type": "url", "value": "https://example.com/cat.png"}},
+                {"type": "image", "source": {"type": "data", "value": "iVBORw0KGgo=", "mimeType": "image/png"}},
+                {"type": "audio", "source": {"type": "data", "value": "UklGRg==", "mimeType": "audio/wav"}},
+                {"type": "document", "source": {"type": "data", "value": "JVBERi0=", "mimeType": "application/pdf"}},
+                {"type": "video", "source": {"type": "url", "value": "https://example.com/clip.mp4"}}
+            ]},
+            {"id": "m4", "role": "reasoning", "content": "The user wants pictures described."},
+            {"id": "m5", "role": "assistant", "content": "Let me look.", "encryptedValue": "gAAAA-opaque",
+             "toolCalls": [{"id": "call_h", "type": "function",
+                            "function": {"name": "get_weather", "arguments": "{\"city\":\"Oslo\"}"}}]},
+            {"id": "m6", "role": "tool", "content": "{\"temperature\":3}", "toolCallId": "call_h"},
+            {"id": "m7", "role": "activity", "activityType": "progress", "content": {"done": 1}},
+            {"id": "m8", "role": "assistant", "content": "A cat, and it is 3 °C in Oslo."}
+        ]
+    })
+}
+
+/// Runs [`every_message_kind`] through `make`'s agent and returns the request body the
+/// provider received and the `CUSTOM` events of the run.
+pub async fn history_request<A: Agent>(make: impl Factory<A>) -> (Value, Vec<Value>) {
+    let provider = Provider::start(vec![Reply::stream(vec![
+        role(),
+        text("Ok"),
+        finish("stop"),
+    ])])
+    .await;
+    let served = Served::start(make(&provider, 8)).await;
+    let mut client = served.client("t-history");
+    let input = serde_json::from_value(every_message_kind()).unwrap();
+    let (events, end) = drain(client.run_input(input)).await;
+    assert!(end.is_ok(), "{:?}", end.error);
+    finished(&events);
+    let customs = of_type(&events, "CUSTOM").into_iter().cloned().collect();
+    (provider.requests().remove(0), customs)
+}
