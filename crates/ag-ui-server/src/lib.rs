@@ -13,6 +13,9 @@ mod request;
 #[cfg_attr(docsrs, doc(cfg(feature = "axum")))]
 pub mod axum;
 #[cfg(feature = "tower")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tower")))]
+pub mod runs;
+#[cfg(feature = "tower")]
 mod service;
 
 pub use agent::{Agent, BoxError, EventStream};

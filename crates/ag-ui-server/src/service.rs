@@ -60,6 +60,10 @@ struct Config {
     keep_alive: Option<Duration>,
     body_limit: usize,
     run: RunOptions,
+    /// Resumable runs (the extension in [`crate::runs`]), when configured.
+    runs: Option<crate::runs::Runs>,
+    /// The document served at `GET {agent path}/capabilities`, when configured.
+    capabilities: Option<ag_ui_core::AgentCapabilities>,
 }
 
 impl<A> Clone for AgentService<A> {
@@ -92,6 +96,8 @@ impl<A: Agent> AgentService<A> {
                 keep_alive: Some(DEFAULT_KEEP_ALIVE),
                 body_limit: DEFAULT_BODY_LIMIT,
                 run: RunOptions::default(),
+                runs: None,
+                capabilities: None,
             }),
         }
     }
@@ -125,6 +131,31 @@ impl<A: Agent> AgentService<A> {
         self.edit(|s| s.run.hook = Some(Arc::new(hook)))
     }
 
+    /// Keeps runs in a log so that they outlive their connection: joinable, stoppable,
+    /// with the thread kept (a non-standard extension, see [`crate::runs`]). Adds the
+    /// routes `GET {agent path}/runs/{runId}/events`, `POST {agent path}/runs/{runId}/stop`
+    /// and `GET {agent path}/threads/{threadId}`; mount the service so that they reach it
+    /// (as [`crate::axum::service_router`] does).
+    #[must_use]
+    pub fn runs(self, runs: crate::runs::Runs) -> Self {
+        self.edit(|s| s.runs = Some(runs))
+    }
+
+    /// Serves `capabilities` at `GET {agent path}/capabilities` (where to find them is
+    /// up to the application, the spec says). `transport.resumable` is set when
+    /// [`runs`](Self::runs) are configured and removed otherwise.
+    #[must_use]
+    pub fn capabilities(self, capabilities: ag_ui_core::AgentCapabilities) -> Self {
+        self.edit(|s| s.capabilities = Some(capabilities))
+    }
+
+    /// Whether requests other than `POST {agent path}` are answered (runs or capabilities
+    /// are configured).
+    #[must_use]
+    pub fn has_routes(&self) -> bool {
+        self.config.runs.is_some() || self.config.capabilities.is_some()
+    }
+
     /// The agent served.
     #[must_use]
     pub fn agent(&self) -> &A {
@@ -138,20 +169,15 @@ impl<A: Agent> AgentService<A> {
         B::Error: Into<BoxError>,
     {
         let shared = &*self.config;
-        match self.start(request).await {
-            Ok(guard) => {
-                let mut response =
-                    Response::new(SseBody::stream(guard.frames(), shared.keep_alive));
-                let headers = response.headers_mut();
-                headers.insert(
-                    CONTENT_TYPE,
-                    HeaderValue::from_static(ag_ui_core::SSE_MEDIA_TYPE),
-                );
-                headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-                headers.insert(X_ACCEL_BUFFERING, HeaderValue::from_static("no"));
-                headers.insert(VARY, HeaderValue::from_static("accept"));
-                response
-            }
+        let result = if self.has_routes() {
+            self.route(request).await
+        } else {
+            self.start(request)
+                .await
+                .map(|guard| sse_response(guard.frames(), shared.keep_alive))
+        };
+        match result {
+            Ok(response) => response,
             Err(rejection) => {
                 shared.run.report(&Report::Rejected(&rejection));
                 rejection_response(&rejection)
@@ -159,7 +185,70 @@ impl<A: Agent> AgentService<A> {
         }
     }
 
+    /// Answers a request to a service with runs or capabilities configured.
+    async fn route<B>(&self, request: Request<B>) -> Result<Response<SseBody>, Rejection>
+    where
+        B: http_body::Body,
+        B::Error: Into<BoxError>,
+    {
+        use crate::runs::http as runs_http;
+        let shared = &*self.config;
+        let (route, base_len) = runs_http::route(request.uri().path());
+        if route != runs_http::Route::Start {
+            let allow = route.allow();
+            let (parts, _body) = request.into_parts();
+            let answer = runs_http::answer(
+                shared.runs.as_ref(),
+                shared.capabilities.as_ref(),
+                route,
+                &parts,
+                shared.keep_alive,
+            )
+            .await;
+            return Ok(answer.unwrap_or_else(|rejection| {
+                shared.run.report(&Report::Rejected(&rejection));
+                let mut response = rejection_response(&rejection);
+                if rejection.status == 405 {
+                    response
+                        .headers_mut()
+                        .insert(ALLOW, HeaderValue::from_static(allow));
+                }
+                response
+            }));
+        }
+        let Some(runs) = shared.runs.as_ref() else {
+            return self
+                .start(request)
+                .await
+                .map(|guard| sse_response(guard.frames(), shared.keep_alive));
+        };
+        let (parts, input) = self.read(request).await?;
+        runs_http::start(
+            runs,
+            &*self.agent,
+            &parts,
+            base_len,
+            input,
+            shared.run.clone(),
+            shared.keep_alive,
+        )
+        .await
+    }
+
     async fn start<B>(&self, request: Request<B>) -> Result<RunGuard, Rejection>
+    where
+        B: http_body::Body,
+        B::Error: Into<BoxError>,
+    {
+        let (_, input) = self.read(request).await?;
+        Ok(RunGuard::start(&*self.agent, input, self.config.run.clone()))
+    }
+
+    /// Checks the request and reads its `RunAgentInput`.
+    async fn read<B>(
+        &self,
+        request: Request<B>,
+    ) -> Result<(http::request::Parts, ag_ui_core::RunAgentInput), Rejection>
     where
         B: http_body::Body,
         B::Error: Into<BoxError>,
@@ -204,11 +293,38 @@ impl<A: Agent> AgentService<A> {
         if !warnings.is_empty() {
             shared.run.report(&Report::Forgiven(&warnings));
         }
-        Ok(RunGuard::start(&*self.agent, input, shared.run.clone()))
+        Ok((parts, input))
     }
 }
 
-fn rejection_response(rejection: &Rejection) -> Response<SseBody> {
+/// A `200` SSE response streaming `frames`, with the stream headers.
+pub(crate) fn sse_response(
+    frames: impl Stream<Item = Vec<u8>> + Send + 'static,
+    keep_alive: Option<Duration>,
+) -> Response<SseBody> {
+    let mut response = Response::new(SseBody::frames(frames, keep_alive));
+    let headers = response.headers_mut();
+    headers.insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static(ag_ui_core::SSE_MEDIA_TYPE),
+    );
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert(X_ACCEL_BUFFERING, HeaderValue::from_static("no"));
+    headers.insert(VARY, HeaderValue::from_static("accept"));
+    response
+}
+
+/// A JSON response with `status`.
+pub(crate) fn json_response(status: StatusCode, body: Vec<u8>) -> Response<SseBody> {
+    let mut response = Response::new(SseBody::full(body));
+    *response.status_mut() = status;
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+pub(crate) fn rejection_response(rejection: &Rejection) -> Response<SseBody> {
     let mut response = Response::new(SseBody::full(rejection.body()));
     *response.status_mut() =
         StatusCode::from_u16(rejection.status).unwrap_or(StatusCode::BAD_REQUEST);
@@ -256,7 +372,7 @@ enum Kind {
 }
 
 struct Streaming {
-    frames: SseFrames,
+    frames: Pin<Box<dyn Stream<Item = Vec<u8>> + Send>>,
     /// The first frame has been sent (it goes alone, so that it is not delayed).
     started: bool,
     keep_alive: Option<(Duration, Pin<Box<tokio::time::Sleep>>)>,
@@ -266,7 +382,7 @@ impl std::fmt::Debug for SseBody {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.kind {
             Kind::Full(b) => f.debug_tuple("SseBody::Full").field(b).finish(),
-            Kind::Stream(s) => f.debug_tuple("SseBody::Stream").field(&s.frames).finish(),
+            Kind::Stream(_) => f.debug_tuple("SseBody::Stream").finish_non_exhaustive(),
         }
     }
 }
@@ -284,6 +400,17 @@ impl SseBody {
     /// Must be polled inside a tokio runtime when `keep_alive` is set.
     #[must_use]
     pub fn stream(frames: SseFrames, keep_alive: Option<Duration>) -> Self {
+        Self::frames(frames, keep_alive)
+    }
+
+    /// Any stream of SSE frames (each a complete message), with keep-alive comments as
+    /// [`SseBody::stream`] sends them.
+    #[must_use]
+    pub fn frames(
+        frames: impl Stream<Item = Vec<u8>> + Send + 'static,
+        keep_alive: Option<Duration>,
+    ) -> Self {
+        let frames = Box::pin(frames);
         let keep_alive = keep_alive.map(|d| (d, Box::pin(tokio::time::sleep(d))));
         SseBody {
             kind: Kind::Stream(Box::new(Streaming {
@@ -316,7 +443,7 @@ impl http_body::Body for SseBody {
                 let mut out: Option<Vec<u8>> = None;
                 let mut ended = false;
                 loop {
-                    match Pin::new(&mut *frames).poll_next(cx) {
+                    match frames.as_mut().poll_next(cx) {
                         Poll::Ready(Some(frame)) => match &mut out {
                             None => out = Some(frame),
                             Some(buf) => buf.extend_from_slice(&frame),

@@ -1,0 +1,247 @@
+//! The owner's side of a run: the agent's guarded stream into the log, in batches; the
+//! stop, disconnect and duration rules; the thread's record at the end.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::Poll;
+use std::time::Duration;
+
+use ag_ui_core::{Event, EventType, RunErrorEvent, ThreadState};
+use futures_core::Stream;
+use tokio::time::{Instant, Sleep, sleep};
+
+use super::store::{Record, RunStore, StoreFuture, ThreadRecord};
+use super::{
+    CODE_ABANDONED, CODE_MAX_DURATION, CODE_STOP_TIMEOUT, DisconnectPolicy, LocalRun, Runs,
+};
+use crate::RunGuard;
+use crate::guard::CODE_ENCODE_ERROR;
+
+/// Events taken from the agent before they are appended as one batch.
+const MAX_BATCH: usize = 256;
+
+/// What one run's driver needs.
+pub(crate) struct Drive {
+    pub(crate) runs: Runs,
+    pub(crate) run_id: String,
+    pub(crate) thread_id: String,
+    pub(crate) principal: Option<String>,
+    /// The thread as the run's input left it, when threads are kept.
+    pub(crate) thread: Option<ThreadState>,
+    pub(crate) guard: RunGuard,
+    pub(crate) local: Arc<LocalRun>,
+}
+
+enum Step {
+    /// Events the agent produced (its stream ended after them when the flag is set).
+    Events(Vec<Event>, bool),
+    /// The run's cancellation is to be tripped: a stop, the maximum duration, or no
+    /// subscriber left; the code ends the run if the agent does not end in time.
+    Cancel(&'static str, String),
+    /// The agent did not end in time after a cancellation.
+    Overdue,
+    /// The owner's lease is due for renewal.
+    Renew,
+}
+
+/// Why the run is being cancelled: the `RUN_ERROR` that ends it if the agent does not.
+struct Stopping {
+    code: &'static str,
+    message: String,
+    deadline: Pin<Box<Sleep>>,
+}
+
+impl Drive {
+    /// Runs the agent to the end of its run, appending every event to the log.
+    pub(crate) async fn run(self) {
+        let Drive {
+            runs,
+            run_id,
+            thread_id,
+            principal,
+            mut thread,
+            guard,
+            local,
+        } = self;
+        let store: &dyn RunStore = &*runs.store;
+        let mut guard = Some(guard);
+        let mut next_cursor = 1u64;
+        let mut last_terminal = false;
+        let mut stop: StoreFuture<'_, ()> = store.stop_requested(&run_id);
+        let mut stop_done = false;
+        let mut deadline = runs.max_duration.map(|d| Box::pin(sleep(d)));
+        let mut grace: Option<Pin<Box<Sleep>>> = None;
+        let renew_every = runs.lease / 3;
+        let mut renew = Box::pin(sleep(renew_every));
+        let mut stopping: Option<Stopping> = None;
+
+        loop {
+            let step = std::future::poll_fn(|cx| {
+                if stopping.is_none() {
+                    if !stop_done && let Poll::Ready(r) = stop.as_mut().poll(cx) {
+                        stop_done = true;
+                        if r.is_ok() {
+                            return Poll::Ready(Step::Cancel(
+                                CODE_STOP_TIMEOUT,
+                                "the run was stopped and its agent did not end in time".into(),
+                            ));
+                        }
+                    }
+                    if let Some(d) = deadline.as_mut()
+                        && d.as_mut().poll(cx).is_ready()
+                    {
+                        deadline = None;
+                        return Poll::Ready(Step::Cancel(
+                            CODE_MAX_DURATION,
+                            "the run ran past its maximum duration".into(),
+                        ));
+                    }
+                    if local.subscribers(cx) == 0 {
+                        match runs.on_disconnect {
+                            DisconnectPolicy::Cancel => {
+                                return Poll::Ready(Step::Cancel(
+                                    CODE_ABANDONED,
+                                    "every subscriber went away and the agent did not end in time"
+                                        .into(),
+                                ));
+                            }
+                            DisconnectPolicy::Grace(d) => {
+                                let g = grace.get_or_insert_with(|| Box::pin(sleep(d)));
+                                if g.as_mut().poll(cx).is_ready() {
+                                    grace = None;
+                                    return Poll::Ready(Step::Cancel(
+                                        CODE_ABANDONED,
+                                        "no subscriber came back within the grace period and \
+                                         the agent did not end in time"
+                                            .into(),
+                                    ));
+                                }
+                            }
+                            DisconnectPolicy::Continue => {}
+                        }
+                    } else {
+                        grace = None;
+                    }
+                } else if let Some(s) = stopping.as_mut()
+                    && s.deadline.as_mut().poll(cx).is_ready()
+                {
+                    return Poll::Ready(Step::Overdue);
+                }
+                if renew.as_mut().poll(cx).is_ready() {
+                    renew.as_mut().reset(Instant::now() + renew_every);
+                    return Poll::Ready(Step::Renew);
+                }
+                let Some(g) = guard.as_mut() else {
+                    return Poll::Ready(Step::Events(Vec::new(), true));
+                };
+                let mut batch = Vec::new();
+                loop {
+                    match Pin::new(&mut *g).poll_next(cx) {
+                        Poll::Ready(Some(e)) => {
+                            batch.push(e);
+                            if batch.len() >= MAX_BATCH {
+                                return Poll::Ready(Step::Events(batch, false));
+                            }
+                        }
+                        Poll::Ready(None) => return Poll::Ready(Step::Events(batch, true)),
+                        Poll::Pending => break,
+                    }
+                }
+                if batch.is_empty() {
+                    Poll::Pending
+                } else {
+                    Poll::Ready(Step::Events(batch, false))
+                }
+            })
+            .await;
+
+            match step {
+                Step::Events(events, ended) => {
+                    let mut records = Vec::with_capacity(events.len());
+                    let mut failed = false;
+                    for event in events {
+                        match ag_ui_core::to_vec(&event) {
+                            Ok(json) => {
+                                last_terminal = matches!(
+                                    event.event_type(),
+                                    EventType::RunFinished | EventType::RunError
+                                );
+                                records.push(Record::new(next_cursor, json));
+                                next_cursor += 1;
+                                if let Some(t) = thread.as_mut() {
+                                    t.apply_owned(event);
+                                }
+                            }
+                            Err(e) => {
+                                let event: Event =
+                                    RunErrorEvent::new(format!("an event could not be encoded: {e}"))
+                                        .with_code(CODE_ENCODE_ERROR.to_owned())
+                                        .into();
+                                if let Ok(json) = ag_ui_core::to_vec(&event) {
+                                    records.push(Record::new(next_cursor, json));
+                                    next_cursor += 1;
+                                }
+                                last_terminal = true;
+                                failed = true;
+                                break;
+                            }
+                        }
+                    }
+                    if !records.is_empty() && store.append(&run_id, records).await.is_err() {
+                        // The log is gone (a store failure): nobody can read the run.
+                        failed = true;
+                    }
+                    if ended || failed {
+                        break;
+                    }
+                }
+                Step::Cancel(code, message) => {
+                    if let Some(g) = guard.as_ref() {
+                        g.cancellation().cancel();
+                    }
+                    stopping = Some(Stopping {
+                        code,
+                        message,
+                        deadline: Box::pin(sleep(runs.stop_timeout)),
+                    });
+                }
+                Step::Overdue => {
+                    guard = None;
+                    if !last_terminal && let Some(s) = stopping.take() {
+                        let event: Event = RunErrorEvent::new(s.message)
+                            .with_code(s.code.to_owned())
+                            .into();
+                        if let Ok(json) = ag_ui_core::to_vec(&event) {
+                            let _ = store
+                                .append(&run_id, vec![Record::new(next_cursor, json)])
+                                .await;
+                        }
+                    }
+                    break;
+                }
+                Step::Renew => {
+                    let _ = store.renew_lease(&run_id, &runs.owner, runs.lease).await;
+                }
+            }
+        }
+        drop(guard);
+        drop(stop);
+        let _ = store.end_run(&run_id).await;
+        if let Some(t) = thread {
+            let (messages, state) = t.into_parts();
+            let record = ThreadRecord::new(thread_id, principal, messages, state, None);
+            let _ = store.put_thread(record).await;
+        }
+        runs.local.remove(&run_id);
+    }
+}
+
+/// Lets the compiler check that a driver can be spawned.
+#[allow(dead_code)]
+fn assert_send(d: Drive) -> impl Future<Output = ()> + Send {
+    d.run()
+}
+
+#[allow(dead_code)]
+const _: Duration = Duration::ZERO;
