@@ -15,9 +15,20 @@ pub fn router<A: Agent>(agent: A) -> Router {
     service_router(AgentService::new(agent))
 }
 
-/// A router serving a configured `service` at `POST /`.
+/// A router serving a configured `service` at `POST /`, and, when it has resumable runs
+/// or capabilities configured ([`AgentService::has_routes`]), at the paths below `/` too
+/// (`/runs/{runId}/events`, `/runs/{runId}/stop`, `/threads/{threadId}`,
+/// `/capabilities`).
+///
+/// Nest it to serve the agent elsewhere: `Router::new().nest("/agent", service_router(s))`.
 pub fn service_router<A: Agent>(service: AgentService<A>) -> Router {
-    Router::new().route_service("/", service)
+    if service.has_routes() {
+        Router::new()
+            .route_service("/", service.clone())
+            .route_service("/{*rest}", service)
+    } else {
+        Router::new().route_service("/", service)
+    }
 }
 
 /// Serves `router` on `listener` with `TCP_NODELAY` on every connection, so that each

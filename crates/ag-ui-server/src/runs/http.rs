@@ -103,8 +103,15 @@ pub(crate) fn agent_path(parts: &http::request::Parts, base_len: usize) -> Strin
     path[..cut].trim_end_matches('/').to_owned()
 }
 
+/// What a path segment escapes: everything but RFC 3986's unreserved characters.
+const SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
 fn encode_segment(id: &str) -> String {
-    percent_encoding::utf8_percent_encode(id, percent_encoding::NON_ALPHANUMERIC).to_string()
+    percent_encoding::utf8_percent_encode(id, SEGMENT).to_string()
 }
 
 /// Who the request comes from, by the service's authorisation.

@@ -11,5 +11,6 @@ mod demo;
 mod guard;
 mod http;
 mod negotiate;
+mod runs;
 mod streaming;
 mod support;

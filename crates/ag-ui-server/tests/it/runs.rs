@@ -1,0 +1,532 @@
+//! Resumable runs (`ag_ui_server::runs`) over loopback: the run log, join by
+//! `Last-Event-ID` and `?after=`, stop, the disconnect policy, thread connect, and the
+//! workspace's client resuming a cut run by itself.
+//!
+//! Connections are cut by a loopback TCP proxy between client and server that closes the
+//! connection in the middle of an SSE frame after a given number of frames.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use ag_ui_core::{Event, RunAgentInput, SseReader};
+use ag_ui_server::demo::DemoAgent;
+use ag_ui_server::runs::{DisconnectPolicy, MemoryLimits, MemoryStore, Runs};
+use ag_ui_server::{Agent, AgentService, Cancellation, EventStream, Rejection};
+use futures_util::StreamExt;
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+use crate::support::{LIMIT, Server, client, input, serve, types, values};
+
+/// The demo agent with resumable runs in memory, with `runs` adjusted by `f`.
+async fn resumable(f: impl FnOnce(Runs) -> Runs) -> Server {
+    serve(AgentService::new(DemoAgent::new()).runs(f(Runs::in_memory()))).await
+}
+
+/// The demo agent without runs (the reference: what a direct response carries).
+async fn direct() -> Server {
+    serve(AgentService::new(DemoAgent::new())).await
+}
+
+fn chat(run: &str) -> Value {
+    input(run, json!({"scenario": "chat"}))
+}
+
+fn slow(run: &str) -> Value {
+    input(run, json!({"scenario": "slow"}))
+}
+
+/// A stream's events with the SSE id in force for each, read until the end or a cut.
+struct Read {
+    events: Vec<Event>,
+    ids: Vec<Option<String>>,
+    status: u16,
+    headers: reqwest::header::HeaderMap,
+    body: Vec<u8>,
+    /// The body ended with an error (a cut connection) rather than cleanly.
+    cut: bool,
+}
+
+impl Read {
+    fn last_id(&self) -> Option<&str> {
+        self.ids.last().and_then(|i| i.as_deref())
+    }
+}
+
+async fn read(response: reqwest::Response) -> Read {
+    read_until(response, usize::MAX).await
+}
+
+/// Reads up to `max` events, then drops the response (closing the connection).
+async fn read_until(response: reqwest::Response, max: usize) -> Read {
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    let mut body = response.bytes_stream();
+    let mut reader = SseReader::new();
+    let mut out = Read {
+        events: Vec::new(),
+        ids: Vec::new(),
+        status,
+        headers,
+        body: Vec::new(),
+        cut: false,
+    };
+    loop {
+        while let Some(m) = reader.next_message() {
+            if status != 200 {
+                continue;
+            }
+            out.events.push(ag_ui_core::from_str(&m).unwrap());
+            out.ids.push(reader.last_event_id().map(str::to_owned));
+            if out.events.len() >= max {
+                return out;
+            }
+        }
+        match tokio::time::timeout(LIMIT, body.next()).await.expect("stream stalled") {
+            Some(Ok(chunk)) => {
+                out.body.extend_from_slice(&chunk);
+                reader.feed(&chunk).unwrap();
+            }
+            Some(Err(_)) => {
+                out.cut = true;
+                return out;
+            }
+            None => return out,
+        }
+    }
+}
+
+fn get(url: String) -> reqwest::RequestBuilder {
+    client().get(url).header("accept", "text/event-stream")
+}
+
+fn post(url: String, body: &Value) -> reqwest::RequestBuilder {
+    client()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "text/event-stream")
+        .body(serde_json::to_vec(body).unwrap())
+}
+
+fn events_url(server: &Server, run: &str) -> String {
+    format!("{}runs/{run}/events", server.url())
+}
+
+/// The events of `body` run on a server without runs: what every resumable run of it
+/// must deliver, exactly.
+async fn reference(body: &Value) -> Vec<Value> {
+    let server = direct().await;
+    let r = read(post(server.url(), body).send().await.unwrap()).await;
+    assert!(r.ids.iter().all(Option::is_none), "a plain run has no ids");
+    values(&r.events)
+}
+
+/// A loopback TCP proxy to `upstream` that, on each connection, forwards the response
+/// until `frames(connection)` SSE frames went through and then cuts the connection in
+/// the middle of the next frame (`None`: never cuts).
+struct CutProxy {
+    addr: SocketAddr,
+    /// Connections accepted so far.
+    connections: Arc<AtomicUsize>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for CutProxy {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl CutProxy {
+    async fn start(upstream: SocketAddr, frames: impl Fn(usize) -> Option<usize> + Send + Sync + 'static) -> CutProxy {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let connections = Arc::new(AtomicUsize::new(0));
+        let count = Arc::clone(&connections);
+        let frames = Arc::new(frames);
+        let task = tokio::spawn(async move {
+            loop {
+                let Ok((down, _)) = listener.accept().await else { return };
+                let n = count.fetch_add(1, Ordering::SeqCst);
+                let cut = frames(n);
+                tokio::spawn(pipe(down, upstream, cut));
+            }
+        });
+        CutProxy { addr, connections, task }
+    }
+
+    fn url(&self) -> String {
+        format!("http://{}/", self.addr)
+    }
+}
+
+/// Forwards one connection, cutting the response `cut` frames in (mid-frame).
+async fn pipe(down: TcpStream, upstream: SocketAddr, cut: Option<usize>) {
+    let Ok(up) = TcpStream::connect(upstream).await else { return };
+    let (mut down_r, mut down_w) = down.into_split();
+    let (mut up_r, mut up_w) = up.into_split();
+    let requests = tokio::spawn(async move {
+        let _ = tokio::io::copy(&mut down_r, &mut up_w).await;
+    });
+    let mut seen: Vec<u8> = Vec::new();
+    let mut sent = 0usize;
+    let mut buf = vec![0u8; 16 * 1024];
+    loop {
+        let n = match up_r.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        seen.extend_from_slice(&buf[..n]);
+        // The cut: 10 bytes into the data line of frame `cut` (0-based).
+        let cut_at = cut.and_then(|k| {
+            let starts: Vec<usize> = seen
+                .windows(6)
+                .enumerate()
+                .filter(|(_, w)| *w == b"data: ")
+                .map(|(i, _)| i)
+                .collect();
+            starts.get(k).map(|s| s + 10).filter(|&c| c <= seen.len())
+        });
+        let end = cut_at.unwrap_or(seen.len());
+        if down_w.write_all(&seen[sent..end]).await.is_err() {
+            break;
+        }
+        sent = end;
+        if cut_at.is_some() {
+            break;
+        }
+    }
+    requests.abort();
+    // Dropping both halves closes the connections: the client sees its body cut.
+}
+
+#[tokio::test]
+async fn frames_carry_cursors_and_the_response_says_where_to_join() {
+    let server = resumable(|r| r).await;
+    let body = chat("run-ids");
+    let r = read(post(server.url(), &body).send().await.unwrap()).await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.headers["content-type"], "text/event-stream");
+    assert_eq!(r.headers["content-location"], "/runs/run-ids/events");
+    let want: Vec<Option<String>> = (1..=r.events.len()).map(|i| Some(i.to_string())).collect();
+    assert_eq!(r.ids, want, "every frame's id is its cursor");
+    assert_eq!(values(&r.events), reference(&body).await);
+    let raw = String::from_utf8(r.body).unwrap();
+    assert!(raw.starts_with("id: 1\ndata: {\"type\":\"RUN_STARTED\""), "{raw}");
+}
+
+#[tokio::test]
+async fn a_cut_at_every_event_index_then_a_join_yields_exactly_the_uncut_run() {
+    let server = resumable(|r| r).await;
+    let probe = reference(&chat("run-cut-0")).await;
+    let total = probe.len();
+    assert!(total > 20, "the chat run has {total} events");
+    for k in 0..total {
+        let run = format!("run-cut-{k}");
+        let body = chat(&run);
+        let want = reference(&body).await;
+        // Cut in the middle of frame k: events 0..k arrived whole.
+        let proxy = CutProxy::start(server.addr, move |_| Some(k)).await;
+        let first = read(post(proxy.url(), &body).send().await.unwrap()).await;
+        assert!(first.cut || first.events.len() < total, "k={k}: the cut did not happen");
+        assert_eq!(first.events.len(), k, "k={k}: the events before the cut");
+        let rest = if k % 2 == 0 {
+            let mut req = get(events_url(&server, &run));
+            if let Some(id) = first.last_id() {
+                req = req.header("last-event-id", id);
+            }
+            read(req.send().await.unwrap()).await
+        } else {
+            let after = first.last_id().unwrap_or("0");
+            read(get(format!("{}?after={after}", events_url(&server, &run))).send().await.unwrap()).await
+        };
+        assert_eq!(rest.status, 200, "k={k}");
+        assert!(!rest.cut, "k={k}");
+        let mut got = values(&first.events);
+        got.extend(values(&rest.events));
+        assert_eq!(got, want, "k={k}: the cut run and its join");
+        let ids: Vec<String> = first.ids.iter().chain(&rest.ids).map(|i| i.clone().unwrap()).collect();
+        let want_ids: Vec<String> = (1..=total).map(|i| i.to_string()).collect();
+        assert_eq!(ids, want_ids, "k={k}");
+    }
+}
+
+#[tokio::test]
+async fn a_finished_run_replays_within_retention_and_is_gone_after_it() {
+    let server = resumable(|r| {
+        Runs::new(MemoryStore::with_limits(
+            MemoryLimits::default().retention(Duration::from_millis(300)),
+        ))
+        .on_disconnect(r.disconnect_policy())
+    })
+    .await;
+    let body = chat("run-replay");
+    let whole = read(post(server.url(), &body).send().await.unwrap()).await;
+    let replay = read(get(events_url(&server, "run-replay")).send().await.unwrap()).await;
+    assert_eq!(values(&replay.events), values(&whole.events));
+    assert_eq!(replay.ids, whole.ids);
+    let tail = read(
+        get(events_url(&server, "run-replay"))
+            .header("last-event-id", "20")
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(values(&tail.events), values(&whole.events[20..]));
+    // Joined at its end: nothing more, and the stream ends.
+    let n = whole.events.len().to_string();
+    let none = read(get(events_url(&server, "run-replay")).header("last-event-id", n).send().await.unwrap()).await;
+    assert!(none.events.is_empty());
+
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let gone = get(events_url(&server, "run-replay")).send().await.unwrap();
+    assert_eq!(gone.status(), 404);
+    assert_eq!(gone.headers()["content-type"], "application/json");
+    let doc: Value = gone.bytes().await.map(|b| serde_json::from_slice::<Value>(&b).unwrap()).unwrap();
+    assert_eq!(doc["error"], "run_not_found");
+    assert_eq!(doc["status"], 404);
+    let unknown = get(events_url(&server, "never")).send().await.unwrap();
+    assert_eq!(unknown.status(), 404);
+}
+
+#[tokio::test]
+async fn bad_joins_are_refused_with_json() {
+    let server = resumable(|r| r).await;
+    read(post(server.url(), &chat("run-bad")).send().await.unwrap()).await;
+    let bad = get(events_url(&server, "run-bad")).header("last-event-id", "x1").send().await.unwrap();
+    assert_eq!(bad.status(), 400);
+    let doc: Value = bad.bytes().await.map(|b| serde_json::from_slice::<Value>(&b).unwrap()).unwrap();
+    assert_eq!(doc["error"], "invalid_cursor");
+    let again = post(server.url(), &chat("run-bad")).send().await.unwrap();
+    assert_eq!(again.status(), 409, "a run id is used once");
+    let wrong = client().post(events_url(&server, "run-bad")).send().await.unwrap();
+    assert_eq!(wrong.status(), 405);
+    assert_eq!(wrong.headers()["allow"], "GET");
+    let json_only = client().get(events_url(&server, "run-bad")).header("accept", "application/json").send().await.unwrap();
+    assert_eq!(json_only.status(), 406);
+}
+
+/// A run's response read event by event, its body kept open.
+struct Open {
+    body: futures_util::stream::BoxStream<'static, reqwest::Result<bytes::Bytes>>,
+    reader: SseReader,
+}
+
+impl Open {
+    async fn start(response: reqwest::Response) -> Open {
+        assert_eq!(response.status(), 200);
+        Open { body: response.bytes_stream().boxed(), reader: SseReader::new() }
+    }
+
+    async fn next(&mut self) -> Option<Event> {
+        loop {
+            if let Some(m) = self.reader.next_message() {
+                return Some(ag_ui_core::from_str(&m).unwrap());
+            }
+            match tokio::time::timeout(LIMIT, self.body.next()).await.expect("stalled")? {
+                Ok(chunk) => self.reader.feed(&chunk).unwrap(),
+                Err(_) => return None,
+            }
+        }
+    }
+
+    async fn rest(&mut self) -> Vec<Event> {
+        let mut out = Vec::new();
+        while let Some(e) = self.next().await {
+            out.push(e);
+        }
+        out
+    }
+}
+
+fn outcome(events: &[Event]) -> Value {
+    let last = values(events).pop().unwrap_or(Value::Null);
+    json!({"type": last["type"], "outcome": last["outcome"], "code": last["code"]})
+}
+
+#[tokio::test]
+async fn a_stop_from_a_second_connection_ends_the_run_cancelled_for_every_subscriber() {
+    let server = resumable(|r| r).await;
+    let mut started = Open::start(post(server.url(), &slow("run-stop")).send().await.unwrap()).await;
+    // Wait for the first text delta.
+    loop {
+        if let Some(Event::TextMessageContent(_)) = started.next().await {
+            break;
+        }
+    }
+    let mut joined = Open::start(get(events_url(&server, "run-stop")).send().await.unwrap()).await;
+    assert_eq!(types(&[joined.next().await.unwrap()]), ["RUN_STARTED"]);
+    let asked = Instant::now();
+    let stop = client().post(format!("{}runs/run-stop/stop", server.url())).send().await.unwrap();
+    assert_eq!(stop.status(), 202);
+    let doc: Value = stop.bytes().await.map(|b| serde_json::from_slice::<Value>(&b).unwrap()).unwrap();
+    assert_eq!(doc, json!({"runId": "run-stop", "status": "stopping"}));
+    let rest = started.rest().await;
+    assert!(asked.elapsed() < Duration::from_secs(1), "stopped in {:?}", asked.elapsed());
+    assert_eq!(outcome(&rest), json!({"type": "RUN_FINISHED", "outcome": {"type": "cancelled"}, "code": null}));
+    let joined_rest = joined.rest().await;
+    assert_eq!(outcome(&joined_rest), outcome(&rest), "the joiner sees the same end");
+    // Stopping an ended run says so.
+    let again = client().post(format!("{}runs/run-stop/stop", server.url())).send().await.unwrap();
+    assert_eq!(again.status(), 200);
+    assert_eq!(again.bytes().await.map(|b| serde_json::from_slice::<Value>(&b).unwrap()).unwrap()["status"], "ended");
+    let unknown = client().post(format!("{}runs/nope/stop", server.url())).send().await.unwrap();
+    assert_eq!(unknown.status(), 404);
+}
+
+/// An agent that ignores its cancellation: a text delta every 50 ms for a minute.
+struct Stubborn;
+
+impl Agent for Stubborn {
+    fn run(&self, input: RunAgentInput, _cancel: Cancellation) -> EventStream {
+        ag_ui_server::emit(ag_ui_builders::RunEmitter::start_for(&input), |mut run| async move {
+            for i in 0..1200 {
+                run.emit(|r| r.text(format!("{i} "))).await?;
+                ag_ui_server::demo::sleep(Duration::from_millis(50)).await;
+            }
+            run.emit(|r| r.finish()).await
+        })
+    }
+}
+
+#[tokio::test]
+async fn an_agent_that_does_not_end_after_a_stop_gets_run_error() {
+    let runs = Runs::in_memory().stop_timeout(Duration::from_millis(200));
+    let server = serve(AgentService::new(Stubborn).runs(runs)).await;
+    let mut started = Open::start(post(server.url(), &slow("run-stubborn")).send().await.unwrap()).await;
+    started.next().await.unwrap();
+    let stop = client().post(format!("{}runs/run-stubborn/stop", server.url())).send().await.unwrap();
+    assert_eq!(stop.status(), 202);
+    let rest = started.rest().await;
+    assert_eq!(outcome(&rest)["type"], "RUN_ERROR");
+    assert_eq!(outcome(&rest)["code"], ag_ui_server::runs::CODE_STOP_TIMEOUT);
+}
+
+#[tokio::test]
+async fn the_maximum_duration_cancels_the_run() {
+    let runs = Runs::in_memory().max_duration(Duration::from_millis(300));
+    let server = serve(AgentService::new(DemoAgent::new()).runs(runs)).await;
+    let t = Instant::now();
+    let r = read(post(server.url(), &slow("run-max")).send().await.unwrap()).await;
+    assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
+    assert_eq!(outcome(&r.events)["outcome"], json!({"type": "cancelled"}));
+}
+
+/// Starts a slow run with `policy`, reads its first events, drops the connection; returns
+/// how the run ended (read by a join once the store says it has) and how long after the
+/// drop it ended.
+async fn slow_run_after_disconnect(policy: DisconnectPolicy, run: &str) -> (Value, Duration) {
+    use ag_ui_server::runs::{RunStatus, RunStore};
+    let store = MemoryStore::new();
+    let runs = Runs::new(store.clone()).on_disconnect(policy);
+    let server = serve(AgentService::new(DemoAgent::new()).runs(runs)).await;
+    let first = read_until(post(server.url(), &slow(run)).send().await.unwrap(), 2).await;
+    assert_eq!(first.events.len(), 2);
+    let dropped = Instant::now();
+    // Watched through the store: a join would be a subscriber.
+    loop {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        let meta = store.run(run).await.unwrap().unwrap();
+        if meta.status == RunStatus::Ended {
+            break;
+        }
+        assert!(dropped.elapsed() < LIMIT);
+    }
+    let ended = dropped.elapsed();
+    let rest = read(get(events_url(&server, run)).header("last-event-id", "2").send().await.unwrap()).await;
+    (outcome(&rest.events), ended)
+}
+
+#[tokio::test]
+async fn the_disconnect_policy_decides_what_a_run_without_subscribers_does() {
+    // Cancel: the agent is cancelled at once and ends its run as cancelled.
+    let (end, after) = slow_run_after_disconnect(DisconnectPolicy::Cancel, "run-cancel").await;
+    assert_eq!(end["outcome"], json!({"type": "cancelled"}), "{end}");
+    assert!(after < Duration::from_millis(500), "{after:?}");
+
+    // Grace: cancelled once the grace period passed without a subscriber.
+    let (end, after) =
+        slow_run_after_disconnect(DisconnectPolicy::Grace(Duration::from_millis(1500)), "run-grace").await;
+    assert_eq!(end["outcome"], json!({"type": "cancelled"}), "{end}");
+    assert!(after >= Duration::from_millis(1400) && after < Duration::from_millis(2500), "{after:?}");
+}
+
+#[tokio::test]
+async fn a_join_within_the_grace_period_keeps_the_run_going() {
+    use ag_ui_server::runs::{RunStatus, RunStore};
+    let store = MemoryStore::new();
+    let runs = Runs::new(store.clone()).on_disconnect(DisconnectPolicy::Grace(Duration::from_millis(400)));
+    let server = serve(AgentService::new(DemoAgent::new()).runs(runs)).await;
+    let first = read_until(post(server.url(), &slow("run-rejoin")).send().await.unwrap(), 2).await;
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    let mut joined = Open::start(
+        get(events_url(&server, "run-rejoin")).header("last-event-id", first.last_id().unwrap()).send().await.unwrap(),
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    assert_eq!(store.run("run-rejoin").await.unwrap().unwrap().status, RunStatus::Running);
+    // The joiner gets the following seconds' text.
+    let next = joined.next().await.unwrap();
+    assert_eq!(types(&[next]), ["TEXT_MESSAGE_CONTENT"]);
+}
+
+#[tokio::test]
+async fn with_continue_a_run_without_subscribers_runs_to_its_end() {
+    let server = serve(
+        AgentService::new(DemoAgent::with_pace(Duration::from_millis(20)))
+            .runs(Runs::in_memory().on_disconnect(DisconnectPolicy::Continue)),
+    )
+    .await;
+    let body = chat("run-continue");
+    let first = read_until(post(server.url(), &body).send().await.unwrap(), 3).await;
+    assert_eq!(first.events.len(), 3);
+    // Joined later, from the last event read: the rest, to the run's success.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let rest = read(get(events_url(&server, "run-continue")).header("last-event-id", "3").send().await.unwrap()).await;
+    let mut got = values(&first.events);
+    got.extend(values(&rest.events));
+    let want = reference(&body).await;
+    assert_eq!(got, want);
+}
+
+#[tokio::test]
+async fn a_join_is_authorised_as_a_start_is() {
+    let runs = Runs::in_memory().authorize(|parts| match parts.headers.get("x-user") {
+        Some(v) => Ok(Some(v.to_str().unwrap_or("?").to_owned())),
+        None => Err(Rejection::new(401, "unauthorised", "send x-user")),
+    });
+    let server = serve(AgentService::new(DemoAgent::new()).runs(runs)).await;
+    let refused = post(server.url(), &chat("run-auth")).send().await.unwrap();
+    assert_eq!(refused.status(), 401);
+    let r = read(post(server.url(), &chat("run-auth")).header("x-user", "ann").send().await.unwrap()).await;
+    assert_eq!(r.status, 200);
+    let own = read(get(events_url(&server, "run-auth")).header("x-user", "ann").send().await.unwrap()).await;
+    assert_eq!(values(&own.events), values(&r.events));
+    let other = get(events_url(&server, "run-auth")).header("x-user", "bob").send().await.unwrap();
+    assert_eq!(other.status(), 404, "another principal does not see the run");
+    let anonymous = get(events_url(&server, "run-auth")).send().await.unwrap();
+    assert_eq!(anonymous.status(), 401);
+    let stop = client().post(format!("{}runs/run-auth/stop", server.url())).header("x-user", "bob").send().await.unwrap();
+    assert_eq!(stop.status(), 404);
+    let thread = get(format!("{}threads/thread-1", server.url())).header("x-user", "bob").send().await.unwrap();
+    assert_eq!(thread.status(), 404);
+    let thread = get(format!("{}threads/thread-1", server.url())).header("x-user", "ann").send().await.unwrap();
+    assert_eq!(thread.status(), 200);
+}
+
+#[tokio::test]
+async fn capabilities_declare_resumable_only_with_a_store() {
+    let caps = ag_ui_core::AgentCapabilities::new().with_identity(ag_ui_core::IdentityCapabilities::new().with_name("demo"));
+    let with = serve(AgentService::new(DemoAgent::new()).capabilities(caps.clone()).runs(Runs::in_memory())).await;
+    let doc: Value = client().get(format!("{}capabilities", with.url())).send().await.unwrap().bytes().await.map(|b| serde_json::from_slice::<Value>(&b).unwrap()).unwrap();
+    assert_eq!(doc, json!({"identity": {"name": "demo"}, "transport": {"streaming": true, "resumable": true}}));
+    let without = serve(AgentService::new(DemoAgent::new()).capabilities(caps)).await;
+    let doc: Value = client().get(format!("{}capabilities", without.url())).send().await.unwrap().bytes().await.map(|b| serde_json::from_slice::<Value>(&b).unwrap()).unwrap();
+    assert_eq!(doc, json!({"identity": {"name": "demo"}, "transport": {"streaming": true}}));
+    let none = direct().await;
+    assert_eq!(client().get(format!("{}capabilities", none.url())).send().await.unwrap().status(), 404);
+}
