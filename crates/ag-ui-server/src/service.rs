@@ -241,7 +241,11 @@ impl<A: Agent> AgentService<A> {
         B::Error: Into<BoxError>,
     {
         let (_, input) = self.read(request).await?;
-        Ok(RunGuard::start(&*self.agent, input, self.config.run.clone()))
+        Ok(RunGuard::start(
+            &*self.agent,
+            input,
+            self.config.run.clone(),
+        ))
     }
 
     /// Checks the request and reads its `RunAgentInput`.

@@ -174,10 +174,11 @@ impl Drive {
                                 }
                             }
                             Err(e) => {
-                                let event: Event =
-                                    RunErrorEvent::new(format!("an event could not be encoded: {e}"))
-                                        .with_code(CODE_ENCODE_ERROR.to_owned())
-                                        .into();
+                                let event: Event = RunErrorEvent::new(format!(
+                                    "an event could not be encoded: {e}"
+                                ))
+                                .with_code(CODE_ENCODE_ERROR.to_owned())
+                                .into();
                                 if let Ok(json) = ag_ui_core::to_vec(&event) {
                                     records.push(Record::new(next_cursor, json));
                                     next_cursor += 1;

@@ -65,7 +65,11 @@ pub(crate) fn route(path: &str) -> (Route, usize) {
     let n = segments.len();
     let base = |k: usize| -> usize {
         // Length of the first n-k segments joined by '/'.
-        segments[..n - k].iter().map(|s| s.len() + 1).sum::<usize>().saturating_sub(1)
+        segments[..n - k]
+            .iter()
+            .map(|s| s.len() + 1)
+            .sum::<usize>()
+            .saturating_sub(1)
     };
     if n >= 3 && segments[n - 3] == "runs" && matches!(segments[n - 1], "events" | "stop") {
         if let Some(id) = decode(segments[n - 2]) {
@@ -77,7 +81,8 @@ pub(crate) fn route(path: &str) -> (Route, usize) {
             return (r, base(3));
         }
     }
-    if n >= 2 && segments[n - 2] == "threads"
+    if n >= 2
+        && segments[n - 2] == "threads"
         && let Some(id) = decode(segments[n - 1])
     {
         return (Route::Thread(id), base(2));
@@ -115,7 +120,10 @@ fn encode_segment(id: &str) -> String {
 }
 
 /// Who the request comes from, by the service's authorisation.
-pub(crate) fn principal(runs: &Runs, parts: &http::request::Parts) -> Result<Option<String>, Rejection> {
+pub(crate) fn principal(
+    runs: &Runs,
+    parts: &http::request::Parts,
+) -> Result<Option<String>, Rejection> {
     match &runs.authorize {
         Some(f) => f(parts),
         None => Ok(None),
@@ -126,7 +134,9 @@ fn not_found_run(run_id: &str) -> Rejection {
     Rejection::new(
         404,
         "run_not_found",
-        format!("no run {run_id:?}: it is unknown, or it ended longer ago than the retention period"),
+        format!(
+            "no run {run_id:?}: it is unknown, or it ended longer ago than the retention period"
+        ),
     )
 }
 
@@ -262,7 +272,9 @@ pub(crate) async fn start(
         encode_segment(&run_id)
     );
     if let Ok(v) = HeaderValue::from_str(&location) {
-        response.headers_mut().insert(http::header::CONTENT_LOCATION, v);
+        response
+            .headers_mut()
+            .insert(http::header::CONTENT_LOCATION, v);
     }
     Ok(response)
 }
@@ -334,7 +346,10 @@ pub(crate) async fn answer(
                 (StatusCode::OK, "ended")
             };
             let body = serde_json::json!({"runId": run_id, "status": word});
-            Ok(json_response(status, serde_json::to_vec(&body).unwrap_or_default()))
+            Ok(json_response(
+                status,
+                serde_json::to_vec(&body).unwrap_or_default(),
+            ))
         }
         Route::Thread(thread_id) => {
             method(parts, Method::GET, "GET a thread")?;
@@ -369,7 +384,10 @@ pub(crate) async fn answer(
                 records = Some(r);
                 sub = runs.local.get(active).map(|l| l.subscribe());
             }
-            Ok(sse_response(LogFrames::new(prelude, records, sub), keep_alive))
+            Ok(sse_response(
+                LogFrames::new(prelude, records, sub),
+                keep_alive,
+            ))
         }
     }
 }
@@ -439,12 +457,15 @@ impl Stream for LogFrames {
             Poll::Ready(Some(Err(e))) => {
                 self.records = None;
                 let (code, message) = match &e {
-                    StoreError::CursorExpired { .. } => {
-                        ("cursor_expired", format!("this subscriber fell behind the run's log: {e}"))
-                    }
+                    StoreError::CursorExpired { .. } => (
+                        "cursor_expired",
+                        format!("this subscriber fell behind the run's log: {e}"),
+                    ),
                     _ => (CODE_STORE_ERROR, e.to_string()),
                 };
-                let event: Event = RunErrorEvent::new(message).with_code(code.to_owned()).into();
+                let event: Event = RunErrorEvent::new(message)
+                    .with_code(code.to_owned())
+                    .into();
                 let mut f = Vec::with_capacity(128);
                 match ag_ui_core::write_sse_frame(&mut f, &event) {
                     Ok(()) => Poll::Ready(Some(f)),
@@ -469,10 +490,16 @@ mod tests {
         assert_eq!(route("/"), (Route::Start, 0));
         assert_eq!(route("/agent"), (Route::Start, 6));
         assert_eq!(route("/agent/"), (Route::Start, 6));
-        assert_eq!(route("/agent/runs/r%201/events"), (Route::Events("r 1".into()), 6));
+        assert_eq!(
+            route("/agent/runs/r%201/events"),
+            (Route::Events("r 1".into()), 6)
+        );
         assert_eq!(route("/runs/r1/events"), (Route::Events("r1".into()), 0));
         assert_eq!(route("/a/b/runs/r1/stop"), (Route::Stop("r1".into()), 4));
-        assert_eq!(route("/agent/threads/t-1"), (Route::Thread("t-1".into()), 6));
+        assert_eq!(
+            route("/agent/threads/t-1"),
+            (Route::Thread("t-1".into()), 6)
+        );
         assert_eq!(route("/agent/capabilities"), (Route::Capabilities, 6));
         assert_eq!(route("/capabilities/"), (Route::Capabilities, 0));
         // An empty id is no route.

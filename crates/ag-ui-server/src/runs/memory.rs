@@ -217,8 +217,7 @@ impl MemoryStore {
             !expired(log.meta.ended_at, limits.retention, now)
         });
         state.threads.retain(|_, t| {
-            t.active_run.is_some()
-                || !expired(Some(t.updated_at), limits.thread_retention, now)
+            t.active_run.is_some() || !expired(Some(t.updated_at), limits.thread_retention, now)
         });
     }
 
@@ -481,7 +480,10 @@ impl RunStore for MemoryStore {
 
     fn stop_requested<'a>(&'a self, run_id: &'a str) -> StoreFuture<'a, ()> {
         let r = self.log(run_id).map(|run| run.stop.clone());
-        Box::pin(async move { r?.cancelled().await; Ok(()) })
+        Box::pin(async move {
+            r?.cancelled().await;
+            Ok(())
+        })
     }
 
     fn renew_lease<'a>(
@@ -491,7 +493,9 @@ impl RunStore for MemoryStore {
         _ttl: Duration,
     ) -> StoreFuture<'a, bool> {
         // One process: the owner cannot die without the store.
-        let r = self.log(run_id).map(|run| lock(&run.log).meta.owner == owner);
+        let r = self
+            .log(run_id)
+            .map(|run| lock(&run.log).meta.owner == owner);
         Box::pin(async move { r })
     }
 

@@ -144,7 +144,9 @@ pub enum StoreError {
     Exists(String),
     /// The events after the requested cursor are no longer kept (the run's log was
     /// trimmed to its bounds).
-    #[error("run {run_id:?}: events after cursor {after} are no longer kept (the oldest kept is {oldest})")]
+    #[error(
+        "run {run_id:?}: events after cursor {after} are no longer kept (the oldest kept is {oldest})"
+    )]
     CursorExpired {
         /// The run.
         run_id: String,

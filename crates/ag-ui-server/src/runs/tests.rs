@@ -111,15 +111,22 @@ async fn a_subscriber_that_falls_behind_the_bounds_gets_an_error() {
 
 #[tokio::test]
 async fn ended_runs_expire_after_the_retention() {
-    let store = MemoryStore::with_limits(MemoryLimits::default().retention(Duration::from_millis(50)));
+    let store =
+        MemoryStore::with_limits(MemoryLimits::default().retention(Duration::from_millis(50)));
     store.create_run(meta("r")).await.unwrap();
     store.append("r", records(1, 1)).await.unwrap();
     store.end_run("r").await.unwrap();
     assert!(store.run("r").await.unwrap().is_some());
-    assert_eq!(store.run("r").await.unwrap().unwrap().status, RunStatus::Ended);
+    assert_eq!(
+        store.run("r").await.unwrap().unwrap().status,
+        RunStatus::Ended
+    );
     tokio::time::sleep(Duration::from_millis(80)).await;
     assert!(store.run("r").await.unwrap().is_none());
-    assert!(matches!(store.tail("r", 0).await, Err(StoreError::NotFound(_))));
+    assert!(matches!(
+        store.tail("r", 0).await,
+        Err(StoreError::NotFound(_))
+    ));
     assert_eq!(store.run_count(), 0);
 }
 
@@ -128,7 +135,10 @@ async fn a_full_store_evicts_the_run_that_ended_first_and_refuses_when_all_run()
     let store = MemoryStore::with_limits(MemoryLimits::default().max_runs(2));
     store.create_run(meta("a")).await.unwrap();
     store.create_run(meta("b")).await.unwrap();
-    assert!(matches!(store.create_run(meta("c")).await, Err(StoreError::Full(_))));
+    assert!(matches!(
+        store.create_run(meta("c")).await,
+        Err(StoreError::Full(_))
+    ));
     store.end_run("b").await.unwrap();
     tokio::time::sleep(Duration::from_millis(2)).await;
     store.end_run("a").await.unwrap();
@@ -142,7 +152,13 @@ async fn a_stop_request_reaches_the_owner() {
     let store = MemoryStore::new();
     store.create_run(meta("r")).await.unwrap();
     let waiting = store.stop_requested("r");
-    assert!(store.run("r").await.unwrap().is_some_and(|m| !m.stop_requested));
+    assert!(
+        store
+            .run("r")
+            .await
+            .unwrap()
+            .is_some_and(|m| !m.stop_requested)
+    );
     assert!(store.request_stop("r").await.unwrap());
     tokio::time::timeout(Duration::from_secs(1), waiting)
         .await
@@ -150,10 +166,26 @@ async fn a_stop_request_reaches_the_owner() {
         .unwrap();
     assert!(store.run("r").await.unwrap().unwrap().stop_requested);
     store.end_run("r").await.unwrap();
-    assert!(!store.request_stop("r").await.unwrap(), "an ended run is not running");
-    assert!(matches!(store.request_stop("x").await, Err(StoreError::NotFound(_))));
-    assert!(store.renew_lease("r", "me", Duration::from_secs(1)).await.unwrap());
-    assert!(!store.renew_lease("r", "other", Duration::from_secs(1)).await.unwrap());
+    assert!(
+        !store.request_stop("r").await.unwrap(),
+        "an ended run is not running"
+    );
+    assert!(matches!(
+        store.request_stop("x").await,
+        Err(StoreError::NotFound(_))
+    ));
+    assert!(
+        store
+            .renew_lease("r", "me", Duration::from_secs(1))
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .renew_lease("r", "other", Duration::from_secs(1))
+            .await
+            .unwrap()
+    );
 }
 
 #[tokio::test]
@@ -164,20 +196,32 @@ async fn threads_are_kept_bounded_and_expire_without_an_active_run() {
             .thread_retention(Duration::from_millis(60)),
     );
     let record = |id: &str, active: Option<&str>| {
-        ThreadRecord::new(id, None, Vec::new(), serde_json::json!({"id": id}), active.map(str::to_owned))
+        ThreadRecord::new(
+            id,
+            None,
+            Vec::new(),
+            serde_json::json!({"id": id}),
+            active.map(str::to_owned),
+        )
     };
     store.put_thread(record("a", None)).await.unwrap();
     tokio::time::sleep(Duration::from_millis(2)).await;
     store.put_thread(record("b", Some("run"))).await.unwrap();
     store.put_thread(record("c", None)).await.unwrap();
-    assert!(store.thread("a").await.unwrap().is_none(), "the oldest idle thread went");
+    assert!(
+        store.thread("a").await.unwrap().is_none(),
+        "the oldest idle thread went"
+    );
     assert_eq!(
         store.thread("b").await.unwrap().unwrap().state,
         serde_json::json!({"id": "b"})
     );
     tokio::time::sleep(Duration::from_millis(80)).await;
     assert!(store.thread("c").await.unwrap().is_none(), "expired");
-    assert!(store.thread("b").await.unwrap().is_some(), "an active run keeps it");
+    assert!(
+        store.thread("b").await.unwrap().is_some(),
+        "an active run keeps it"
+    );
 }
 
 #[test]

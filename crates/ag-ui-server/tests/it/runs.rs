@@ -85,7 +85,10 @@ async fn read_until(response: reqwest::Response, max: usize) -> Read {
                 return out;
             }
         }
-        match tokio::time::timeout(LIMIT, body.next()).await.expect("stream stalled") {
+        match tokio::time::timeout(LIMIT, body.next())
+            .await
+            .expect("stream stalled")
+        {
             Some(Ok(chunk)) => {
                 out.body.extend_from_slice(&chunk);
                 reader.feed(&chunk).unwrap();
@@ -141,7 +144,10 @@ impl Drop for CutProxy {
 }
 
 impl CutProxy {
-    async fn start(upstream: SocketAddr, frames: impl Fn(usize) -> Option<usize> + Send + Sync + 'static) -> CutProxy {
+    async fn start(
+        upstream: SocketAddr,
+        frames: impl Fn(usize) -> Option<usize> + Send + Sync + 'static,
+    ) -> CutProxy {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let connections = Arc::new(AtomicUsize::new(0));
@@ -149,13 +155,19 @@ impl CutProxy {
         let frames = Arc::new(frames);
         let task = tokio::spawn(async move {
             loop {
-                let Ok((down, _)) = listener.accept().await else { return };
+                let Ok((down, _)) = listener.accept().await else {
+                    return;
+                };
                 let n = count.fetch_add(1, Ordering::SeqCst);
                 let cut = frames(n);
                 tokio::spawn(pipe(down, upstream, cut));
             }
         });
-        CutProxy { addr, connections, task }
+        CutProxy {
+            addr,
+            connections,
+            task,
+        }
     }
 
     fn url(&self) -> String {
@@ -165,7 +177,9 @@ impl CutProxy {
 
 /// Forwards one connection, cutting the response `cut` frames in (mid-frame).
 async fn pipe(down: TcpStream, upstream: SocketAddr, cut: Option<usize>) {
-    let Ok(up) = TcpStream::connect(upstream).await else { return };
+    let Ok(up) = TcpStream::connect(upstream).await else {
+        return;
+    };
     let (mut down_r, mut down_w) = down.into_split();
     let (mut up_r, mut up_w) = up.into_split();
     let requests = tokio::spawn(async move {
@@ -215,7 +229,10 @@ async fn frames_carry_cursors_and_the_response_says_where_to_join() {
     assert_eq!(r.ids, want, "every frame's id is its cursor");
     assert_eq!(values(&r.events), reference(&body).await);
     let raw = String::from_utf8(r.body).unwrap();
-    assert!(raw.starts_with("id: 1\ndata: {\"type\":\"RUN_STARTED\""), "{raw}");
+    assert!(
+        raw.starts_with("id: 1\ndata: {\"type\":\"RUN_STARTED\""),
+        "{raw}"
+    );
 }
 
 #[tokio::test]
@@ -231,7 +248,10 @@ async fn a_cut_at_every_event_index_then_a_join_yields_exactly_the_uncut_run() {
         // Cut in the middle of frame k: events 0..k arrived whole.
         let proxy = CutProxy::start(server.addr, move |_| Some(k)).await;
         let first = read(post(proxy.url(), &body).send().await.unwrap()).await;
-        assert!(first.cut || first.events.len() < total, "k={k}: the cut did not happen");
+        assert!(
+            first.cut || first.events.len() < total,
+            "k={k}: the cut did not happen"
+        );
         assert_eq!(first.events.len(), k, "k={k}: the events before the cut");
         let rest = if k % 2 == 0 {
             let mut req = get(events_url(&server, &run));
@@ -241,14 +261,25 @@ async fn a_cut_at_every_event_index_then_a_join_yields_exactly_the_uncut_run() {
             read(req.send().await.unwrap()).await
         } else {
             let after = first.last_id().unwrap_or("0");
-            read(get(format!("{}?after={after}", events_url(&server, &run))).send().await.unwrap()).await
+            read(
+                get(format!("{}?after={after}", events_url(&server, &run)))
+                    .send()
+                    .await
+                    .unwrap(),
+            )
+            .await
         };
         assert_eq!(rest.status, 200, "k={k}");
         assert!(!rest.cut, "k={k}");
         let mut got = values(&first.events);
         got.extend(values(&rest.events));
         assert_eq!(got, want, "k={k}: the cut run and its join");
-        let ids: Vec<String> = first.ids.iter().chain(&rest.ids).map(|i| i.clone().unwrap()).collect();
+        let ids: Vec<String> = first
+            .ids
+            .iter()
+            .chain(&rest.ids)
+            .map(|i| i.clone().unwrap())
+            .collect();
         let want_ids: Vec<String> = (1..=total).map(|i| i.to_string()).collect();
         assert_eq!(ids, want_ids, "k={k}");
     }
@@ -279,14 +310,25 @@ async fn a_finished_run_replays_within_retention_and_is_gone_after_it() {
     assert_eq!(values(&tail.events), values(&whole.events[20..]));
     // Joined at its end: nothing more, and the stream ends.
     let n = whole.events.len().to_string();
-    let none = read(get(events_url(&server, "run-replay")).header("last-event-id", n).send().await.unwrap()).await;
+    let none = read(
+        get(events_url(&server, "run-replay"))
+            .header("last-event-id", n)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert!(none.events.is_empty());
 
     tokio::time::sleep(Duration::from_millis(400)).await;
     let gone = get(events_url(&server, "run-replay")).send().await.unwrap();
     assert_eq!(gone.status(), 404);
     assert_eq!(gone.headers()["content-type"], "application/json");
-    let doc: Value = gone.bytes().await.map(|b| serde_json::from_slice::<Value>(&b).unwrap()).unwrap();
+    let doc: Value = gone
+        .bytes()
+        .await
+        .map(|b| serde_json::from_slice::<Value>(&b).unwrap())
+        .unwrap();
     assert_eq!(doc["error"], "run_not_found");
     assert_eq!(doc["status"], 404);
     let unknown = get(events_url(&server, "never")).send().await.unwrap();
@@ -297,16 +339,33 @@ async fn a_finished_run_replays_within_retention_and_is_gone_after_it() {
 async fn bad_joins_are_refused_with_json() {
     let server = resumable(|r| r).await;
     read(post(server.url(), &chat("run-bad")).send().await.unwrap()).await;
-    let bad = get(events_url(&server, "run-bad")).header("last-event-id", "x1").send().await.unwrap();
+    let bad = get(events_url(&server, "run-bad"))
+        .header("last-event-id", "x1")
+        .send()
+        .await
+        .unwrap();
     assert_eq!(bad.status(), 400);
-    let doc: Value = bad.bytes().await.map(|b| serde_json::from_slice::<Value>(&b).unwrap()).unwrap();
+    let doc: Value = bad
+        .bytes()
+        .await
+        .map(|b| serde_json::from_slice::<Value>(&b).unwrap())
+        .unwrap();
     assert_eq!(doc["error"], "invalid_cursor");
     let again = post(server.url(), &chat("run-bad")).send().await.unwrap();
     assert_eq!(again.status(), 409, "a run id is used once");
-    let wrong = client().post(events_url(&server, "run-bad")).send().await.unwrap();
+    let wrong = client()
+        .post(events_url(&server, "run-bad"))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(wrong.status(), 405);
     assert_eq!(wrong.headers()["allow"], "GET");
-    let json_only = client().get(events_url(&server, "run-bad")).header("accept", "application/json").send().await.unwrap();
+    let json_only = client()
+        .get(events_url(&server, "run-bad"))
+        .header("accept", "application/json")
+        .send()
+        .await
+        .unwrap();
     assert_eq!(json_only.status(), 406);
 }
 
@@ -319,7 +378,10 @@ struct Open {
 impl Open {
     async fn start(response: reqwest::Response) -> Open {
         assert_eq!(response.status(), 200);
-        Open { body: response.bytes_stream().boxed(), reader: SseReader::new() }
+        Open {
+            body: response.bytes_stream().boxed(),
+            reader: SseReader::new(),
+        }
     }
 
     async fn next(&mut self) -> Option<Event> {
@@ -327,7 +389,10 @@ impl Open {
             if let Some(m) = self.reader.next_message() {
                 return Some(ag_ui_core::from_str(&m).unwrap());
             }
-            match tokio::time::timeout(LIMIT, self.body.next()).await.expect("stalled")? {
+            match tokio::time::timeout(LIMIT, self.body.next())
+                .await
+                .expect("stalled")?
+            {
                 Ok(chunk) => self.reader.feed(&chunk).unwrap(),
                 Err(_) => return None,
             }
@@ -351,7 +416,8 @@ fn outcome(events: &[Event]) -> Value {
 #[tokio::test]
 async fn a_stop_from_a_second_connection_ends_the_run_cancelled_for_every_subscriber() {
     let server = resumable(|r| r).await;
-    let mut started = Open::start(post(server.url(), &slow("run-stop")).send().await.unwrap()).await;
+    let mut started =
+        Open::start(post(server.url(), &slow("run-stop")).send().await.unwrap()).await;
     // Wait for the first text delta.
     loop {
         if let Some(Event::TextMessageContent(_)) = started.next().await {
@@ -361,20 +427,54 @@ async fn a_stop_from_a_second_connection_ends_the_run_cancelled_for_every_subscr
     let mut joined = Open::start(get(events_url(&server, "run-stop")).send().await.unwrap()).await;
     assert_eq!(types(&[joined.next().await.unwrap()]), ["RUN_STARTED"]);
     let asked = Instant::now();
-    let stop = client().post(format!("{}runs/run-stop/stop", server.url())).send().await.unwrap();
+    let stop = client()
+        .post(format!("{}runs/run-stop/stop", server.url()))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(stop.status(), 202);
-    let doc: Value = stop.bytes().await.map(|b| serde_json::from_slice::<Value>(&b).unwrap()).unwrap();
+    let doc: Value = stop
+        .bytes()
+        .await
+        .map(|b| serde_json::from_slice::<Value>(&b).unwrap())
+        .unwrap();
     assert_eq!(doc, json!({"runId": "run-stop", "status": "stopping"}));
     let rest = started.rest().await;
-    assert!(asked.elapsed() < Duration::from_secs(1), "stopped in {:?}", asked.elapsed());
-    assert_eq!(outcome(&rest), json!({"type": "RUN_FINISHED", "outcome": {"type": "cancelled"}, "code": null}));
+    assert!(
+        asked.elapsed() < Duration::from_secs(1),
+        "stopped in {:?}",
+        asked.elapsed()
+    );
+    assert_eq!(
+        outcome(&rest),
+        json!({"type": "RUN_FINISHED", "outcome": {"type": "cancelled"}, "code": null})
+    );
     let joined_rest = joined.rest().await;
-    assert_eq!(outcome(&joined_rest), outcome(&rest), "the joiner sees the same end");
+    assert_eq!(
+        outcome(&joined_rest),
+        outcome(&rest),
+        "the joiner sees the same end"
+    );
     // Stopping an ended run says so.
-    let again = client().post(format!("{}runs/run-stop/stop", server.url())).send().await.unwrap();
+    let again = client()
+        .post(format!("{}runs/run-stop/stop", server.url()))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(again.status(), 200);
-    assert_eq!(again.bytes().await.map(|b| serde_json::from_slice::<Value>(&b).unwrap()).unwrap()["status"], "ended");
-    let unknown = client().post(format!("{}runs/nope/stop", server.url())).send().await.unwrap();
+    assert_eq!(
+        again
+            .bytes()
+            .await
+            .map(|b| serde_json::from_slice::<Value>(&b).unwrap())
+            .unwrap()["status"],
+        "ended"
+    );
+    let unknown = client()
+        .post(format!("{}runs/nope/stop", server.url()))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(unknown.status(), 404);
 }
 
@@ -383,13 +483,16 @@ struct Stubborn;
 
 impl Agent for Stubborn {
     fn run(&self, input: RunAgentInput, _cancel: Cancellation) -> EventStream {
-        ag_ui_server::emit(ag_ui_builders::RunEmitter::start_for(&input), |mut run| async move {
-            for i in 0..1200 {
-                run.emit(|r| r.text(format!("{i} "))).await?;
-                ag_ui_server::demo::sleep(Duration::from_millis(50)).await;
-            }
-            run.emit(|r| r.finish()).await
-        })
+        ag_ui_server::emit(
+            ag_ui_builders::RunEmitter::start_for(&input),
+            |mut run| async move {
+                for i in 0..1200 {
+                    run.emit(|r| r.text(format!("{i} "))).await?;
+                    ag_ui_server::demo::sleep(Duration::from_millis(50)).await;
+                }
+                run.emit(|r| r.finish()).await
+            },
+        )
     }
 }
 
@@ -397,13 +500,26 @@ impl Agent for Stubborn {
 async fn an_agent_that_does_not_end_after_a_stop_gets_run_error() {
     let runs = Runs::in_memory().stop_timeout(Duration::from_millis(200));
     let server = serve(AgentService::new(Stubborn).runs(runs)).await;
-    let mut started = Open::start(post(server.url(), &slow("run-stubborn")).send().await.unwrap()).await;
+    let mut started = Open::start(
+        post(server.url(), &slow("run-stubborn"))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     started.next().await.unwrap();
-    let stop = client().post(format!("{}runs/run-stubborn/stop", server.url())).send().await.unwrap();
+    let stop = client()
+        .post(format!("{}runs/run-stubborn/stop", server.url()))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(stop.status(), 202);
     let rest = started.rest().await;
     assert_eq!(outcome(&rest)["type"], "RUN_ERROR");
-    assert_eq!(outcome(&rest)["code"], ag_ui_server::runs::CODE_STOP_TIMEOUT);
+    assert_eq!(
+        outcome(&rest)["code"],
+        ag_ui_server::runs::CODE_STOP_TIMEOUT
+    );
 }
 
 #[tokio::test]
@@ -437,7 +553,14 @@ async fn slow_run_after_disconnect(policy: DisconnectPolicy, run: &str) -> (Valu
         assert!(dropped.elapsed() < LIMIT);
     }
     let ended = dropped.elapsed();
-    let rest = read(get(events_url(&server, run)).header("last-event-id", "2").send().await.unwrap()).await;
+    let rest = read(
+        get(events_url(&server, run))
+            .header("last-event-id", "2")
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     (outcome(&rest.events), ended)
 }
 
@@ -449,26 +572,47 @@ async fn the_disconnect_policy_decides_what_a_run_without_subscribers_does() {
     assert!(after < Duration::from_millis(500), "{after:?}");
 
     // Grace: cancelled once the grace period passed without a subscriber.
-    let (end, after) =
-        slow_run_after_disconnect(DisconnectPolicy::Grace(Duration::from_millis(1500)), "run-grace").await;
+    let (end, after) = slow_run_after_disconnect(
+        DisconnectPolicy::Grace(Duration::from_millis(1500)),
+        "run-grace",
+    )
+    .await;
     assert_eq!(end["outcome"], json!({"type": "cancelled"}), "{end}");
-    assert!(after >= Duration::from_millis(1400) && after < Duration::from_millis(2500), "{after:?}");
+    assert!(
+        after >= Duration::from_millis(1400) && after < Duration::from_millis(2500),
+        "{after:?}"
+    );
 }
 
 #[tokio::test]
 async fn a_join_within_the_grace_period_keeps_the_run_going() {
     use ag_ui_server::runs::{RunStatus, RunStore};
     let store = MemoryStore::new();
-    let runs = Runs::new(store.clone()).on_disconnect(DisconnectPolicy::Grace(Duration::from_millis(400)));
+    let runs =
+        Runs::new(store.clone()).on_disconnect(DisconnectPolicy::Grace(Duration::from_millis(400)));
     let server = serve(AgentService::new(DemoAgent::new()).runs(runs)).await;
-    let first = read_until(post(server.url(), &slow("run-rejoin")).send().await.unwrap(), 2).await;
+    let first = read_until(
+        post(server.url(), &slow("run-rejoin"))
+            .send()
+            .await
+            .unwrap(),
+        2,
+    )
+    .await;
     tokio::time::sleep(Duration::from_millis(150)).await;
     let mut joined = Open::start(
-        get(events_url(&server, "run-rejoin")).header("last-event-id", first.last_id().unwrap()).send().await.unwrap(),
+        get(events_url(&server, "run-rejoin"))
+            .header("last-event-id", first.last_id().unwrap())
+            .send()
+            .await
+            .unwrap(),
     )
     .await;
     tokio::time::sleep(Duration::from_millis(900)).await;
-    assert_eq!(store.run("run-rejoin").await.unwrap().unwrap().status, RunStatus::Running);
+    assert_eq!(
+        store.run("run-rejoin").await.unwrap().unwrap().status,
+        RunStatus::Running
+    );
     // The joiner gets the following seconds' text.
     let next = joined.next().await.unwrap();
     assert_eq!(types(&[next]), ["TEXT_MESSAGE_CONTENT"]);
@@ -486,7 +630,14 @@ async fn with_continue_a_run_without_subscribers_runs_to_its_end() {
     assert_eq!(first.events.len(), 3);
     // Joined later, from the last event read: the rest, to the run's success.
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let rest = read(get(events_url(&server, "run-continue")).header("last-event-id", "3").send().await.unwrap()).await;
+    let rest = read(
+        get(events_url(&server, "run-continue"))
+            .header("last-event-id", "3")
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     let mut got = values(&first.events);
     got.extend(values(&rest.events));
     let want = reference(&body).await;
@@ -502,31 +653,360 @@ async fn a_join_is_authorised_as_a_start_is() {
     let server = serve(AgentService::new(DemoAgent::new()).runs(runs)).await;
     let refused = post(server.url(), &chat("run-auth")).send().await.unwrap();
     assert_eq!(refused.status(), 401);
-    let r = read(post(server.url(), &chat("run-auth")).header("x-user", "ann").send().await.unwrap()).await;
+    let r = read(
+        post(server.url(), &chat("run-auth"))
+            .header("x-user", "ann")
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(r.status, 200);
-    let own = read(get(events_url(&server, "run-auth")).header("x-user", "ann").send().await.unwrap()).await;
+    let own = read(
+        get(events_url(&server, "run-auth"))
+            .header("x-user", "ann")
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(values(&own.events), values(&r.events));
-    let other = get(events_url(&server, "run-auth")).header("x-user", "bob").send().await.unwrap();
-    assert_eq!(other.status(), 404, "another principal does not see the run");
+    let other = get(events_url(&server, "run-auth"))
+        .header("x-user", "bob")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        other.status(),
+        404,
+        "another principal does not see the run"
+    );
     let anonymous = get(events_url(&server, "run-auth")).send().await.unwrap();
     assert_eq!(anonymous.status(), 401);
-    let stop = client().post(format!("{}runs/run-auth/stop", server.url())).header("x-user", "bob").send().await.unwrap();
+    let stop = client()
+        .post(format!("{}runs/run-auth/stop", server.url()))
+        .header("x-user", "bob")
+        .send()
+        .await
+        .unwrap();
     assert_eq!(stop.status(), 404);
-    let thread = get(format!("{}threads/thread-1", server.url())).header("x-user", "bob").send().await.unwrap();
+    let thread = get(format!("{}threads/thread-1", server.url()))
+        .header("x-user", "bob")
+        .send()
+        .await
+        .unwrap();
     assert_eq!(thread.status(), 404);
-    let thread = get(format!("{}threads/thread-1", server.url())).header("x-user", "ann").send().await.unwrap();
+    let thread = get(format!("{}threads/thread-1", server.url()))
+        .header("x-user", "ann")
+        .send()
+        .await
+        .unwrap();
     assert_eq!(thread.status(), 200);
 }
 
 #[tokio::test]
 async fn capabilities_declare_resumable_only_with_a_store() {
-    let caps = ag_ui_core::AgentCapabilities::new().with_identity(ag_ui_core::IdentityCapabilities::new().with_name("demo"));
-    let with = serve(AgentService::new(DemoAgent::new()).capabilities(caps.clone()).runs(Runs::in_memory())).await;
-    let doc: Value = client().get(format!("{}capabilities", with.url())).send().await.unwrap().bytes().await.map(|b| serde_json::from_slice::<Value>(&b).unwrap()).unwrap();
-    assert_eq!(doc, json!({"identity": {"name": "demo"}, "transport": {"streaming": true, "resumable": true}}));
+    let caps = ag_ui_core::AgentCapabilities::new()
+        .with_identity(ag_ui_core::IdentityCapabilities::new().with_name("demo"));
+    let with = serve(
+        AgentService::new(DemoAgent::new())
+            .capabilities(caps.clone())
+            .runs(Runs::in_memory()),
+    )
+    .await;
+    let doc: Value = client()
+        .get(format!("{}capabilities", with.url()))
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .map(|b| serde_json::from_slice::<Value>(&b).unwrap())
+        .unwrap();
+    assert_eq!(
+        doc,
+        json!({"identity": {"name": "demo"}, "transport": {"streaming": true, "resumable": true}})
+    );
     let without = serve(AgentService::new(DemoAgent::new()).capabilities(caps)).await;
-    let doc: Value = client().get(format!("{}capabilities", without.url())).send().await.unwrap().bytes().await.map(|b| serde_json::from_slice::<Value>(&b).unwrap()).unwrap();
-    assert_eq!(doc, json!({"identity": {"name": "demo"}, "transport": {"streaming": true}}));
+    let doc: Value = client()
+        .get(format!("{}capabilities", without.url()))
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .map(|b| serde_json::from_slice::<Value>(&b).unwrap())
+        .unwrap();
+    assert_eq!(
+        doc,
+        json!({"identity": {"name": "demo"}, "transport": {"streaming": true}})
+    );
     let none = direct().await;
-    assert_eq!(client().get(format!("{}capabilities", none.url())).send().await.unwrap().status(), 404);
+    assert_eq!(
+        client()
+            .get(format!("{}capabilities", none.url()))
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        404
+    );
+}
+
+// ---- The workspace's client (`HttpAgent`) against resumable runs ----
+
+use ag_ui_client::{HttpAgent, RunEnd, RunItem, RunOptions, WarningSource};
+
+fn agent(url: String, thread: &str) -> HttpAgent {
+    let mut agent = HttpAgent::builder(url)
+        .thread_id(thread)
+        .idle_timeout(LIMIT)
+        .resume_backoff(Duration::from_millis(5), Duration::from_millis(40))
+        .build()
+        .unwrap();
+    agent.add_message(ag_ui_core::Message::User(ag_ui_core::UserMessage::new(
+        "u1",
+        "What is the weather?",
+    )));
+    agent
+}
+
+fn chat_options(run: &str) -> RunOptions {
+    RunOptions::new()
+        .run_id(run)
+        .forwarded_props(json!({"scenario": "chat"}))
+}
+
+/// Every item of a run, its events as JSON, and its end.
+async fn drain(mut run: ag_ui_client::HttpRun<'_>) -> (Vec<RunItem>, Vec<Value>, RunEnd) {
+    let mut items = Vec::new();
+    let mut events = Vec::new();
+    loop {
+        match tokio::time::timeout(LIMIT, run.next())
+            .await
+            .expect("the run stalled")
+        {
+            Some(RunItem::End(end)) => return (items, events, end),
+            Some(item) => {
+                if let Some(e) = item.event() {
+                    events.push(serde_json::to_value(e).unwrap());
+                }
+                items.push(item);
+            }
+            None => panic!("the run ended without its end"),
+        }
+    }
+}
+
+fn json_of<T: serde::Serialize>(v: &T) -> Value {
+    serde_json::to_value(v).unwrap()
+}
+
+/// The chat run through the workspace's client on a plain server: the delivered events
+/// and the thread it leaves.
+async fn client_reference(run: &str) -> (Vec<Value>, Value, Value) {
+    let server = direct().await;
+    let mut a = agent(server.url(), "thread-1");
+    let (_, events, end) = drain(a.run(chat_options(run))).await;
+    assert!(end.is_ok(), "{:?}", end.error);
+    (events, json_of(&a.messages()), a.state().clone())
+}
+
+#[tokio::test]
+async fn the_client_resumes_a_run_cut_every_few_events_without_gap_or_repeat() {
+    let server = resumable(|r| r).await;
+    for every in [1usize, 4, 9] {
+        let run = format!("run-resume-{every}");
+        let (want_events, want_messages, want_state) = client_reference(&run).await;
+        let proxy = CutProxy::start(server.addr, move |_| Some(every)).await;
+        let mut a = HttpAgent::builder(proxy.url())
+            .thread_id("thread-1")
+            .idle_timeout(LIMIT)
+            .resume_attempts(3)
+            .resume_backoff(Duration::from_millis(5), Duration::from_millis(40))
+            .build()
+            .unwrap();
+        a.add_message(ag_ui_core::Message::User(ag_ui_core::UserMessage::new(
+            "u1",
+            "What is the weather?",
+        )));
+        let run_handle = a.run(chat_options(&run));
+        let (items, events, end) = drain(run_handle).await;
+        assert!(end.is_ok(), "every {every}: {:?}", end.error);
+        assert_eq!(
+            events, want_events,
+            "every {every}: exactly the uncut events, in order"
+        );
+        assert_eq!(end.events, want_events.len());
+        let reconnects: Vec<_> = items
+            .iter()
+            .filter_map(|i| match i {
+                RunItem::Reconnecting(r) => Some(r.clone()),
+                _ => None,
+            })
+            .collect();
+        let expected =
+            want_events.len().div_ceil(every) - usize::from(want_events.len() % every == 0);
+        assert!(
+            reconnects.len() >= expected.saturating_sub(1) && reconnects.len() <= expected + 1,
+            "every {every}: {} reconnections for {} events",
+            reconnects.len(),
+            want_events.len()
+        );
+        assert!(
+            reconnects.iter().all(|r| r.attempt == 1),
+            "each reconnection got events"
+        );
+        assert_eq!(
+            reconnects[0].last_event_id.as_deref(),
+            Some(every.to_string().as_str())
+        );
+        let resume_warnings = end
+            .warnings
+            .iter()
+            .filter(|w| w.source == WarningSource::Resume)
+            .count();
+        assert_eq!(resume_warnings, reconnects.len());
+        assert_eq!(
+            proxy.connections.load(Ordering::SeqCst),
+            reconnects.len() + 1
+        );
+        assert_eq!(
+            json_of(&a.messages()),
+            want_messages,
+            "every {every}: the thread"
+        );
+        assert_eq!(a.state(), &want_state);
+    }
+}
+
+#[tokio::test]
+async fn the_client_gives_up_after_its_attempts() {
+    let server = resumable(|r| r).await;
+    // Every connection is cut inside the first frame after the third one.
+    let proxy = CutProxy::start(server.addr, |n| Some(if n == 0 { 3 } else { 0 })).await;
+    let mut a = HttpAgent::builder(proxy.url())
+        .thread_id("thread-1")
+        .resume_attempts(2)
+        .resume_backoff(Duration::from_millis(5), Duration::from_millis(10))
+        .build()
+        .unwrap();
+    let (items, events, end) = drain(a.run(chat_options("run-give-up"))).await;
+    assert_eq!(events.len(), 3);
+    let attempts: Vec<u32> = items
+        .iter()
+        .filter_map(|i| match i {
+            RunItem::Reconnecting(r) => Some(r.attempt),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(attempts, [1, 2]);
+    let error = end.error.expect("the run failed");
+    assert_eq!(error.kind().as_str(), "transport", "{error}");
+}
+
+#[tokio::test]
+async fn a_plain_server_is_never_retried() {
+    let server = direct().await;
+    let proxy = CutProxy::start(server.addr, |_| Some(3)).await;
+    let mut a = agent(proxy.url(), "thread-1");
+    let (items, events, end) = drain(a.run(chat_options("run-plain"))).await;
+    assert_eq!(events.len(), 3);
+    assert!(items.iter().all(|i| i.event().is_some()), "no reconnection");
+    assert!(end.error.is_some());
+    assert_eq!(proxy.connections.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn the_client_joins_a_run_and_stops_one_from_another_connection() {
+    let server = resumable(|r| r).await;
+    let mut a = agent(server.url(), "thread-1");
+    let (_, started, _) = drain(a.run(chat_options("run-join"))).await;
+    let mut b = agent(server.url(), "thread-1");
+    let (_, joined, end) = drain(b.join_run("run-join")).await;
+    assert!(end.is_ok(), "{:?}", end.error);
+    assert_eq!(joined, started);
+    assert_eq!(json_of(&b.messages()), json_of(&a.messages()));
+
+    let mut slow_agent = agent(server.url(), "thread-slow");
+    let mut run = slow_agent.run(
+        RunOptions::new()
+            .run_id("run-slow-stop")
+            .forwarded_props(json!({"scenario": "slow"})),
+    );
+    assert!(run.next().await.unwrap().event().is_some());
+    let stopper = run.stopper().unwrap();
+    assert!(run.is_resumable());
+    let asked = Instant::now();
+    assert!(stopper.stop().await.unwrap(), "it was running");
+    let (_, _, end) = drain(run).await;
+    assert!(asked.elapsed() < Duration::from_secs(1));
+    assert_eq!(end.outcome, Some(ag_ui_client::RunOutcome::Cancelled));
+    assert!(!stopper.stop().await.unwrap(), "it has ended");
+    let unknown = slow_agent.stopper("nope").stop().await.unwrap_err();
+    assert!(matches!(
+        unknown,
+        ag_ui_client::ClientError::HttpStatus { status: 404, .. }
+    ));
+}
+
+#[tokio::test]
+async fn thread_connect_during_and_after_a_run() {
+    let server = serve(
+        AgentService::new(DemoAgent::with_pace(Duration::from_millis(15))).runs(Runs::in_memory()),
+    )
+    .await;
+    let mut a = agent(server.url(), "thread-c");
+    let before = json_of(&a.messages());
+    let mut run = a.run(chat_options("run-c"));
+    for _ in 0..5 {
+        run.next().await.unwrap();
+    }
+    // Connected mid-run: the thread before the run as snapshots, then the whole run.
+    let mut b = HttpAgent::builder(server.url())
+        .thread_id("thread-c")
+        .build()
+        .unwrap();
+    let (_, during, end) = drain(b.connect_thread()).await;
+    assert!(end.is_ok(), "{:?}", end.error);
+    assert_eq!(
+        during[..4]
+            .iter()
+            .map(|e| e["type"].clone())
+            .collect::<Vec<_>>(),
+        [
+            "RUN_STARTED",
+            "MESSAGES_SNAPSHOT",
+            "STATE_SNAPSHOT",
+            "RUN_FINISHED"
+        ]
+    );
+    assert_eq!(during[1]["messages"], before);
+    assert_eq!(during[4]["type"], "RUN_STARTED");
+    assert_eq!(during[4]["runId"], "run-c");
+    let (_, rest, _) = drain(run).await;
+    // What b saw of the active run is what a saw: from its RUN_STARTED to its end.
+    assert_eq!(during.len() - 4, rest.len() + 5);
+    assert_eq!(json_of(&b.messages()), json_of(&a.messages()));
+    assert_eq!(b.state(), a.state());
+
+    // After the run: the folded thread alone.
+    let mut c = HttpAgent::builder(server.url())
+        .thread_id("thread-c")
+        .build()
+        .unwrap();
+    let (_, after, end) = drain(c.connect_thread()).await;
+    assert!(end.is_ok());
+    assert_eq!(after.len(), 4);
+    assert_eq!(after[1]["messages"], json_of(&a.messages()));
+    assert_eq!(after[2]["snapshot"], *a.state());
+    assert_eq!(json_of(&c.messages()), json_of(&a.messages()));
+
+    let unknown = get(format!("{}threads/nope", server.url()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(unknown.status(), 404);
+    let doc: Value = serde_json::from_slice(&unknown.bytes().await.unwrap()).unwrap();
+    assert_eq!(doc["error"], "thread_not_found");
 }
