@@ -9,7 +9,10 @@
 # Rust server's demo agent (chat, interrupt, its resume, error, and a slow run both abort)
 # and compares the messages, state and outcome they end with.
 # check-server.mjs builds and starts the Rust server example (cargo) and runs the official
-# TypeScript client against it; it writes what the client ended with to out/server/.
+# TypeScript client against it, plain and with --resumable (SSE ids it must ignore); it writes
+# what the client ended with to out/server/. check-resumable.mjs starts `serve --resumable`
+# and cuts a run at every frame, joins it with Last-Event-ID, stops one from a second
+# connection and checks expiry, with plain fetch.
 set -euo pipefail
 cd "$(dirname "$0")"
 
