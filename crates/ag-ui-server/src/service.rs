@@ -302,8 +302,8 @@ impl<A: Agent> AgentService<A> {
 }
 
 /// A `200` SSE response streaming `frames`, with the stream headers.
-pub(crate) fn sse_response(
-    frames: impl Stream<Item = Vec<u8>> + Send + 'static,
+pub(crate) fn sse_response<B: Into<Bytes> + 'static>(
+    frames: impl Stream<Item = B> + Send + 'static,
     keep_alive: Option<Duration>,
 ) -> Response<SseBody> {
     let mut response = Response::new(SseBody::frames(frames, keep_alive));
@@ -376,7 +376,7 @@ enum Kind {
 }
 
 struct Streaming {
-    frames: Pin<Box<dyn Stream<Item = Vec<u8>> + Send>>,
+    frames: Pin<Box<dyn Stream<Item = Bytes> + Send>>,
     /// The first frame has been sent (it goes alone, so that it is not delayed).
     started: bool,
     keep_alive: Option<(Duration, Pin<Box<tokio::time::Sleep>>)>,
@@ -410,11 +410,13 @@ impl SseBody {
     /// Any stream of SSE frames (each a complete message), with keep-alive comments as
     /// [`SseBody::stream`] sends them.
     #[must_use]
-    pub fn frames(
-        frames: impl Stream<Item = Vec<u8>> + Send + 'static,
-        keep_alive: Option<Duration>,
-    ) -> Self {
-        let frames = Box::pin(frames);
+    pub fn frames<S, B>(frames: S, keep_alive: Option<Duration>) -> Self
+    where
+        S: Stream<Item = B> + Send + 'static,
+        B: Into<Bytes> + 'static,
+    {
+        use futures_util::StreamExt;
+        let frames = Box::pin(frames.map(Into::into));
         let keep_alive = keep_alive.map(|d| (d, Box::pin(tokio::time::sleep(d))));
         SseBody {
             kind: Kind::Stream(Box::new(Streaming {
@@ -444,13 +446,23 @@ impl http_body::Body for SseBody {
                 } = &mut **streaming;
                 // Frames already produced go out together; a frame is never held back
                 // waiting for the next one.
-                let mut out: Option<Vec<u8>> = None;
+                // One frame goes as it is; several are copied into one chunk.
+                let mut one: Option<Bytes> = None;
+                let mut many: Option<Vec<u8>> = None;
                 let mut ended = false;
                 loop {
                     match frames.as_mut().poll_next(cx) {
-                        Poll::Ready(Some(frame)) => match &mut out {
-                            None => out = Some(frame),
-                            Some(buf) => buf.extend_from_slice(&frame),
+                        Poll::Ready(Some(frame)) => match (&mut many, one.take()) {
+                            (Some(buf), _) => buf.extend_from_slice(&frame),
+                            (None, Some(first)) => {
+                                let mut buf = Vec::with_capacity(
+                                    (first.len() + frame.len()).max(COALESCE_BYTES / 4),
+                                );
+                                buf.extend_from_slice(&first);
+                                buf.extend_from_slice(&frame);
+                                many = Some(buf);
+                            }
+                            (None, None) => one = Some(frame),
                         },
                         Poll::Ready(None) => {
                             ended = true;
@@ -458,18 +470,20 @@ impl http_body::Body for SseBody {
                         }
                         Poll::Pending => break,
                     }
-                    if !*started || out.as_ref().is_some_and(|b| b.len() >= COALESCE_BYTES) {
+                    let len =
+                        many.as_ref().map_or(0, Vec::len) + one.as_ref().map_or(0, Bytes::len);
+                    if !*started || len >= COALESCE_BYTES {
                         break;
                     }
                 }
-                if let Some(buf) = out {
+                if let Some(buf) = many.map(Bytes::from).or(one) {
                     *started = true;
                     if let Some((interval, sleep)) = keep_alive {
                         sleep
                             .as_mut()
                             .reset(tokio::time::Instant::now() + *interval);
                     }
-                    return Poll::Ready(Some(Ok(Frame::data(Bytes::from(buf)))));
+                    return Poll::Ready(Some(Ok(Frame::data(buf))));
                 }
                 if ended {
                     return Poll::Ready(None);

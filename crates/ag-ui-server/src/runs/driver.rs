@@ -10,7 +10,7 @@ use ag_ui_core::{Event, EventType, RunErrorEvent, ThreadState};
 use futures_core::Stream;
 use tokio::time::{Instant, Sleep, sleep};
 
-use super::store::{Record, RunStore, StoreFuture, ThreadRecord};
+use super::store::{Record, RunStore, StoreFuture, ThreadRecord, write_id};
 use super::{
     CODE_ABANDONED, CODE_MAX_DURATION, CODE_STOP_TIMEOUT, DisconnectPolicy, LocalRun, Runs,
 };
@@ -74,6 +74,10 @@ impl Drive {
         let renew_every = runs.lease / 3;
         let mut renew = Box::pin(sleep(renew_every));
         let mut stopping: Option<Stopping> = None;
+        let mut fold = thread.take().map(|thread| Fold {
+            thread,
+            pending: Vec::new(),
+        });
 
         loop {
             let step = std::future::poll_fn(|cx| {
@@ -157,30 +161,34 @@ impl Drive {
 
             match step {
                 Step::Events(events, ended) => {
-                    let mut records = Vec::with_capacity(events.len());
+                    // The batch's frames share one buffer; each record is a slice of it.
+                    let mut buf = Vec::with_capacity(events.len() * 256);
+                    let mut spans = Vec::with_capacity(events.len());
                     let mut failed = false;
                     for event in events {
-                        match ag_ui_core::to_vec(&event) {
-                            Ok(json) => {
+                        let start = buf.len();
+                        write_id(&mut buf, next_cursor + spans.len() as u64);
+                        match ag_ui_core::write_sse_frame(&mut buf, &event) {
+                            Ok(()) => {
                                 last_terminal = matches!(
                                     event.event_type(),
                                     EventType::RunFinished | EventType::RunError
                                 );
-                                records.push(Record::new(next_cursor, json));
-                                next_cursor += 1;
-                                if let Some(t) = thread.as_mut() {
-                                    t.apply_owned(event);
+                                spans.push(start..buf.len());
+                                if let Some(f) = fold.as_mut() {
+                                    f.push(event);
                                 }
                             }
                             Err(e) => {
+                                buf.truncate(start);
                                 let event: Event = RunErrorEvent::new(format!(
                                     "an event could not be encoded: {e}"
                                 ))
                                 .with_code(CODE_ENCODE_ERROR.to_owned())
                                 .into();
-                                if let Ok(json) = ag_ui_core::to_vec(&event) {
-                                    records.push(Record::new(next_cursor, json));
-                                    next_cursor += 1;
+                                write_id(&mut buf, next_cursor + spans.len() as u64);
+                                if ag_ui_core::write_sse_frame(&mut buf, &event).is_ok() {
+                                    spans.push(start..buf.len());
                                 }
                                 last_terminal = true;
                                 failed = true;
@@ -188,6 +196,15 @@ impl Drive {
                             }
                         }
                     }
+                    let buf = bytes::Bytes::from(buf);
+                    let records: Vec<Record> = spans
+                        .into_iter()
+                        .map(|span| {
+                            let r = Record::from_frame(next_cursor, buf.slice(span));
+                            next_cursor += 1;
+                            r
+                        })
+                        .collect();
                     if !records.is_empty() && store.append(&run_id, records).await.is_err() {
                         // The log is gone (a store failure): nobody can read the run.
                         failed = true;
@@ -217,7 +234,7 @@ impl Drive {
                             .into();
                         if let Ok(json) = ag_ui_core::to_vec(&event) {
                             let _ = store
-                                .append(&run_id, vec![Record::new(next_cursor, json)])
+                                .append(&run_id, vec![Record::new(next_cursor, &json)])
                                 .await;
                         }
                     }
@@ -231,7 +248,7 @@ impl Drive {
         drop(guard);
         drop(stop);
         let _ = store.end_run(&run_id).await;
-        if let Some(t) = thread {
+        if let Some(t) = fold.map(Fold::finish) {
             // A later run of the thread that started meanwhile owns the record now (its
             // input carried the thread as its client had it); it writes it when it ends.
             let later = match store.thread(&thread_id).await {
@@ -268,3 +285,32 @@ impl Future for YieldNow {
 /// A run's driver, boxed: polled by the response that started the run while it is
 /// connected (no task switch per batch), by a task of its own after that.
 pub(crate) type Driver = Pin<Box<dyn Future<Output = ()> + Send>>;
+
+/// The thread and the events waiting to be folded into it: after the run's end, off the
+/// streaming path, unless more than [`FOLD_BACKLOG`] pile up.
+struct Fold {
+    thread: ThreadState,
+    pending: Vec<Event>,
+}
+
+/// Events kept for the thread's fold before they are folded as they come.
+const FOLD_BACKLOG: usize = 100_000;
+
+impl Fold {
+    fn push(&mut self, event: Event) {
+        self.pending.push(event);
+        if self.pending.len() >= FOLD_BACKLOG {
+            for e in self.pending.drain(..) {
+                self.thread.apply_owned(e);
+            }
+        }
+    }
+
+    /// The thread with every event applied.
+    fn finish(mut self) -> ThreadState {
+        for e in self.pending {
+            self.thread.apply_owned(e);
+        }
+        self.thread
+    }
+}

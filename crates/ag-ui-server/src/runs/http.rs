@@ -452,24 +452,13 @@ impl LogFrames {
     }
 }
 
-/// `id: <cursor>\ndata: <json>\n\n`.
-pub(crate) fn frame(cursor: Cursor, json: &[u8]) -> Vec<u8> {
-    let mut f = Vec::with_capacity(json.len() + 32);
-    f.extend_from_slice(b"id: ");
-    f.extend_from_slice(cursor.to_string().as_bytes());
-    f.extend_from_slice(b"\ndata: ");
-    f.extend_from_slice(json);
-    f.extend_from_slice(b"\n\n");
-    f
-}
-
 impl Stream for LogFrames {
-    type Item = Vec<u8>;
+    type Item = bytes::Bytes;
 
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Vec<u8>>> {
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<bytes::Bytes>> {
         let this = &mut *self;
         if let Some(f) = this.prelude.pop_front() {
-            return Poll::Ready(Some(f));
+            return Poll::Ready(Some(f.into()));
         }
         let Some(records) = this.records.as_mut() else {
             return Poll::Ready(None);
@@ -485,7 +474,7 @@ impl Stream for LogFrames {
             polled = records.as_mut().poll_next(cx);
         }
         match polled {
-            Poll::Ready(Some(Ok(r))) => Poll::Ready(Some(frame(r.cursor, &r.json))),
+            Poll::Ready(Some(Ok(r))) => Poll::Ready(Some(r.frame)),
             Poll::Ready(Some(Err(e))) => {
                 this.records = None;
                 let (code, message) = match &e {
@@ -500,7 +489,7 @@ impl Stream for LogFrames {
                     .into();
                 let mut f = Vec::with_capacity(128);
                 match ag_ui_core::write_sse_frame(&mut f, &event) {
-                    Ok(()) => Poll::Ready(Some(f)),
+                    Ok(()) => Poll::Ready(Some(f.into())),
                     Err(_) => Poll::Ready(None),
                 }
             }
@@ -554,7 +543,7 @@ mod tests {
         let Poll::Ready(Some(frame)) = Pin::new(&mut frames).poll_next(&mut cx) else {
             panic!("a frame was expected");
         };
-        let text = String::from_utf8(frame).unwrap_or_default();
+        let text = String::from_utf8(frame.to_vec()).unwrap_or_default();
         let json = text.trim().strip_prefix("data: ").unwrap_or_default();
         let event: serde_json::Value = serde_json::from_str(json).unwrap_or_default();
         assert_eq!(event["type"], "RUN_ERROR");
@@ -563,10 +552,5 @@ mod tests {
             Pin::new(&mut frames).poll_next(&mut cx),
             Poll::Ready(None)
         ));
-    }
-
-    #[test]
-    fn frames_carry_the_cursor() {
-        assert_eq!(frame(7, br#"{"a":1}"#), b"id: 7\ndata: {\"a\":1}\n\n");
     }
 }

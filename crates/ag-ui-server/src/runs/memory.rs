@@ -48,8 +48,8 @@ pub struct MemoryLimits {
     /// Events kept per run. Past it the oldest are dropped: the run goes on, and a join
     /// from before the oldest kept event is refused (410).
     pub max_events_per_run: usize,
-    /// Bytes of event JSON kept per run, with the same effect as `max_events_per_run`
-    /// (the newest event is always kept).
+    /// Bytes of SSE frames (event JSON and its `id:` and `data:` lines) kept per run, with
+    /// the same effect as `max_events_per_run` (the newest event is always kept).
     pub max_bytes_per_run: usize,
     /// How long an ended run stays joinable.
     pub retention: Duration,
@@ -311,7 +311,7 @@ impl MemoryStore {
                 ));
             }
             log.next += 1;
-            log.bytes += record.json.len();
+            log.bytes += record.frame.len();
             log.records.push_back(record);
         }
         while log.records.len() > 1
@@ -319,7 +319,7 @@ impl MemoryStore {
                 || log.bytes > limits.max_bytes_per_run)
         {
             if let Some(old) = log.records.pop_front() {
-                log.bytes -= old.json.len();
+                log.bytes -= old.frame.len();
             }
         }
         log.wake_all();

@@ -13,26 +13,69 @@ use futures_core::Stream;
 /// event of a run has cursor 1; `0` is "before the first event".
 pub type Cursor = u64;
 
-/// One event of a run's log: its cursor and its compact JSON (as the 1.0 writer encodes
-/// it, encoded once when the run produced it).
+/// One event of a run's log: its cursor and its SSE frame, `id: <cursor>\ndata: <compact
+/// JSON>\n\n`, encoded once when the run produced it and written as is to every
+/// subscriber.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Record {
     /// The event's cursor: one more than the previous record's.
     pub cursor: Cursor,
-    /// The event as compact JSON.
-    pub json: Bytes,
+    /// The event's SSE frame, with its cursor as its `id:`.
+    pub frame: Bytes,
 }
 
 impl Record {
-    /// A record.
+    /// The record of the event whose compact JSON is `json` (a store that keeps the JSON
+    /// alone rebuilds its records with this).
     #[must_use]
-    pub fn new(cursor: Cursor, json: impl Into<Bytes>) -> Self {
+    pub fn new(cursor: Cursor, json: &[u8]) -> Self {
+        let mut frame = Vec::with_capacity(json.len() + 32);
+        write_id(&mut frame, cursor);
+        frame.extend_from_slice(b"data: ");
+        frame.extend_from_slice(json);
+        frame.extend_from_slice(b"\n\n");
         Record {
             cursor,
-            json: json.into(),
+            frame: frame.into(),
         }
     }
+
+    /// A record from a complete frame (`id: <cursor>\ndata: <json>\n\n`).
+    #[must_use]
+    pub fn from_frame(cursor: Cursor, frame: Bytes) -> Self {
+        Record { cursor, frame }
+    }
+
+    /// The event's compact JSON: the frame's data line.
+    #[must_use]
+    pub fn json(&self) -> &[u8] {
+        let f = &self.frame[..];
+        let start = f
+            .windows(6)
+            .position(|w| w == b"data: ")
+            .map_or(0, |i| i + 6);
+        let end = f.len().saturating_sub(2).max(start);
+        &f[start..end]
+    }
+}
+
+/// Writes `id: <cursor>\n`.
+pub(crate) fn write_id(out: &mut Vec<u8>, cursor: Cursor) {
+    out.extend_from_slice(b"id: ");
+    let mut digits = [0u8; 20];
+    let mut n = cursor;
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[i..]);
+    out.push(b'\n');
 }
 
 /// Whether a run is still producing events.

@@ -12,7 +12,7 @@ fn meta(run: &str) -> RunMeta {
 
 fn records(from: Cursor, n: u64) -> Vec<Record> {
     (from..from + n)
-        .map(|c| Record::new(c, format!("{{\"n\":{c}}}").into_bytes()))
+        .map(|c| Record::new(c, format!("{{\"n\":{c}}}").as_bytes()))
         .collect()
 }
 
@@ -88,9 +88,9 @@ async fn a_log_over_its_bounds_drops_its_oldest_events() {
         Err(StoreError::CursorExpired { after, oldest, .. }) => assert_eq!((after, oldest), (1, 3)),
         other => panic!("expected CursorExpired, got {:?}", other.map(|_| ())),
     }
-    let bytes = MemoryStore::with_limits(MemoryLimits::default().max_bytes_per_run(16));
+    // Each record's frame is 21 bytes (`id: N\ndata: {"n":N}\n\n`): two fit in 45.
+    let bytes = MemoryStore::with_limits(MemoryLimits::default().max_bytes_per_run(45));
     bytes.create_run(meta("r")).await.unwrap();
-    // Each record is 7 bytes: two fit.
     bytes.append("r", records(1, 4)).await.unwrap();
     bytes.end_run("r").await.unwrap();
     assert_eq!(collect(bytes.tail("r", 2).await.unwrap()).await, [3, 4]);
@@ -239,4 +239,15 @@ fn local_subscribers_are_counted_while_they_live() {
     assert_eq!(run.subscribers(&cx), 0);
     local.remove("r");
     assert!(local.get("r").is_none());
+}
+
+#[test]
+fn a_record_is_its_sse_frame() {
+    let r = Record::new(12, br#"{"a":1}"#);
+    assert_eq!(&r.frame[..], b"id: 12\ndata: {\"a\":1}\n\n");
+    assert_eq!(r.json(), br#"{"a":1}"#);
+    assert_eq!(Record::new(0, b"{}").json(), b"{}");
+    let mut out = Vec::new();
+    super::store::write_id(&mut out, u64::MAX);
+    assert_eq!(out, format!("id: {}\n", u64::MAX).into_bytes());
 }
