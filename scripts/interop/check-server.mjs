@@ -1,6 +1,7 @@
 // Runs the official TypeScript client (@ag-ui/client HttpAgent) against the Rust server's
 // demo agent (`cargo run -p ag-ui-server --example serve`), one run per scenario: chat,
-// interrupt then resume, error. A scenario passes when the client reports no protocol or
+// interrupt then resume, error; then again against `serve --resumable`, whose frames carry
+// SSE `id:` lines (the run-log extension), which the official client must ignore. A scenario passes when the client reports no protocol or
 // transport error (an error scenario: exactly the agent's RUN_ERROR) and the final messages
 // and state are the ones the demo produces. Keep-alive comments are on every 20 ms and the
 // demo pauses 30 ms between chat events, so the client also reads comments between frames.
@@ -21,11 +22,11 @@ const OUT = join(HERE, "out", "server");
 const TIMEOUT_MS = 600_000; // includes building the example on a cold cache
 
 /** Starts the serve example; resolves with its address and the child process. */
-function startServer() {
+function startServer(extra) {
   const child = spawn(
     "cargo",
     ["run", "-q", "--locked", "-p", "ag-ui-server", "--example", "serve", "--",
-      "127.0.0.1:0", "--pace-ms", "30", "--keep-alive-ms", "20"],
+      "127.0.0.1:0", "--pace-ms", "30", "--keep-alive-ms", "20", ...extra],
     { cwd: join(HERE, "..", ".."), stdio: ["ignore", "pipe", "inherit"] },
   );
   return new Promise((resolve, reject) => {
@@ -54,10 +55,10 @@ async function run(agent, params) {
   return seen;
 }
 
-function newAgent(url, scenario) {
+function newAgent(url, scenario, mode) {
   return new HttpAgent({
     url,
-    threadId: `thread-${scenario}`,
+    threadId: `thread-${scenario}${mode}`,
     initialMessages: [{ id: `user-${scenario}`, role: "user", content: "What is the weather in Amsterdam?" }],
   });
 }
@@ -67,11 +68,12 @@ function text(messages, role) {
 }
 
 const failures = [];
-function check(name, ok, detail) {
+function checkIn(name, ok, detail) {
   if (!ok) failures.push(`${name}: ${detail}`);
 }
 
-function save(scenario, agent, runs) {
+function save(scenario, agent, runs, mode) {
+  if (mode) return; // the plain server's results are the ones compared with other clients
   mkdirSync(OUT, { recursive: true });
   const doc = {
     scenario,
@@ -84,12 +86,14 @@ function save(scenario, agent, runs) {
   writeFileSync(join(OUT, `${scenario}.json`), JSON.stringify(doc, null, 2) + "\n");
 }
 
-const { child, addr } = await startServer();
+for (const [mode, extra] of [["", []], ["-resumable", ["--resumable"]]]) {
+const { child, addr } = await startServer(extra);
 const url = `http://${addr}/`;
+const check = (name, ok, detail) => checkIn(`${name}${mode}`, ok, detail);
 try {
   // chat
   {
-    const agent = newAgent(url, "chat");
+    const agent = newAgent(url, "chat", mode);
     const seen = await run(agent, { runId: "run-chat-1", forwardedProps: { scenario: "chat" } });
     const clean = seen.errors.length === 0 && seen.runErrors.length === 0 && !seen.thrown;
     check("chat", clean, JSON.stringify(seen));
@@ -105,11 +109,11 @@ try {
       "Let me check the weather in Amsterdam.", "It is 14 °C and cloudy in Amsterdam.",
     ]), JSON.stringify(agent.messages));
     check("chat tool result", text(agent.messages, "tool").length === 1, JSON.stringify(agent.messages));
-    save("chat", agent, ["run-chat-1"]);
+    save("chat", agent, ["run-chat-1"], mode);
   }
   // interrupt, then resume
   {
-    const agent = newAgent(url, "interrupt");
+    const agent = newAgent(url, "interrupt", mode);
     const first = await run(agent, { runId: "run-interrupt-1", forwardedProps: { scenario: "interrupt" } });
     check("interrupt", first.errors.length === 0 && first.runErrors.length === 0 && !first.thrown, JSON.stringify(first));
     check("interrupt outcome", first.outcome === "interrupt", first.outcome);
@@ -127,11 +131,11 @@ try {
     check("resume state", isDeepStrictEqual(agent.state, { email: { status: "sent" } }), JSON.stringify(agent.state));
     const results = agent.messages.filter((m) => m.role === "tool");
     check("resume tool result", results.length === 1 && results[0].toolCallId === pending.toolCallId, JSON.stringify(results));
-    save("interrupt", agent, ["run-interrupt-1", "run-interrupt-2"]);
+    save("interrupt", agent, ["run-interrupt-1", "run-interrupt-2"], mode);
   }
   // error
   {
-    const agent = newAgent(url, "error");
+    const agent = newAgent(url, "error", mode);
     const seen = await run(agent, { runId: "run-error-1", forwardedProps: { scenario: "error" } });
     check("error RUN_ERROR", seen.runErrors.length === 1 && seen.runErrors[0].code === "demo_error", JSON.stringify(seen));
     // The client reports the agent's RUN_ERROR as the run's failure; nothing else.
@@ -139,10 +143,11 @@ try {
       .filter((e) => !e.includes("the demo agent failed on purpose"));
     check("error without protocol errors", others.length === 0, JSON.stringify(seen));
     check("error partial text", isDeepStrictEqual(text(agent.messages, "assistant"), ["Starting the work and then"]), JSON.stringify(agent.messages));
-    save("error", agent, ["run-error-1"]);
+    save("error", agent, ["run-error-1"], mode);
   }
 } finally {
   child.kill();
+}
 }
 
 if (failures.length) {
@@ -150,4 +155,4 @@ if (failures.length) {
   for (const f of failures) console.error(`  ${f}`);
   process.exit(1);
 }
-console.log(`check-server: chat, interrupt + resume, error passed against ${url}; results in out/server/`);
+console.log("check-server: chat, interrupt + resume, error passed against serve and serve --resumable; results in out/server/");

@@ -12,7 +12,10 @@
 # OpenAI-compatible provider streaming parallel tool calls, with the Rust client and the official
 # TypeScript client, and compares the messages, state and outcome they end with.
 # check-server.mjs builds and starts the Rust server example (cargo) and runs the official
-# TypeScript client against it; it writes what the client ended with to out/server/.
+# TypeScript client against it, plain and with --resumable (SSE ids it must ignore); it writes
+# what the client ended with to out/server/. check-resumable.mjs starts `serve --resumable`
+# and cuts a run at every frame, joins it with Last-Event-ID, stops one from a second
+# connection and checks expiry, with plain fetch.
 # Each subdirectory with a package-lock.json is a check of its own with its own pinned
 # packages, installed the same way (npm ci), whose check-*.mjs run inside it:
 # copilotkit/ puts the Rust demo server behind the CopilotKit runtime; browser/ drives the

@@ -18,6 +18,27 @@ pub enum RunItem {
     Event(Event),
     /// How the run ended; nothing follows it.
     End(RunEnd),
+    /// The connection of a resumable run broke off and the client is joining it again
+    /// from the last event it has (see [`Reconnecting`]); the events that follow continue
+    /// the run without a gap or a repeat. An application may show "reconnecting".
+    Reconnecting(Reconnecting),
+}
+
+/// A reconnection of a resumable run (a non-standard extension that the workspace's
+/// server offers): which attempt, from which cursor, after what, and how long the client
+/// waits before it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Reconnecting {
+    /// 1 for the first attempt since the last event arrived.
+    pub attempt: u32,
+    /// The SSE id of the last event received (sent as `Last-Event-ID`), `None` when none
+    /// arrived yet (the run is joined from its start).
+    pub last_event_id: Option<String>,
+    /// The wait before this attempt.
+    pub delay: std::time::Duration,
+    /// What broke off the connection, in a sentence.
+    pub reason: String,
 }
 
 impl RunItem {
@@ -26,7 +47,7 @@ impl RunItem {
     pub fn event(&self) -> Option<&Event> {
         match self {
             RunItem::Event(e) => Some(e),
-            RunItem::End(_) => None,
+            RunItem::End(_) | RunItem::Reconnecting(_) => None,
         }
     }
 
@@ -35,7 +56,7 @@ impl RunItem {
     pub fn into_end(self) -> Option<RunEnd> {
         match self {
             RunItem::End(end) => Some(end),
-            RunItem::Event(_) => None,
+            RunItem::Event(_) | RunItem::Reconnecting(_) => None,
         }
     }
 }

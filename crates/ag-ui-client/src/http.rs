@@ -6,17 +6,18 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use ag_ui_core::{
-    Interrupt, Message, MessageId, ResumeEntry, RunAgentInput, SSE_MEDIA_TYPE, State, ThreadId,
-    ThreadState, UserMessage,
+    Interrupt, Message, MessageId, ResumeEntry, RunAgentInput, RunId, SSE_MEDIA_TYPE, State,
+    ThreadId, ThreadState, UserMessage,
 };
 use bytes::Bytes;
 use futures_core::Stream;
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 
 use crate::compat::ProtocolVersion;
-use crate::end::{RunEnd, RunItem};
+use crate::end::{Reconnecting, RunEnd, RunItem};
 use crate::error::{ClientError, TimeoutPhase, media_type};
 use crate::request::{self, RunOptions};
+use crate::resume::{self, Resume, RunStopper};
 use crate::stream::{AbortHandle, RunCore};
 use crate::warning::RunWarning;
 
@@ -37,6 +38,8 @@ pub struct HttpAgentBuilder {
     ceiling: Option<ProtocolVersion>,
     max_error_body: usize,
     max_frame_bytes: Option<usize>,
+    resume_attempts: u32,
+    resume_backoff: (Duration, Duration),
 }
 
 /// Whether this build of the crate has a TLS backend for the clients it builds.
@@ -59,7 +62,30 @@ impl HttpAgentBuilder {
             ceiling: None,
             max_error_body: DEFAULT_MAX_ERROR_BODY_BYTES,
             max_frame_bytes: None,
+            resume_attempts: resume::DEFAULT_RESUME_ATTEMPTS,
+            resume_backoff: (
+                resume::DEFAULT_RESUME_BACKOFF,
+                resume::DEFAULT_RESUME_MAX_BACKOFF,
+            ),
         }
+    }
+
+    /// How many times in a row a cut resumable run is joined again before it fails
+    /// (default [`DEFAULT_RESUME_ATTEMPTS`](crate::DEFAULT_RESUME_ATTEMPTS); an event
+    /// arriving resets the count; 0 turns resuming off). Only runs the server declared
+    /// resumable (a `Content-Location` on the response, SSE ids on its frames: the
+    /// workspace server's non-standard extension) are resumed; other runs are never
+    /// retried.
+    pub fn resume_attempts(mut self, attempts: u32) -> Self {
+        self.resume_attempts = attempts;
+        self
+    }
+
+    /// The wait before the first reconnection (doubled for each further one) and the
+    /// longest wait (defaults 100 ms and 2 s).
+    pub fn resume_backoff(mut self, first: Duration, max: Duration) -> Self {
+        self.resume_backoff = (first, max.max(first));
+        self
     }
 
     /// Adds a header to every request. `Content-Type` and `Accept` are the client's
@@ -190,6 +216,8 @@ impl HttpAgentBuilder {
             ceiling: self.ceiling,
             max_error_body: self.max_error_body,
             max_frame_bytes: self.max_frame_bytes,
+            resume_attempts: self.resume_attempts,
+            resume_backoff: self.resume_backoff,
         })
     }
 }
@@ -204,7 +232,11 @@ impl HttpAgentBuilder {
 /// Requests carry `Content-Type: application/json` and `Accept: text/event-stream`;
 /// `tools`, `context`, `forwardedProps` and `state` are always sent, activity messages
 /// never, `protocolVersion` is `"1.0"` (spec §8.1). A request is sent once: nothing is
-/// retried after it left (AG-UI 1.0 has no resume cursor).
+/// retried after it left (AG-UI 1.0 has no resume cursor), except that a run the server
+/// declared resumable (the workspace server's non-standard extension: `Content-Location`
+/// on the response, SSE ids on its frames) is joined again from its last event when its
+/// connection breaks off, with [`RunItem::Reconnecting`] between the events (see
+/// [`HttpAgentBuilder::resume_attempts`]).
 #[derive(Debug)]
 pub struct HttpAgent {
     url: reqwest::Url,
@@ -217,6 +249,8 @@ pub struct HttpAgent {
     ceiling: Option<ProtocolVersion>,
     max_error_body: usize,
     max_frame_bytes: Option<usize>,
+    resume_attempts: u32,
+    resume_backoff: (Duration, Duration),
 }
 
 impl HttpAgent {
@@ -383,13 +417,8 @@ impl HttpAgent {
         warnings: Vec<RunWarning>,
         check: Result<(), ClientError>,
     ) -> HttpRun<'_> {
-        let mut core = RunCore::new(std::mem::take(&mut self.thread));
-        core.set_ceiling(self.ceiling);
-        if let Some(max) = self.max_frame_bytes {
-            core.set_max_frame_bytes(max);
-        }
-        core.add_warnings(warnings);
-        let phase = match check
+        let run_id = input.run_id.clone();
+        let request = check
             .and_then(|()| request::encode(&input))
             .and_then(|body| {
                 self.client
@@ -400,7 +429,87 @@ impl HttpAgent {
                     .map_err(|e| ClientError::Config {
                         message: format!("cannot build the request: {e}"),
                     })
-            }) {
+            });
+        let resume = self.new_resume();
+        self.open(request, warnings, resume, Some(run_id))
+    }
+
+    fn new_resume(&self) -> Resume {
+        Resume::new(
+            self.resume_attempts,
+            self.resume_backoff.0,
+            self.resume_backoff.1,
+        )
+    }
+
+    /// A `GET` of `url` as an SSE stream, with `Last-Event-ID` when `after` is given.
+    fn get(&self, url: reqwest::Url, after: Option<&str>) -> Result<reqwest::Request, ClientError> {
+        let mut headers = self.headers.clone();
+        headers.remove(CONTENT_TYPE);
+        let mut request = self.client.get(url).headers(headers);
+        if let Some(after) = after {
+            request = request.header("last-event-id", after);
+        }
+        request.build().map_err(|e| ClientError::Config {
+            message: format!("cannot build the request: {e}"),
+        })
+    }
+
+    /// Joins a run on the server (`GET {agent}/runs/{runId}/events`, the workspace
+    /// server's non-standard extension): its events from its start, then the live ones to
+    /// its end, each applied to this agent's thread and checked as any run's are. A cut is
+    /// resumed as for a started run.
+    ///
+    /// This applies the whole run: join a run the thread has not seen, or connect to the
+    /// thread instead ([`HttpAgent::connect_thread`]), which brings the thread up to date
+    /// first. (A run this client is reading resumes by itself from where it was cut.)
+    pub fn join_run(&mut self, run_id: impl Into<RunId>) -> HttpRun<'_> {
+        let run_id = run_id.into();
+        let url = resume::below(&self.url, &["runs", run_id.as_str(), "events"]);
+        let request = self.get(url.clone(), None);
+        let mut resume = self.new_resume();
+        resume.join = Some(url);
+        self.open(request, Vec::new(), resume, Some(run_id))
+    }
+
+    /// Connects to this agent's thread on the server (`GET {agent}/threads/{threadId}`,
+    /// the workspace server's non-standard extension): the thread's messages and state as
+    /// snapshots in a run of their own (they replace this agent's), then the events of
+    /// the thread's active run, if one is going on, to its end. A cut during the active
+    /// run is resumed from its last event.
+    pub fn connect_thread(&mut self) -> HttpRun<'_> {
+        let url = resume::below(&self.url, &["threads", self.thread_id.as_str()]);
+        let request = self.get(url, None);
+        let mut resume = self.new_resume();
+        resume.derive = true;
+        self.open(request, Vec::new(), resume, None)
+    }
+
+    /// A handle that stops run `run_id` on the server (see [`RunStopper`]).
+    #[must_use]
+    pub fn stopper(&self, run_id: impl Into<RunId>) -> RunStopper {
+        RunStopper {
+            client: self.client.clone(),
+            url: self.url.clone(),
+            headers: self.headers.clone(),
+            run_id: run_id.into(),
+        }
+    }
+
+    fn open(
+        &mut self,
+        request: Result<reqwest::Request, ClientError>,
+        warnings: Vec<RunWarning>,
+        resume: Resume,
+        run_id: Option<RunId>,
+    ) -> HttpRun<'_> {
+        let mut core = RunCore::new(std::mem::take(&mut self.thread));
+        core.set_ceiling(self.ceiling);
+        if let Some(max) = self.max_frame_bytes {
+            core.set_max_frame_bytes(max);
+        }
+        core.add_warnings(warnings);
+        let phase = match request {
             Ok(request) => Phase::Sending(Box::pin(self.client.execute(request))),
             Err(e) => {
                 core.fail(e);
@@ -415,6 +524,11 @@ impl HttpAgent {
             sleep: None,
             connect_timeout: self.connect_timeout,
             max_error_body: self.max_error_body,
+            resume,
+            run_id,
+            client: self.client.clone(),
+            headers: self.headers.clone(),
+            url: self.url.clone(),
         }
     }
 }
@@ -429,6 +543,8 @@ enum Phase {
         buf: Vec<u8>,
     },
     Streaming(Body),
+    /// Waiting before joining a cut resumable run again.
+    Waiting(Pin<Box<tokio::time::Sleep>>),
     Done,
 }
 
@@ -446,6 +562,11 @@ pub struct HttpRun<'a> {
     sleep: Option<Pin<Box<tokio::time::Sleep>>>,
     connect_timeout: Option<Duration>,
     max_error_body: usize,
+    resume: Resume,
+    run_id: Option<RunId>,
+    client: reqwest::Client,
+    headers: HeaderMap,
+    url: reqwest::Url,
 }
 
 impl std::fmt::Debug for HttpRun<'_> {
@@ -475,6 +596,112 @@ impl HttpRun<'_> {
     #[must_use]
     pub fn thread(&self) -> &ThreadState {
         self.core.thread()
+    }
+
+    /// The run's id: the one the request gave, the one joined, or (for a thread connect)
+    /// that of the last `RUN_STARTED` delivered.
+    #[must_use]
+    pub fn run_id(&self) -> Option<&RunId> {
+        self.run_id.as_ref().or_else(|| self.core.run_id())
+    }
+
+    /// Whether the server declared this run resumable (the workspace server's
+    /// non-standard extension): a cut connection is then joined again by itself.
+    #[must_use]
+    pub fn is_resumable(&self) -> bool {
+        self.resume.join.is_some()
+    }
+
+    /// A handle that stops this run on the server, from anywhere (see [`RunStopper`]);
+    /// `None` before the run's id is known.
+    #[must_use]
+    pub fn stopper(&self) -> Option<RunStopper> {
+        Some(RunStopper {
+            client: self.client.clone(),
+            url: self.url.clone(),
+            headers: self.headers.clone(),
+            run_id: self.run_id()?.clone(),
+        })
+    }
+
+    /// Joins the run again after a cut (`reason`), when it is resumable and attempts
+    /// remain; true when a reconnection is under way.
+    fn try_resume(&mut self, reason: String) -> bool {
+        if self.resume.join.is_none()
+            && self.resume.derive
+            && self.core.last_event_id().is_some()
+            && let Some(run_id) = self.core.run_id()
+        {
+            self.resume.join = Some(resume::below(
+                &self.url,
+                &["runs", run_id.as_str(), "events"],
+            ));
+        }
+        if self.resume.join.is_none()
+            || self.resume.attempts >= self.resume.max_attempts
+            || self.core.has_terminal()
+            || self.core.is_closed()
+        {
+            return false;
+        }
+        self.resume.attempts += 1;
+        self.resume.delivered_at = self.core.delivered();
+        let attempt = self.resume.attempts;
+        let delay = self.resume.delay(attempt);
+        let last = self.core.last_event_id().map(str::to_owned);
+        let warning = RunWarning {
+            source: crate::WarningSource::Resume,
+            event_index: None,
+            event_type: None,
+            kind: None,
+            message: format!(
+                "the connection broke off ({reason}); joining the run again after event id \
+                 {} in {} ms (attempt {attempt} of {})",
+                last.as_deref().unwrap_or("none"),
+                delay.as_millis(),
+                self.resume.max_attempts
+            ),
+        };
+        self.core.reconnect(
+            RunItem::Reconnecting(Reconnecting {
+                attempt,
+                last_event_id: last,
+                delay,
+                reason,
+            }),
+            warning,
+        );
+        self.sleep = None;
+        self.phase = Phase::Waiting(Box::pin(tokio::time::sleep(delay)));
+        true
+    }
+
+    /// The request that joins the run again from the last event received.
+    fn rejoin(&mut self) {
+        let Some(url) = self.resume.join.clone() else {
+            self.phase = Phase::Done;
+            return;
+        };
+        let mut headers = self.headers.clone();
+        headers.remove(CONTENT_TYPE);
+        let after = self.core.last_event_id().unwrap_or("0").to_owned();
+        match self
+            .client
+            .get(url)
+            .headers(headers)
+            .header("last-event-id", after)
+            .build()
+        {
+            Ok(request) => {
+                self.phase = Phase::Sending(Box::pin(self.client.execute(request)));
+            }
+            Err(e) => {
+                self.phase = Phase::Done;
+                self.core.fail(ClientError::Config {
+                    message: format!("cannot build the request: {e}"),
+                });
+            }
+        }
     }
 
     /// Reads the run to its end, discarding the events (they are applied to the thread).
@@ -516,7 +743,8 @@ impl HttpRun<'_> {
         self.core.fail(error);
     }
 
-    /// Polls the idle timer; true when it fired (the run then failed).
+    /// Polls the idle timer; true when it fired (the run then failed, or, for a
+    /// resumable run, is being joined again).
     fn idle_expired(&mut self, cx: &mut Context<'_>) -> bool {
         let Some(limit) = self.idle else {
             return false;
@@ -525,6 +753,9 @@ impl HttpRun<'_> {
             .sleep
             .get_or_insert_with(|| Box::pin(tokio::time::sleep(limit)));
         if sleep.as_mut().poll(cx).is_ready() {
+            if self.try_resume(format!("nothing arrived for {} ms", limit.as_millis())) {
+                return true;
+            }
             self.phase = Phase::Done;
             self.core.fail(ClientError::Timeout {
                 phase: TimeoutPhase::Idle,
@@ -543,6 +774,12 @@ impl HttpRun<'_> {
 
     fn on_response(&mut self, response: reqwest::Response) {
         let status = response.status();
+        if status.is_server_error()
+            && self.resume.attempts > 0
+            && self.try_resume(format!("the server answered the join with {status}"))
+        {
+            return;
+        }
         if !status.is_success() {
             self.phase = Phase::ErrorBody {
                 status: status.as_u16(),
@@ -559,6 +796,14 @@ impl HttpRun<'_> {
             self.phase = Phase::Done;
             self.core.fail(ClientError::ContentType { content_type });
             return;
+        }
+        if self.resume.join.is_none()
+            && self.resume.max_attempts > 0
+            && let Some(location) = response.headers().get(reqwest::header::CONTENT_LOCATION)
+            && let Ok(location) = location.to_str()
+            && let Ok(join) = response.url().join(location)
+        {
+            self.resume.join = Some(join);
         }
         self.phase = Phase::Streaming(Box::pin(response.bytes_stream()));
     }
@@ -606,12 +851,22 @@ impl Stream for HttpRun<'_> {
                         this.bytes_arrived();
                         this.on_response(response);
                     }
-                    Poll::Ready(Err(e)) => this.fail_reqwest(e),
+                    Poll::Ready(Err(e)) => {
+                        let retry = this.resume.attempts > 0
+                            && this.try_resume(format!("the join failed: {e}"));
+                        if !retry {
+                            this.fail_reqwest(e);
+                        }
+                    }
                     Poll::Pending => {
                         if !this.idle_expired(cx) {
                             return Poll::Pending;
                         }
                     }
+                },
+                Phase::Waiting(sleep) => match sleep.as_mut().poll(cx) {
+                    Poll::Ready(()) => this.rejoin(),
+                    Poll::Pending => return Poll::Pending,
                 },
                 Phase::ErrorBody { status, body, buf } => match body.as_mut().poll_next(cx) {
                     Poll::Ready(Some(Ok(chunk))) => {
@@ -638,14 +893,27 @@ impl Stream for HttpRun<'_> {
                     Poll::Ready(Some(Ok(chunk))) => {
                         this.core.feed(&chunk);
                         this.bytes_arrived();
+                        if this.core.delivered() > this.resume.delivered_at {
+                            this.resume.attempts = 0;
+                        }
                         if this.core.is_closed() {
                             this.phase = Phase::Done;
                         }
                     }
-                    Poll::Ready(Some(Err(e))) => this.fail_reqwest(e),
+                    Poll::Ready(Some(Err(e))) => {
+                        if !this.try_resume(format!("the response body failed: {e}")) {
+                            this.fail_reqwest(e);
+                        }
+                    }
                     Poll::Ready(None) => {
-                        this.phase = Phase::Done;
-                        this.core.finish();
+                        let cut = !this.core.has_terminal()
+                            && this.try_resume(
+                                "the response ended before the run's terminal event".to_owned(),
+                            );
+                        if !cut {
+                            this.phase = Phase::Done;
+                            this.core.finish();
+                        }
                     }
                     Poll::Pending => {
                         if !this.idle_expired(cx) {

@@ -12,12 +12,14 @@ mod error;
 #[cfg(feature = "http")]
 mod http;
 mod request;
+#[cfg(feature = "http")]
+mod resume;
 mod stream;
 mod warning;
 
 pub use ag_ui_core::BoxError;
 pub use compat::ProtocolVersion;
-pub use end::{RunEnd, RunItem, RunOutcome};
+pub use end::{Reconnecting, RunEnd, RunItem, RunOutcome};
 pub use error::{ClientError, ClientErrorKind, TimeoutPhase};
 pub use warning::{RunWarning, WarningSource};
 
@@ -30,6 +32,11 @@ pub type ErrorKind = ClientErrorKind;
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub use http::{DEFAULT_MAX_ERROR_BODY_BYTES, HttpAgent, HttpAgentBuilder, HttpRun};
 pub use request::{RunOptions, build_input, normalize_input, read_input};
+#[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
+pub use resume::{
+    DEFAULT_RESUME_ATTEMPTS, DEFAULT_RESUME_BACKOFF, DEFAULT_RESUME_MAX_BACKOFF, RunStopper,
+};
 pub use stream::{AbortHandle, EventStream};
 
 /// The core crate this client builds on (events, messages, `ThreadState`).

@@ -66,7 +66,7 @@ impl AbortHandle {
 pub(crate) struct RunCore {
     reader: SseReader,
     consumer: StreamConsumer,
-    queue: VecDeque<Event>,
+    queue: VecDeque<RunItem>,
     warnings: Vec<RunWarning>,
     compat: Compat,
     outcome: Option<RunOutcome>,
@@ -80,6 +80,14 @@ pub(crate) struct RunCore {
     /// Indices (as sent) of the events a downgrade dropped before the pipeline.
     dropped: Vec<usize>,
     delivered: usize,
+    /// The SSE id in force for the last message read (the cursor of a resumable run).
+    last_event_id: Option<String>,
+    /// The run id of the last `RUN_STARTED` delivered.
+    run_id: Option<ag_ui_core::RunId>,
+    /// Whether a terminal event (`RUN_FINISHED`, `RUN_ERROR`) was delivered.
+    terminal: bool,
+    /// The cap on one SSE message the reader was given, for a fresh reader.
+    max_frame: Option<usize>,
     /// The source is done (ended or failed); only the queue and the end remain.
     closed: bool,
     end_taken: bool,
@@ -102,6 +110,10 @@ impl RunCore {
             sent: 0,
             dropped: Vec::new(),
             delivered: 0,
+            last_event_id: None,
+            run_id: None,
+            terminal: false,
+            max_frame: None,
             closed: false,
             end_taken: false,
             abort: AbortHandle::new(),
@@ -114,6 +126,44 @@ impl RunCore {
 
     pub(crate) fn set_max_frame_bytes(&mut self, max: usize) {
         self.reader = SseReader::with_max_frame_bytes(max);
+        self.max_frame = Some(max);
+    }
+
+    /// The SSE id of the last message read, if the stream carries ids.
+    #[cfg(feature = "http")]
+    pub(crate) fn last_event_id(&self) -> Option<&str> {
+        self.last_event_id.as_deref()
+    }
+
+    /// The run id of the last `RUN_STARTED` delivered.
+    #[cfg(feature = "http")]
+    pub(crate) fn run_id(&self) -> Option<&ag_ui_core::RunId> {
+        self.run_id.as_ref()
+    }
+
+    /// Whether the stream delivered its terminal event.
+    #[cfg(feature = "http")]
+    pub(crate) fn has_terminal(&self) -> bool {
+        self.terminal
+    }
+
+    /// Events delivered so far.
+    #[cfg(feature = "http")]
+    pub(crate) fn delivered(&self) -> usize {
+        self.delivered
+    }
+
+    /// Continues on a new connection: the part of a message the old one left unfinished
+    /// is dropped (the server sends it again), the pipeline and thread go on; `item`
+    /// tells the application.
+    #[cfg(feature = "http")]
+    pub(crate) fn reconnect(&mut self, item: RunItem, warning: RunWarning) {
+        self.reader = match self.max_frame {
+            Some(max) => SseReader::with_max_frame_bytes(max),
+            None => SseReader::new(),
+        };
+        self.warnings.push(warning);
+        self.queue.push_back(item);
     }
 
     #[cfg(feature = "http")]
@@ -150,6 +200,11 @@ impl RunCore {
         while let Some(text) = self.reader.next_message() {
             if self.closed {
                 return;
+            }
+            if let Some(id) = self.reader.last_event_id()
+                && self.last_event_id.as_deref() != Some(id)
+            {
+                self.last_event_id = Some(id.to_owned());
             }
             self.push_text(&text);
         }
@@ -236,7 +291,7 @@ impl RunCore {
                 for e in events {
                     self.note(&e);
                     self.delivered += 1;
-                    self.queue.push_back(e);
+                    self.queue.push_back(RunItem::Event(e));
                 }
             }
             Err(e) => self.fail(consume_error(e, self.delivered)),
@@ -245,15 +300,18 @@ impl RunCore {
 
     fn note(&mut self, event: &Event) {
         match event {
-            Event::RunStarted(_) => {
+            Event::RunStarted(e) => {
                 self.calls_started.clear();
                 self.calls_answered.clear();
+                self.run_id = Some(e.run_id.clone());
+                self.terminal = false;
             }
             Event::ToolCallStart(e) => self.calls_started.push(e.tool_call_id.clone()),
             Event::ToolCallResult(e) => {
                 self.calls_answered.insert(e.tool_call_id.clone());
             }
             Event::RunFinished(e) => {
+                self.terminal = true;
                 let mut outcome = RunOutcome::from_finished(e);
                 // A success that names no pending calls leaves the consumer to derive them:
                 // the calls started in this run that no result answered (spec §4).
@@ -274,6 +332,7 @@ impl RunCore {
                 self.usage = e.usage.clone().unwrap_or_default();
             }
             Event::RunError(e) => {
+                self.terminal = true;
                 self.outcome = Some(RunOutcome::from_error(e));
                 self.usage = e.usage.clone().unwrap_or_default();
             }
@@ -336,8 +395,8 @@ impl RunCore {
 
     /// The next item, once the source has nothing more to give right now.
     pub(crate) fn next_item(&mut self) -> Option<RunItem> {
-        if let Some(e) = self.queue.pop_front() {
-            return Some(RunItem::Event(e));
+        if let Some(item) = self.queue.pop_front() {
+            return Some(item);
         }
         if self.closed && !self.end_taken {
             self.end_taken = true;

@@ -33,6 +33,8 @@ pub enum WarningSource {
     Stream,
     /// The compatibility layer for an older agent dropped or changed an event.
     Compatibility,
+    /// A resumable run's connection broke off and was joined again.
+    Resume,
 }
 
 impl fmt::Display for RunWarning {

@@ -1,13 +1,23 @@
-//! Serves the demo agent (`ag_ui_server::demo`) at `POST /` with the production server.
+//! Serves the demo agent (`ag_ui_server::demo`) at `POST /` with the production server,
+//! and its capabilities at `GET /capabilities`.
 //!
 //! `cargo run -p ag-ui-server --example serve -- [ADDR] [OPTIONS]` (`--help` lists them).
 //!
 //! ADDR defaults to `127.0.0.1:0` (port 0 picks a free port). The bound address is the
 //! first line on stdout; the server runs until it is killed.
+//!
+//! `--resumable` keeps runs in an in-memory run log (the non-standard extension in
+//! `ag_ui_server::runs`): every frame carries its cursor as its SSE `id:`, runs can be
+//! joined at `GET /runs/{runId}/events` (with `Last-Event-ID` or `?after=`), stopped with
+//! `POST /runs/{runId}/stop`, and threads read at `GET /threads/{threadId}`; the
+//! capabilities then declare `transport.resumable`. `--on-disconnect` says what a run does
+//! when its last subscriber goes away (default: a 30 s grace period), `--retention-ms` how
+//! long an ended run stays joinable (default 5 minutes). Both need `--resumable`.
 
 use std::io::Write;
 use std::time::Duration;
 
+use ag_ui_core::{AgentCapabilities, IdentityCapabilities, TransportCapabilities};
 use ag_ui_server::AgentService;
 use ag_ui_server::demo::DemoAgent;
 use ag_ui_server::serve::ServeConfig;
@@ -32,8 +42,14 @@ ADDR                     address to bind (default 127.0.0.1:0: a free loopback p
                          repeatable
 --expose-errors          send the agent's error text to clients (default: a generic message
                          with an error id, the text only in the log)
+--resumable              keep runs in an in-memory run log: joinable at GET /runs/{runId}/events
+                         (Last-Event-ID or ?after=), stoppable at POST /runs/{runId}/stop, threads
+                         at GET /threads/{threadId}
+--on-disconnect POLICY   with --resumable: cancel, continue or grace-ms=N (default: a 30 s grace)
+--retention-ms N         with --resumable: how long an ended run stays joinable (default 300000)
 -h, --help               this text
 ";
+use ag_ui_server::runs::{DisconnectPolicy, MemoryLimits, MemoryStore, Runs};
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -44,6 +60,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut body_limit = ag_ui_server::DEFAULT_BODY_LIMIT;
     let mut origins = Vec::new();
     let mut expose_errors = false;
+    let mut resumable = false;
+    let mut on_disconnect = None;
+    let mut retention = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = |name: &str| -> Result<String, String> {
@@ -76,16 +95,43 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             "--backlog" => config = config.backlog(u32::try_from(number(&arg, value(&arg)?)?)?),
             "--cors-origin" => origins.push(value(&arg)?.parse()?),
             "--expose-errors" => expose_errors = true,
+            "--retention-ms" => {
+                retention = Some(Duration::from_millis(number(&arg, value(&arg)?)?));
+            }
+            "--resumable" => resumable = true,
+            "--on-disconnect" => on_disconnect = Some(policy(&value(&arg)?)?),
             _ if arg.starts_with('-') => {
                 return Err(format!("unknown option {arg} (see --help)").into());
             }
             _ => addr = arg,
         }
     }
-    let service = AgentService::new(DemoAgent::with_pace(pace))
+    if !resumable && (on_disconnect.is_some() || retention.is_some()) {
+        return Err("--on-disconnect and --retention-ms need --resumable".into());
+    }
+    let capabilities = AgentCapabilities::new()
+        .with_identity(
+            IdentityCapabilities::new()
+                .with_name("demo")
+                .with_description("the ag-ui-server demo agent"),
+        )
+        .with_transport(TransportCapabilities::new().with_streaming(true));
+    let mut service = AgentService::new(DemoAgent::with_pace(pace))
         .keep_alive(Some(keep_alive))
         .body_limit(body_limit)
-        .expose_errors(expose_errors);
+        .expose_errors(expose_errors)
+        .capabilities(capabilities);
+    if resumable {
+        let mut limits = MemoryLimits::default();
+        if let Some(r) = retention {
+            limits = limits.retention(r);
+        }
+        let mut runs = Runs::new(MemoryStore::with_limits(limits));
+        if let Some(p) = on_disconnect {
+            runs = runs.on_disconnect(p);
+        }
+        service = service.runs(runs);
+    }
     let mut router = ag_ui_server::axum::service_router(service);
     if !origins.is_empty() {
         router = router.layer(ag_ui_server::cors::cors_layer(origins));
@@ -97,4 +143,18 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     drop(out);
     ag_ui_server::axum::serve_with(listener, router, config).await?;
     Ok(())
+}
+
+/// `cancel`, `continue` or `grace-ms=N`.
+fn policy(value: &str) -> Result<DisconnectPolicy, String> {
+    match value {
+        "cancel" => Ok(DisconnectPolicy::Cancel),
+        "continue" => Ok(DisconnectPolicy::Continue),
+        _ => match value.strip_prefix("grace-ms=").map(str::parse::<u64>) {
+            Some(Ok(ms)) => Ok(DisconnectPolicy::Grace(Duration::from_millis(ms))),
+            _ => Err(format!(
+                "--on-disconnect {value}: expected cancel, continue or grace-ms=N"
+            )),
+        },
+    }
 }

@@ -52,11 +52,23 @@ pub fn router<A: Agent>(agent: A) -> Router {
     service_router(AgentService::new(agent))
 }
 
-/// A router serving a configured `service` at `POST /`; other paths get a JSON 404.
+/// A router serving a configured `service` at `POST /`, and, when it has resumable runs
+/// or capabilities configured ([`AgentService::has_routes`]), at the paths below `/` too
+/// (`/runs/{runId}/events`, `/runs/{runId}/stop`, `/threads/{threadId}`,
+/// `/capabilities`); other paths get a JSON 404.
+///
+/// Nest it to serve the agent elsewhere: `Router::new().nest("/agent", service_router(s))`.
 pub fn service_router<A: Agent>(service: AgentService<A>) -> Router {
-    Router::new()
-        .route_service("/", service)
-        .fallback(not_found)
+    if service.has_routes() {
+        Router::new()
+            .route_service("/", service.clone())
+            .route_service("/{*rest}", service)
+            .fallback(not_found)
+    } else {
+        Router::new()
+            .route_service("/", service)
+            .fallback(not_found)
+    }
 }
 
 /// The JSON 404 for a path nothing is served at (the fallback of [`router`]).

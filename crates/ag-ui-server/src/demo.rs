@@ -8,7 +8,7 @@
 //! | `chat` (default) | reasoning, a streamed text message, a `get_weather` tool call with streamed arguments and its result, a state snapshot and JSON Patch deltas, a closing text message, `RUN_FINISHED` |
 //! | `interrupt` | a text message, a `send_email` tool call, a state snapshot, then `RUN_FINISHED` with an `interrupt` outcome (one tool-approval interrupt); a run whose input resumes that interrupt sends the tool result (approved) or a refusal (cancelled) and finishes with success |
 //! | `error` | a text message cut short by `RUN_ERROR` (`code: "demo_error"`) |
-//! | `slow` | a text message with one delta per second for a minute (for cancellation tests); stops when cancelled |
+//! | `slow` | a text message a second for a minute (for cancellation tests); when cancelled, stops at once and ends with `RUN_FINISHED` outcome `cancelled` |
 //! | `firehose` | one text message of `forwardedProps.events` (default 1000) `TEXT_MESSAGE_CONTENT` events of `forwardedProps.bytes` (default 100) bytes each, as fast as the client reads (for throughput and back-pressure tests), then `RUN_FINISHED` |
 //! | `frontend_tool` | a text message and a call of the first tool the input declares in `tools` (a tool the client runs), arguments `{"city":"Amsterdam"}`, then `RUN_FINISHED`; a run whose last message is a tool result answers with a text quoting it; a run declaring no tools ends with `RUN_ERROR` (`code: "no_tools"`) |
 //!
@@ -257,10 +257,17 @@ async fn frontend_tool(run: &mut Emitter, input: &RunAgentInput) -> Result<(), E
 async fn slow(run: &mut Emitter, cancel: &Cancellation) -> Result<(), EmitError> {
     for second in 1..=60 {
         if cancel.is_cancelled() {
-            return Ok(());
+            break;
         }
         run.emit(|r| r.text(format!("{second} "))).await?;
-        sleep(Duration::from_secs(1)).await;
+        // Wakes at the next second, or at once when the run is cancelled.
+        let tick = std::pin::pin!(sleep(Duration::from_secs(1)));
+        let stop = std::pin::pin!(cancel.cancelled());
+        futures_util::future::select(tick, stop).await;
+    }
+    if cancel.is_cancelled() {
+        // A stopped run says so (when the client is still there to read it).
+        return run.emit(RunEmitter::cancel).await;
     }
     run.emit(RunEmitter::finish).await
 }

@@ -61,6 +61,10 @@ struct Config {
     keep_alive: Option<Duration>,
     body_limit: usize,
     run: GuardOptions,
+    /// Resumable runs (the extension in [`crate::runs`]), when configured.
+    runs: Option<crate::runs::Runs>,
+    /// The document served at `GET {agent path}/capabilities`, when configured.
+    capabilities: Option<ag_ui_core::AgentCapabilities>,
 }
 
 impl<A> Clone for AgentService<A> {
@@ -93,6 +97,8 @@ impl<A: Agent> AgentService<A> {
                 keep_alive: Some(DEFAULT_KEEP_ALIVE),
                 body_limit: DEFAULT_BODY_LIMIT,
                 run: GuardOptions::default(),
+                runs: None,
+                capabilities: None,
             }),
         }
     }
@@ -134,6 +140,31 @@ impl<A: Agent> AgentService<A> {
         self.edit(|s| s.run.expose_errors = on)
     }
 
+    /// Keeps runs in a log so that they outlive their connection: joinable, stoppable,
+    /// with the thread kept (a non-standard extension, see [`crate::runs`]). Adds the
+    /// routes `GET {agent path}/runs/{runId}/events`, `POST {agent path}/runs/{runId}/stop`
+    /// and `GET {agent path}/threads/{threadId}`; mount the service so that they reach it
+    /// (as [`crate::axum::service_router`] does).
+    #[must_use]
+    pub fn runs(self, runs: crate::runs::Runs) -> Self {
+        self.edit(|s| s.runs = Some(runs))
+    }
+
+    /// Serves `capabilities` at `GET {agent path}/capabilities` (where to find them is
+    /// up to the application, the spec says). `transport.resumable` is set when
+    /// [`runs`](Self::runs) are configured and removed otherwise.
+    #[must_use]
+    pub fn capabilities(self, capabilities: ag_ui_core::AgentCapabilities) -> Self {
+        self.edit(|s| s.capabilities = Some(capabilities))
+    }
+
+    /// Whether requests other than `POST {agent path}` are answered (runs or capabilities
+    /// are configured).
+    #[must_use]
+    pub fn has_routes(&self) -> bool {
+        self.config.runs.is_some() || self.config.capabilities.is_some()
+    }
+
     /// The agent served.
     #[must_use]
     pub fn agent(&self) -> &A {
@@ -147,6 +178,75 @@ impl<A: Agent> AgentService<A> {
         B::Error: Into<BoxError>,
     {
         let shared = &*self.config;
+        if self.has_routes() {
+            use crate::runs::http as runs_http;
+            let (route, base_len) = runs_http::route(request.uri().path());
+            if route != runs_http::Route::Start {
+                let allow = route.allow();
+                let (parts, _body) = request.into_parts();
+                let answer = runs_http::answer(
+                    shared.runs.as_ref(),
+                    shared.capabilities.as_ref(),
+                    route,
+                    &parts,
+                    shared.keep_alive,
+                )
+                .await;
+                return answer.unwrap_or_else(|rejection| {
+                    let request_id = parts
+                        .headers
+                        .get("x-request-id")
+                        .and_then(|v| v.to_str().ok());
+                    shared.run.report(
+                        &Report::new(ReportKind::Rejected(&rejection)).with_request_id(request_id),
+                    );
+                    let mut response = rejection.to_response();
+                    if rejection.status == 405 {
+                        response
+                            .headers_mut()
+                            .insert(ALLOW, HeaderValue::from_static(allow));
+                    }
+                    response
+                });
+            }
+            if let Some(runs) = shared.runs.as_ref() {
+                let (parts, body) = request.into_parts();
+                return match read_run_request(parts, body, shared.body_limit).await {
+                    Ok(request) => {
+                        let request_id = request.context.request_id().map(str::to_owned);
+                        if !request.warnings.is_empty() {
+                            shared.run.report(
+                                &Report::new(ReportKind::Forgiven(&request.warnings))
+                                    .with_request_id(request_id.as_deref()),
+                            );
+                        }
+                        runs_http::start(
+                            runs,
+                            &*self.agent,
+                            request.context,
+                            base_len,
+                            request.input,
+                            shared.run.clone(),
+                            shared.keep_alive,
+                        )
+                        .await
+                        .unwrap_or_else(|rejection| {
+                            shared.run.report(
+                                &Report::new(ReportKind::Rejected(&rejection))
+                                    .with_request_id(request_id.as_deref()),
+                            );
+                            rejection.to_response()
+                        })
+                    }
+                    Err(refused) => {
+                        let report = Report::new(ReportKind::Rejected(&refused.rejection))
+                            .with_request_id(refused.request_id.as_deref());
+                        shared.run.report(&report);
+                        refused.rejection.to_response()
+                    }
+                };
+            }
+        }
         let (parts, body) = request.into_parts();
         match read_run_request(parts, body, shared.body_limit).await {
             Ok(request) => {
@@ -325,6 +425,24 @@ impl Rejection {
     }
 }
 
+/// A `200` SSE response streaming `frames` (complete SSE frames), with the stream headers.
+pub(crate) fn sse_response(
+    frames: impl Stream<Item = Bytes> + Send + 'static,
+    keep_alive: Option<Duration>,
+) -> Response<SseBody> {
+    SseBody::frames(frames, keep_alive).into_response()
+}
+
+/// A JSON response with `status`.
+pub(crate) fn json_response(status: StatusCode, body: Vec<u8>) -> Response<SseBody> {
+    let mut response = Response::new(SseBody::full(body));
+    *response.status_mut() = status;
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
 impl<A, B> tower_service::Service<Request<B>> for AgentService<A>
 where
     A: Agent,
@@ -395,7 +513,7 @@ impl std::fmt::Debug for SseBody {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.kind {
             Kind::Full(b) => f.debug_tuple("SseBody::Full").field(b).finish(),
-            Kind::Stream(s) => f.debug_tuple("SseBody::Stream").field(&s.frames).finish(),
+            Kind::Stream(_) => f.debug_tuple("SseBody::Stream").finish_non_exhaustive(),
         }
     }
 }

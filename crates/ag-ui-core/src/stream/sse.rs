@@ -50,8 +50,10 @@ pub fn write_sse_frame<W: Write, T: Serialize + ?Sized>(mut w: W, value: &T) -> 
 /// Follows the SSE rules the official client uses and the WHATWG event-stream parsing
 /// rules: one leading byte order mark (`EF BB BF`) is removed from the stream; messages end
 /// at a blank line; only `data:` lines count (one optional space after the colon is
-/// removed), several are joined with `\n`; comments and other fields (`event`, `id`,
-/// `retry`) are ignored; lines may end in LF, CRLF or CR; a UTF-8 character split across
+/// removed), several are joined with `\n`; an `id` field sets the last event ID that
+/// [`SseReader::last_event_id`] reports (kept across messages until another `id` changes
+/// it; one containing NUL is ignored); comments and other fields (`event`, `retry`) are
+/// ignored; lines may end in LF, CRLF or CR; a UTF-8 character split across
 /// chunks is reassembled; a final message without its blank line is delivered by
 /// [`SseReader::finish`]. Invalid UTF-8 and a message larger than the cap are errors that
 /// name the byte offset.
@@ -67,7 +69,12 @@ pub struct SseReader {
     /// Stream offset of `buf[0]`.
     consumed: u64,
     max_frame: usize,
-    ready: std::collections::VecDeque<String>,
+    /// Complete messages, each with the last event ID in force when it was dispatched.
+    ready: std::collections::VecDeque<(String, Option<String>)>,
+    /// The last event ID buffer (set by `id` fields).
+    last_id: Option<String>,
+    /// The last event ID of the message last handed out.
+    current_id: Option<String>,
     failed: bool,
     /// The last line ended in a CR at the end of a chunk: an LF opening the next chunk is
     /// the rest of that CRLF, not a blank line.
@@ -112,6 +119,8 @@ impl SseReader {
             consumed: 0,
             max_frame: max,
             ready: std::collections::VecDeque::new(),
+            last_id: None,
+            current_id: None,
             failed: false,
             skip_lf: false,
             started: false,
@@ -155,7 +164,30 @@ impl SseReader {
 
     /// The next complete message's data, if any.
     pub fn next_message(&mut self) -> Option<String> {
-        self.ready.pop_front()
+        let (data, id) = self.ready.pop_front()?;
+        self.current_id = id;
+        Some(data)
+    }
+
+    /// The last event ID (the SSE `id` field) in force for the message last returned by
+    /// [`next_message`](Self::next_message) or [`finish`](Self::finish): what a browser's
+    /// `EventSource` would send as `Last-Event-ID` after it. `None` until an `id` field
+    /// was read.
+    ///
+    /// ```
+    /// let mut reader = ag_ui_core::SseReader::new();
+    /// reader.feed(b"id: 7\ndata: a\n\ndata: b\n\nid: 9\ndata: c\n\n")?;
+    /// assert_eq!(reader.next_message().as_deref(), Some("a"));
+    /// assert_eq!(reader.last_event_id(), Some("7"));
+    /// assert_eq!(reader.next_message().as_deref(), Some("b"));
+    /// assert_eq!(reader.last_event_id(), Some("7"), "kept until another id");
+    /// assert_eq!(reader.next_message().as_deref(), Some("c"));
+    /// assert_eq!(reader.last_event_id(), Some("9"));
+    /// # Ok::<(), ag_ui_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn last_event_id(&self) -> Option<&str> {
+        self.current_id.as_deref()
     }
 
     /// Ends the stream: a final message without its terminating blank line is delivered.
@@ -181,7 +213,7 @@ impl SseReader {
         }
         r?;
         self.dispatch();
-        Ok(self.ready.pop_front())
+        Ok(self.next_message())
     }
 
     fn sse_error(&self, offset: u64, message: impl Into<String>) -> Error {
@@ -295,6 +327,12 @@ impl SseReader {
             }
             None => (line, &line[line.len()..]),
         };
+        if field == b"id" {
+            if !value.contains(&0) {
+                self.last_id = Some(String::from_utf8_lossy(value).into_owned());
+            }
+            return Ok(());
+        }
         if field != b"data" {
             return Ok(());
         }
@@ -317,7 +355,8 @@ impl SseReader {
 
     fn dispatch(&mut self) {
         if self.has_data {
-            self.ready.push_back(std::mem::take(&mut self.data));
+            self.ready
+                .push_back((std::mem::take(&mut self.data), self.last_id.clone()));
             self.has_data = false;
         }
     }

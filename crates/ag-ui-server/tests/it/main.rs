@@ -17,5 +17,6 @@ mod network;
 mod observe;
 mod peer;
 mod renamed;
+mod runs;
 mod streaming;
 mod support;

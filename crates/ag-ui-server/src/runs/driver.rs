@@ -1,0 +1,316 @@
+//! The owner's side of a run: the agent's guarded stream into the log, in batches; the
+//! stop, disconnect and duration rules; the thread's record at the end.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::Poll;
+
+use ag_ui_core::{Event, EventType, RunErrorEvent, ThreadState};
+use futures_core::Stream;
+use tokio::time::{Instant, Sleep, sleep};
+
+use super::store::{Record, RunStore, StoreFuture, ThreadRecord, write_id};
+use super::{
+    CODE_ABANDONED, CODE_MAX_DURATION, CODE_STOP_TIMEOUT, DisconnectPolicy, LocalRun, Runs,
+};
+use crate::RunGuard;
+use crate::guard::CODE_ENCODE_ERROR;
+
+/// Events taken from the agent before they are appended as one batch.
+const MAX_BATCH: usize = 256;
+
+/// What one run's driver needs.
+pub(crate) struct Drive {
+    pub(crate) runs: Runs,
+    pub(crate) run_id: String,
+    pub(crate) thread_id: String,
+    pub(crate) principal: Option<String>,
+    /// The thread as the run's input left it, when threads are kept.
+    pub(crate) thread: Option<ThreadState>,
+    pub(crate) guard: RunGuard,
+    pub(crate) local: Arc<LocalRun>,
+}
+
+enum Step {
+    /// Events the agent produced (its stream ended after them when the flag is set).
+    Events(Vec<Event>, bool),
+    /// The run's cancellation is to be tripped: a stop, the maximum duration, or no
+    /// subscriber left; the code ends the run if the agent does not end in time.
+    Cancel(&'static str, String),
+    /// The agent did not end in time after a cancellation.
+    Overdue,
+    /// The owner's lease is due for renewal.
+    Renew,
+}
+
+/// Why the run is being cancelled: the `RUN_ERROR` that ends it if the agent does not.
+struct Stopping {
+    code: &'static str,
+    message: String,
+    deadline: Pin<Box<Sleep>>,
+}
+
+impl Drive {
+    /// Runs the agent to the end of its run, appending every event to the log.
+    pub(crate) async fn run(self) {
+        let Drive {
+            runs,
+            run_id,
+            thread_id,
+            principal,
+            mut thread,
+            guard,
+            local,
+        } = self;
+        let store: &dyn RunStore = &*runs.store;
+        let mut guard = Some(guard);
+        let mut next_cursor = 1u64;
+        let mut last_terminal = false;
+        let mut stop: StoreFuture<'_, ()> = store.stop_requested(&run_id);
+        let mut stop_done = false;
+        let mut deadline = runs.max_duration.map(|d| Box::pin(sleep(d)));
+        let mut grace: Option<Pin<Box<Sleep>>> = None;
+        let renew_every = runs.lease / 3;
+        let mut renew = Box::pin(sleep(renew_every));
+        let mut stopping: Option<Stopping> = None;
+        let mut fold = thread.take().map(|thread| Fold {
+            thread,
+            pending: Vec::new(),
+        });
+
+        loop {
+            let step = std::future::poll_fn(|cx| {
+                if stopping.is_none() {
+                    if !stop_done && let Poll::Ready(r) = stop.as_mut().poll(cx) {
+                        stop_done = true;
+                        if r.is_ok() {
+                            return Poll::Ready(Step::Cancel(
+                                CODE_STOP_TIMEOUT,
+                                "the run was stopped and its agent did not end in time".into(),
+                            ));
+                        }
+                    }
+                    if let Some(d) = deadline.as_mut()
+                        && d.as_mut().poll(cx).is_ready()
+                    {
+                        deadline = None;
+                        return Poll::Ready(Step::Cancel(
+                            CODE_MAX_DURATION,
+                            "the run ran past its maximum duration".into(),
+                        ));
+                    }
+                    if local.subscribers(cx) == 0 {
+                        match runs.on_disconnect {
+                            DisconnectPolicy::Cancel => {
+                                return Poll::Ready(Step::Cancel(
+                                    CODE_ABANDONED,
+                                    "every subscriber went away and the agent did not end in time"
+                                        .into(),
+                                ));
+                            }
+                            DisconnectPolicy::Grace(d) => {
+                                let g = grace.get_or_insert_with(|| Box::pin(sleep(d)));
+                                if g.as_mut().poll(cx).is_ready() {
+                                    grace = None;
+                                    return Poll::Ready(Step::Cancel(
+                                        CODE_ABANDONED,
+                                        "no subscriber came back within the grace period and \
+                                         the agent did not end in time"
+                                            .into(),
+                                    ));
+                                }
+                            }
+                            DisconnectPolicy::Continue => {}
+                        }
+                    } else {
+                        grace = None;
+                    }
+                } else if let Some(s) = stopping.as_mut()
+                    && s.deadline.as_mut().poll(cx).is_ready()
+                {
+                    return Poll::Ready(Step::Overdue);
+                }
+                if renew.as_mut().poll(cx).is_ready() {
+                    renew.as_mut().reset(Instant::now() + renew_every);
+                    return Poll::Ready(Step::Renew);
+                }
+                let Some(g) = guard.as_mut() else {
+                    return Poll::Ready(Step::Events(Vec::new(), true));
+                };
+                let mut batch = Vec::new();
+                loop {
+                    match Pin::new(&mut *g).poll_next(cx) {
+                        Poll::Ready(Some(e)) => {
+                            batch.push(e);
+                            if batch.len() >= MAX_BATCH {
+                                return Poll::Ready(Step::Events(batch, false));
+                            }
+                        }
+                        Poll::Ready(None) => return Poll::Ready(Step::Events(batch, true)),
+                        Poll::Pending => break,
+                    }
+                }
+                if batch.is_empty() {
+                    Poll::Pending
+                } else {
+                    Poll::Ready(Step::Events(batch, false))
+                }
+            })
+            .await;
+
+            match step {
+                Step::Events(events, ended) => {
+                    // The batch's frames share one buffer; each record is a slice of it.
+                    let mut buf = Vec::with_capacity(events.len() * 256);
+                    let mut spans = Vec::with_capacity(events.len());
+                    let mut failed = false;
+                    for event in events {
+                        let start = buf.len();
+                        write_id(&mut buf, next_cursor + spans.len() as u64);
+                        match ag_ui_core::write_sse_frame(&mut buf, &event) {
+                            Ok(()) => {
+                                last_terminal = matches!(
+                                    event.event_type(),
+                                    EventType::RunFinished | EventType::RunError
+                                );
+                                spans.push(start..buf.len());
+                                if let Some(f) = fold.as_mut() {
+                                    f.push(event);
+                                }
+                            }
+                            Err(e) => {
+                                buf.truncate(start);
+                                let event: Event = RunErrorEvent::new(format!(
+                                    "an event could not be encoded: {e}"
+                                ))
+                                .with_code(CODE_ENCODE_ERROR.to_owned())
+                                .into();
+                                write_id(&mut buf, next_cursor + spans.len() as u64);
+                                if ag_ui_core::write_sse_frame(&mut buf, &event).is_ok() {
+                                    spans.push(start..buf.len());
+                                }
+                                last_terminal = true;
+                                failed = true;
+                                break;
+                            }
+                        }
+                    }
+                    let buf = bytes::Bytes::from(buf);
+                    let records: Vec<Record> = spans
+                        .into_iter()
+                        .map(|span| {
+                            let r = Record::from_frame(next_cursor, buf.slice(span));
+                            next_cursor += 1;
+                            r
+                        })
+                        .collect();
+                    if !records.is_empty() && store.append(&run_id, records).await.is_err() {
+                        // The log is gone (a store failure): nobody can read the run.
+                        failed = true;
+                    }
+                    if ended || failed {
+                        break;
+                    }
+                    // Lets the subscriber that polls this driver write what was appended
+                    // before the agent is asked for more.
+                    YieldNow(false).await;
+                }
+                Step::Cancel(code, message) => {
+                    if let Some(g) = guard.as_ref() {
+                        g.cancellation().cancel();
+                    }
+                    stopping = Some(Stopping {
+                        code,
+                        message,
+                        deadline: Box::pin(sleep(runs.stop_timeout)),
+                    });
+                }
+                Step::Overdue => {
+                    guard = None;
+                    if !last_terminal && let Some(s) = stopping.take() {
+                        let event: Event = RunErrorEvent::new(s.message)
+                            .with_code(s.code.to_owned())
+                            .into();
+                        if let Ok(json) = ag_ui_core::to_vec(&event) {
+                            let _ = store
+                                .append(&run_id, vec![Record::new(next_cursor, &json)])
+                                .await;
+                        }
+                    }
+                    break;
+                }
+                Step::Renew => {
+                    let _ = store.renew_lease(&run_id, &runs.owner, runs.lease).await;
+                }
+            }
+        }
+        drop(guard);
+        drop(stop);
+        let _ = store.end_run(&run_id).await;
+        if let Some(t) = fold.map(Fold::finish) {
+            // A later run of the thread that started meanwhile owns the record now (its
+            // input carried the thread as its client had it); it writes it when it ends.
+            let later = match store.thread(&thread_id).await {
+                Ok(Some(current)) => current.active_run.is_some_and(|r| r != run_id),
+                _ => false,
+            };
+            if !later {
+                let (messages, state) = t.into_parts();
+                let record = ThreadRecord::new(thread_id, principal, messages, state, None);
+                let _ = store.put_thread(record).await;
+            }
+        }
+        runs.local.remove(&run_id);
+    }
+}
+
+/// Returns `Pending` once (waking its task at once), then `Ready`.
+struct YieldNow(bool);
+
+impl Future for YieldNow {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> Poll<()> {
+        if self.0 {
+            Poll::Ready(())
+        } else {
+            self.0 = true;
+            cx.waker().wake_by_ref();
+            Poll::Pending
+        }
+    }
+}
+
+/// A run's driver, boxed: polled by the response that started the run while it is
+/// connected (no task switch per batch), by a task of its own after that.
+pub(crate) type Driver = Pin<Box<dyn Future<Output = ()> + Send>>;
+
+/// The thread and the events waiting to be folded into it: after the run's end, off the
+/// streaming path, unless more than [`FOLD_BACKLOG`] pile up.
+struct Fold {
+    thread: ThreadState,
+    pending: Vec<Event>,
+}
+
+/// Events kept for the thread's fold before they are folded as they come.
+const FOLD_BACKLOG: usize = 100_000;
+
+impl Fold {
+    fn push(&mut self, event: Event) {
+        self.pending.push(event);
+        if self.pending.len() >= FOLD_BACKLOG {
+            for e in self.pending.drain(..) {
+                self.thread.apply_owned(e);
+            }
+        }
+    }
+
+    /// The thread with every event applied.
+    fn finish(mut self) -> ThreadState {
+        for e in self.pending {
+            self.thread.apply_owned(e);
+        }
+        self.thread
+    }
+}

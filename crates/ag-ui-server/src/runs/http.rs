@@ -1,0 +1,557 @@
+//! The HTTP side of resumable runs: starting a run into the log, joining, stopping,
+//! connecting to a thread, and the capabilities document.
+
+use std::collections::VecDeque;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use ag_ui_core::{
+    AgentCapabilities, Event, MessagesSnapshotEvent, RunAgentInput, RunErrorEvent,
+    RunFinishedEvent, RunId, RunStartedEvent, StateSnapshotEvent, ThreadState,
+    TransportCapabilities,
+};
+use futures_core::Stream;
+use http::header::{ACCEPT, HeaderValue};
+use http::{Method, Response, StatusCode};
+
+use super::driver::{Drive, Driver};
+use super::store::{Cursor, RecordStream, RunMeta, StoreError, ThreadRecord};
+use super::{CODE_STORE_ERROR, Runs, Subscriber};
+use crate::guard::GuardOptions;
+use crate::service::{SseBody, json_response, sse_response};
+use crate::{Agent, Rejection, RunGuard, accepts_sse};
+
+/// The header a browser's `EventSource` sends when it reconnects.
+pub(crate) const LAST_EVENT_ID: &str = "last-event-id";
+
+/// What a request asks of a service with runs or capabilities configured.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Route {
+    /// Anything else: the agent path itself (start a run).
+    Start,
+    /// `GET {agent path}/runs/{runId}/events`.
+    Events(String),
+    /// `POST {agent path}/runs/{runId}/stop`.
+    Stop(String),
+    /// `GET {agent path}/threads/{threadId}`.
+    Thread(String),
+    /// `GET {agent path}/capabilities`.
+    Capabilities,
+}
+
+impl Route {
+    /// The method the route answers.
+    pub(crate) fn allow(&self) -> &'static str {
+        match self {
+            Route::Start | Route::Stop(_) => "POST",
+            Route::Events(_) | Route::Thread(_) | Route::Capabilities => "GET",
+        }
+    }
+}
+
+fn decode(segment: &str) -> Option<String> {
+    let s = percent_encoding::percent_decode_str(segment)
+        .decode_utf8()
+        .ok()?
+        .into_owned();
+    (!s.is_empty()).then_some(s)
+}
+
+/// Reads the route from the request path's last segments; also returns the length of
+/// the path before them (the agent path).
+pub(crate) fn route(path: &str) -> (Route, usize) {
+    let trimmed = path.trim_end_matches('/');
+    let segments: Vec<&str> = trimmed.split('/').collect();
+    let n = segments.len();
+    let base = |k: usize| -> usize {
+        // Length of the first n-k segments joined by '/'.
+        segments[..n - k]
+            .iter()
+            .map(|s| s.len() + 1)
+            .sum::<usize>()
+            .saturating_sub(1)
+    };
+    if n >= 3
+        && segments[n - 3] == "runs"
+        && matches!(segments[n - 1], "events" | "stop")
+        && let Some(id) = decode(segments[n - 2])
+    {
+        let r = if segments[n - 1] == "events" {
+            Route::Events(id)
+        } else {
+            Route::Stop(id)
+        };
+        return (r, base(3));
+    }
+    if n >= 2
+        && segments[n - 2] == "threads"
+        && let Some(id) = decode(segments[n - 1])
+    {
+        return (Route::Thread(id), base(2));
+    }
+    if n >= 1 && segments[n - 1] == "capabilities" {
+        return (Route::Capabilities, base(1));
+    }
+    (Route::Start, trimmed.len())
+}
+
+/// The agent path as the client sees it: the path before the route, on the original URI
+/// when the service is nested in an axum router.
+pub(crate) fn agent_path(parts: &http::request::Parts, base_len: usize) -> String {
+    let path = parts.uri.path();
+    let cut = base_len.min(path.len());
+    #[cfg(feature = "axum")]
+    if let Some(original) = parts.extensions.get::<::axum::extract::OriginalUri>() {
+        let suffix = path[cut..].trim_end_matches('/');
+        if let Some(prefix) = original.path().trim_end_matches('/').strip_suffix(suffix) {
+            return prefix.trim_end_matches('/').to_owned();
+        }
+    }
+    path[..cut].trim_end_matches('/').to_owned()
+}
+
+/// What a path segment escapes: everything but RFC 3986's unreserved characters.
+const SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+fn encode_segment(id: &str) -> String {
+    percent_encoding::utf8_percent_encode(id, SEGMENT).to_string()
+}
+
+/// Who the request comes from, by the service's authorisation.
+pub(crate) fn principal(
+    runs: &Runs,
+    parts: &http::request::Parts,
+) -> Result<Option<String>, Rejection> {
+    match &runs.authorize {
+        Some(f) => f(parts),
+        None => Ok(None),
+    }
+}
+
+fn not_found_run(run_id: &str) -> Rejection {
+    Rejection::new(
+        404,
+        "run_not_found",
+        format!(
+            "no run {run_id:?}: it is unknown, or it ended longer ago than the retention period"
+        ),
+    )
+}
+
+fn not_found_thread(thread_id: &str) -> Rejection {
+    Rejection::new(
+        404,
+        "thread_not_found",
+        format!("no thread {thread_id:?}: it is unknown, or expired"),
+    )
+}
+
+fn store_rejection(e: &StoreError) -> Rejection {
+    match e {
+        StoreError::NotFound(id) => not_found_run(id),
+        StoreError::Exists(id) => Rejection::new(
+            409,
+            "run_exists",
+            format!("a run {id:?} exists already: start a run with a new runId"),
+        ),
+        StoreError::CursorExpired { after, oldest, .. } => Rejection::new(
+            410,
+            "cursor_expired",
+            format!(
+                "the events after cursor {after} are no longer kept (the oldest kept is {oldest}): \
+                 join from the start of the thread instead"
+            ),
+        ),
+        StoreError::Full(m) => Rejection::new(503, "store_full", m.clone()),
+        other => Rejection::new(503, "store_unavailable", other.to_string()),
+    }
+}
+
+fn check_accept(parts: &http::request::Parts) -> Result<(), Rejection> {
+    let accept = parts.headers.get_all(ACCEPT);
+    if accepts_sse(accept.iter().filter_map(|v| v.to_str().ok())) {
+        Ok(())
+    } else {
+        Err(Rejection::not_acceptable())
+    }
+}
+
+fn method(parts: &http::request::Parts, want: Method, what: &str) -> Result<(), Rejection> {
+    if parts.method == want {
+        Ok(())
+    } else {
+        let mut r = Rejection::method_not_allowed(parts.method.as_str());
+        r.message = format!("method {} is not allowed: {what}", parts.method);
+        Err(r)
+    }
+}
+
+/// The cursor a join starts after: `Last-Event-ID`, else `?after=`, else 0.
+fn cursor(parts: &http::request::Parts) -> Result<Cursor, Rejection> {
+    let bad = |what: &str, v: &str| {
+        Rejection::new(
+            400,
+            "invalid_cursor",
+            format!("{what} {v:?} is not a cursor (a non-negative integer from an SSE id: line)"),
+        )
+    };
+    if let Some(v) = parts.headers.get(LAST_EVENT_ID) {
+        let s = v.to_str().unwrap_or("?").trim();
+        return s.parse().map_err(|_| bad("Last-Event-ID", s));
+    }
+    if let Some(q) = parts.uri.query() {
+        for (k, v) in form_urlencoded::parse(q.as_bytes()) {
+            if k == "after" {
+                return v.trim().parse().map_err(|_| bad("after", &v));
+            }
+        }
+    }
+    Ok(0)
+}
+
+/// Starts `input` as a resumable run: registers it, spawns its driver, and answers with a
+/// subscription to its log from the start.
+pub(crate) async fn start(
+    runs: &Runs,
+    agent: &dyn Agent,
+    context: crate::RunContext,
+    base_len: usize,
+    input: RunAgentInput,
+    options: GuardOptions,
+    keep_alive: Option<std::time::Duration>,
+) -> Result<Response<SseBody>, Rejection> {
+    let parts = context.request();
+    let who = principal(runs, parts)?;
+    let location = format!(
+        "{}/runs/{}/events",
+        agent_path(parts, base_len),
+        encode_segment(input.run_id.as_ref())
+    );
+    let run_id = input.run_id.to_string();
+    let thread_id = input.thread_id.to_string();
+    let store = &*runs.store;
+    store
+        .create_run(RunMeta::new(&run_id, &thread_id, who.clone(), &runs.owner))
+        .await
+        .map_err(|e| store_rejection(&e))?;
+    let thread = if runs.threads {
+        let record = ThreadRecord::new(
+            &thread_id,
+            who.clone(),
+            input.messages.clone(),
+            input.state.clone().unwrap_or_default(),
+            Some(run_id.clone()),
+        );
+        let _ = store.put_thread(record).await;
+        Some(
+            ThreadState::new()
+                .with_messages(input.messages.clone())
+                .with_state(input.state.clone().unwrap_or_default()),
+        )
+    } else {
+        None
+    };
+    let records = store
+        .tail(&run_id, 0)
+        .await
+        .map_err(|e| store_rejection(&e))?;
+    let local = runs.local.insert(&run_id);
+    let subscriber = local.subscribe();
+    let guard = RunGuard::start_with_context(agent, input, context, options);
+    let drive = Drive {
+        runs: runs.clone(),
+        run_id: run_id.clone(),
+        thread_id,
+        principal: who,
+        thread,
+        guard,
+        local,
+    };
+    let mut frames = LogFrames::new(VecDeque::new(), Some(records), Some(subscriber));
+    frames.driver = Some(Box::pin(drive.run()));
+    let mut response = sse_response(frames, keep_alive);
+    if let Ok(v) = HeaderValue::from_str(&location) {
+        response
+            .headers_mut()
+            .insert(http::header::CONTENT_LOCATION, v);
+    }
+    Ok(response)
+}
+
+/// Answers a request for one of the extension's routes.
+pub(crate) async fn answer(
+    runs: Option<&Runs>,
+    capabilities: Option<&AgentCapabilities>,
+    route: Route,
+    parts: &http::request::Parts,
+    keep_alive: Option<std::time::Duration>,
+) -> Result<Response<SseBody>, Rejection> {
+    let Some(runs) = runs else {
+        return match route {
+            Route::Capabilities => {
+                method(parts, Method::GET, "GET the capabilities")?;
+                Ok(capabilities_response(None, capabilities))
+            }
+            _ => Err(Rejection::new(
+                404,
+                "not_found",
+                "this agent keeps no runs: there is nothing to join, stop or connect to",
+            )),
+        };
+    };
+    match route {
+        Route::Start => Err(Rejection::new(404, "not_found", "no such route")),
+        Route::Capabilities => {
+            method(parts, Method::GET, "GET the capabilities")?;
+            Ok(capabilities_response(Some(runs), capabilities))
+        }
+        Route::Events(run_id) => {
+            method(parts, Method::GET, "GET a run's events")?;
+            check_accept(parts)?;
+            let who = principal(runs, parts)?;
+            let after = cursor(parts)?;
+            let store = &*runs.store;
+            let meta = store
+                .run(&run_id)
+                .await
+                .map_err(|e| store_rejection(&e))?
+                .filter(|m| m.principal == who)
+                .ok_or_else(|| not_found_run(&run_id))?;
+            let records = store
+                .tail(&meta.run_id, after)
+                .await
+                .map_err(|e| store_rejection(&e))?;
+            let sub = runs.local.get(&run_id).map(|l| l.subscribe());
+            let frames = LogFrames::new(VecDeque::new(), Some(records), sub);
+            Ok(sse_response(frames, keep_alive))
+        }
+        Route::Stop(run_id) => {
+            method(parts, Method::POST, "POST to stop a run")?;
+            let who = principal(runs, parts)?;
+            let store = &*runs.store;
+            store
+                .run(&run_id)
+                .await
+                .map_err(|e| store_rejection(&e))?
+                .filter(|m| m.principal == who)
+                .ok_or_else(|| not_found_run(&run_id))?;
+            let running = store
+                .request_stop(&run_id)
+                .await
+                .map_err(|e| store_rejection(&e))?;
+            let (status, word) = if running {
+                (StatusCode::ACCEPTED, "stopping")
+            } else {
+                (StatusCode::OK, "ended")
+            };
+            let body = serde_json::json!({"runId": run_id, "status": word});
+            Ok(json_response(
+                status,
+                serde_json::to_vec(&body).unwrap_or_default(),
+            ))
+        }
+        Route::Thread(thread_id) => {
+            method(parts, Method::GET, "GET a thread")?;
+            check_accept(parts)?;
+            let who = principal(runs, parts)?;
+            let store = &*runs.store;
+            let record = store
+                .thread(&thread_id)
+                .await
+                .map_err(|e| store_rejection(&e))?
+                .filter(|t| t.principal == who)
+                .ok_or_else(|| not_found_thread(&thread_id))?;
+            let mut prelude = VecDeque::new();
+            let envelope_id = RunId::random();
+            let events: [Event; 4] = [
+                RunStartedEvent::new(record.thread_id.clone(), envelope_id.clone()).into(),
+                MessagesSnapshotEvent::new(record.messages).into(),
+                StateSnapshotEvent::new(record.state).into(),
+                RunFinishedEvent::new(record.thread_id.clone(), envelope_id).into(),
+            ];
+            for e in &events {
+                let mut frame = Vec::with_capacity(128);
+                ag_ui_core::write_sse_frame(&mut frame, e)
+                    .map_err(|e| Rejection::new(500, "encode_error", e.to_string()))?;
+                prelude.push_back(frame);
+            }
+            let mut records = None;
+            let mut sub = None;
+            if let Some(active) = record.active_run.as_deref()
+                && let Ok(r) = store.tail(active, 0).await
+            {
+                records = Some(r);
+                sub = runs.local.get(active).map(|l| l.subscribe());
+            }
+            Ok(sse_response(
+                LogFrames::new(prelude, records, sub),
+                keep_alive,
+            ))
+        }
+    }
+}
+
+fn capabilities_response(
+    runs: Option<&Runs>,
+    capabilities: Option<&AgentCapabilities>,
+) -> Response<SseBody> {
+    let mut caps = capabilities.cloned().unwrap_or_else(AgentCapabilities::new);
+    let mut transport = caps
+        .transport
+        .take()
+        .unwrap_or_else(|| TransportCapabilities::new().with_streaming(true));
+    transport.resumable = runs.map(|_| true);
+    caps.transport = Some(transport);
+    match ag_ui_core::to_vec(&caps) {
+        Ok(body) => json_response(StatusCode::OK, body),
+        Err(e) => Rejection::new(500, "encode_error", e.to_string()).to_response(),
+    }
+}
+
+/// A subscription to a run's log as SSE frames, each with its cursor as `id:`; frames to
+/// send first (a thread's snapshots); the response's hold on the run.
+pub(crate) struct LogFrames {
+    prelude: VecDeque<Vec<u8>>,
+    records: Option<RecordStream>,
+    _subscriber: Option<Subscriber>,
+    /// The run's driver, for the response that started the run: polled here while the
+    /// response lives, handed to a task of its own when it is dropped first.
+    driver: Option<Driver>,
+}
+
+impl Drop for LogFrames {
+    fn drop(&mut self) {
+        if let Some(driver) = self.driver.take() {
+            match tokio::runtime::Handle::try_current() {
+                Ok(runtime) => {
+                    runtime.spawn(driver);
+                }
+                // Without a runtime the run cannot go on: dropping the driver drops the
+                // agent's stream, which trips its cancellation.
+                Err(_) => drop(driver),
+            }
+        }
+    }
+}
+
+impl LogFrames {
+    pub(crate) fn new(
+        prelude: VecDeque<Vec<u8>>,
+        records: Option<RecordStream>,
+        subscriber: Option<Subscriber>,
+    ) -> Self {
+        LogFrames {
+            prelude,
+            records,
+            _subscriber: subscriber,
+            driver: None,
+        }
+    }
+}
+
+impl Stream for LogFrames {
+    type Item = bytes::Bytes;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<bytes::Bytes>> {
+        let this = &mut *self;
+        if let Some(f) = this.prelude.pop_front() {
+            return Poll::Ready(Some(f.into()));
+        }
+        let Some(records) = this.records.as_mut() else {
+            return Poll::Ready(None);
+        };
+        let mut polled = records.as_mut().poll_next(cx);
+        if polled.is_pending()
+            && let Some(driver) = this.driver.as_mut()
+        {
+            // Nothing new in the log: let the run produce (one batch at most).
+            if driver.as_mut().poll(cx).is_ready() {
+                this.driver = None;
+            }
+            polled = records.as_mut().poll_next(cx);
+        }
+        match polled {
+            Poll::Ready(Some(Ok(r))) => Poll::Ready(Some(r.frame)),
+            Poll::Ready(Some(Err(e))) => {
+                this.records = None;
+                let (code, message) = match &e {
+                    StoreError::CursorExpired { .. } => (
+                        "cursor_expired",
+                        format!("this subscriber fell behind the run's log: {e}"),
+                    ),
+                    _ => (CODE_STORE_ERROR, e.to_string()),
+                };
+                let event: Event = RunErrorEvent::new(message)
+                    .with_code(code.to_owned())
+                    .into();
+                let mut f = Vec::with_capacity(128);
+                match ag_ui_core::write_sse_frame(&mut f, &event) {
+                    Ok(()) => Poll::Ready(Some(f.into())),
+                    Err(_) => Poll::Ready(None),
+                }
+            }
+            Poll::Ready(None) => {
+                this.records = None;
+                Poll::Ready(None)
+            }
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::panic)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routes_read_from_the_path_end() {
+        assert_eq!(route("/"), (Route::Start, 0));
+        assert_eq!(route("/agent"), (Route::Start, 6));
+        assert_eq!(route("/agent/"), (Route::Start, 6));
+        assert_eq!(
+            route("/agent/runs/r%201/events"),
+            (Route::Events("r 1".into()), 6)
+        );
+        assert_eq!(route("/runs/r1/events"), (Route::Events("r1".into()), 0));
+        assert_eq!(route("/a/b/runs/r1/stop"), (Route::Stop("r1".into()), 4));
+        assert_eq!(
+            route("/agent/threads/t-1"),
+            (Route::Thread("t-1".into()), 6)
+        );
+        assert_eq!(route("/agent/capabilities"), (Route::Capabilities, 6));
+        assert_eq!(route("/capabilities/"), (Route::Capabilities, 0));
+        // An empty id is no route.
+        assert_eq!(route("/agent/runs//events").0, Route::Start);
+    }
+
+    #[test]
+    fn a_subscriber_behind_the_logs_bounds_ends_with_run_error() {
+        let failing: RecordStream = Box::pin(futures_util::stream::iter([Err(
+            StoreError::CursorExpired {
+                run_id: "r".into(),
+                after: 1,
+                oldest: 5,
+            },
+        )]));
+        let mut frames = LogFrames::new(VecDeque::new(), Some(failing), None);
+        let waker = futures_util::task::noop_waker();
+        let mut cx = Context::from_waker(&waker);
+        let Poll::Ready(Some(frame)) = Pin::new(&mut frames).poll_next(&mut cx) else {
+            panic!("a frame was expected");
+        };
+        let text = String::from_utf8(frame.to_vec()).unwrap_or_default();
+        let json = text.trim().strip_prefix("data: ").unwrap_or_default();
+        let event: serde_json::Value = serde_json::from_str(json).unwrap_or_default();
+        assert_eq!(event["type"], "RUN_ERROR");
+        assert_eq!(event["code"], "cursor_expired");
+        assert!(matches!(
+            Pin::new(&mut frames).poll_next(&mut cx),
+            Poll::Ready(None)
+        ));
+    }
+}

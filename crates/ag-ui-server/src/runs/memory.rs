@@ -1,0 +1,513 @@
+//! The default store: everything in this process's memory, bounded, no setup.
+
+use std::collections::{HashMap, VecDeque};
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll, Waker};
+use std::time::{Duration, SystemTime};
+
+use futures_core::Stream;
+
+use super::store::{
+    Cursor, Record, RecordStream, RunMeta, RunStatus, RunStore, StoreError, StoreFuture,
+    ThreadRecord,
+};
+use crate::Cancellation;
+
+/// Default [`MemoryLimits::max_runs`]: 1000.
+pub const DEFAULT_MAX_RUNS: usize = 1000;
+/// Default [`MemoryLimits::max_events_per_run`]: 100 000.
+pub const DEFAULT_MAX_EVENTS_PER_RUN: usize = 100_000;
+/// Default [`MemoryLimits::max_bytes_per_run`]: 16 MiB.
+pub const DEFAULT_MAX_BYTES_PER_RUN: usize = 16 * 1024 * 1024;
+/// Default [`MemoryLimits::retention`]: 5 minutes.
+pub const DEFAULT_RETENTION: Duration = Duration::from_secs(5 * 60);
+/// Default [`MemoryLimits::max_threads`]: 1000.
+pub const DEFAULT_MAX_THREADS: usize = 1000;
+/// Default [`MemoryLimits::thread_retention`]: 1 hour.
+pub const DEFAULT_THREAD_RETENTION: Duration = Duration::from_secs(60 * 60);
+
+/// The bounds of a [`MemoryStore`].
+///
+/// ```
+/// use std::time::Duration;
+/// use ag_ui_server::runs::{MemoryLimits, MemoryStore};
+///
+/// let store = MemoryStore::with_limits(
+///     MemoryLimits::default().max_runs(100).retention(Duration::from_secs(30)),
+/// );
+/// assert_eq!(store.limits().max_runs, 100);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct MemoryLimits {
+    /// Runs kept, running or ended. When a new run would pass it, the run that ended
+    /// first is removed; when every kept run is still running, the new run is refused
+    /// (503).
+    pub max_runs: usize,
+    /// Events kept per run. Past it the oldest are dropped: the run goes on, and a join
+    /// from before the oldest kept event is refused (410).
+    pub max_events_per_run: usize,
+    /// Bytes of SSE frames (event JSON and its `id:` and `data:` lines) kept per run, with
+    /// the same effect as `max_events_per_run` (the newest event is always kept).
+    pub max_bytes_per_run: usize,
+    /// How long an ended run stays joinable.
+    pub retention: Duration,
+    /// Threads kept; past it the least recently written one without an active run goes.
+    pub max_threads: usize,
+    /// How long a thread without an active run stays connectable after its last run.
+    pub thread_retention: Duration,
+}
+
+impl Default for MemoryLimits {
+    fn default() -> Self {
+        MemoryLimits {
+            max_runs: DEFAULT_MAX_RUNS,
+            max_events_per_run: DEFAULT_MAX_EVENTS_PER_RUN,
+            max_bytes_per_run: DEFAULT_MAX_BYTES_PER_RUN,
+            retention: DEFAULT_RETENTION,
+            max_threads: DEFAULT_MAX_THREADS,
+            thread_retention: DEFAULT_THREAD_RETENTION,
+        }
+    }
+}
+
+impl MemoryLimits {
+    /// Sets [`max_runs`](Self::max_runs) (at least 1).
+    #[must_use]
+    pub fn max_runs(mut self, n: usize) -> Self {
+        self.max_runs = n.max(1);
+        self
+    }
+
+    /// Sets [`max_events_per_run`](Self::max_events_per_run) (at least 1).
+    #[must_use]
+    pub fn max_events_per_run(mut self, n: usize) -> Self {
+        self.max_events_per_run = n.max(1);
+        self
+    }
+
+    /// Sets [`max_bytes_per_run`](Self::max_bytes_per_run).
+    #[must_use]
+    pub fn max_bytes_per_run(mut self, bytes: usize) -> Self {
+        self.max_bytes_per_run = bytes;
+        self
+    }
+
+    /// Sets [`retention`](Self::retention).
+    #[must_use]
+    pub fn retention(mut self, retention: Duration) -> Self {
+        self.retention = retention;
+        self
+    }
+
+    /// Sets [`max_threads`](Self::max_threads) (at least 1).
+    #[must_use]
+    pub fn max_threads(mut self, n: usize) -> Self {
+        self.max_threads = n.max(1);
+        self
+    }
+
+    /// Sets [`thread_retention`](Self::thread_retention).
+    #[must_use]
+    pub fn thread_retention(mut self, retention: Duration) -> Self {
+        self.thread_retention = retention;
+        self
+    }
+}
+
+/// A [`RunStore`] in this process's memory, bounded by its [`MemoryLimits`]. Needs no
+/// runtime and no setup; expired runs and threads are removed as the store is used.
+/// Runs are joinable from this process only.
+#[derive(Debug, Default, Clone)]
+pub struct MemoryStore {
+    inner: Arc<Shared>,
+}
+
+#[derive(Debug, Default)]
+struct Shared {
+    limits: MemoryLimits,
+    state: Mutex<State>,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    runs: HashMap<String, Arc<RunLog>>,
+    threads: HashMap<String, ThreadRecord>,
+}
+
+#[derive(Debug)]
+struct RunLog {
+    log: Mutex<Log>,
+    stop: Cancellation,
+}
+
+#[derive(Debug)]
+struct Log {
+    meta: RunMeta,
+    records: VecDeque<Record>,
+    bytes: usize,
+    /// The cursor the next appended record gets.
+    next: Cursor,
+    wakers: Vec<Waker>,
+}
+
+impl Log {
+    /// The cursor of the oldest record kept (`next` when none is).
+    fn oldest(&self) -> Cursor {
+        self.records.front().map_or(self.next, |r| r.cursor)
+    }
+
+    fn wake_all(&mut self) {
+        for w in self.wakers.drain(..) {
+            w.wake();
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    match m.lock() {
+        Ok(g) => g,
+        Err(poisoned) => poisoned.into_inner(),
+    }
+}
+
+fn expired(ended_at: Option<SystemTime>, retention: Duration, now: SystemTime) -> bool {
+    ended_at.is_some_and(|t| now.duration_since(t).is_ok_and(|age| age >= retention))
+}
+
+impl MemoryStore {
+    /// A store with the default [`MemoryLimits`].
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A store with `limits`.
+    #[must_use]
+    pub fn with_limits(limits: MemoryLimits) -> Self {
+        MemoryStore {
+            inner: Arc::new(Shared {
+                limits,
+                state: Mutex::new(State::default()),
+            }),
+        }
+    }
+
+    /// The store's bounds.
+    #[must_use]
+    pub fn limits(&self) -> &MemoryLimits {
+        &self.inner.limits
+    }
+
+    /// How many runs are kept now (running or within retention).
+    #[must_use]
+    pub fn run_count(&self) -> usize {
+        let mut state = lock(&self.inner.state);
+        self.purge(&mut state);
+        state.runs.len()
+    }
+
+    /// Removes the runs and threads whose retention has passed.
+    fn purge(&self, state: &mut State) {
+        let now = SystemTime::now();
+        let limits = &self.inner.limits;
+        state.runs.retain(|_, run| {
+            let log = lock(&run.log);
+            !expired(log.meta.ended_at, limits.retention, now)
+        });
+        state.threads.retain(|_, t| {
+            t.active_run.is_some() || !expired(Some(t.updated_at), limits.thread_retention, now)
+        });
+    }
+
+    /// The run's log, after removing what expired (everything, or with `all` false only
+    /// this run: the owner's appends do not pay for a scan of the store).
+    fn get(&self, run_id: &str, all: bool) -> Result<Arc<RunLog>, StoreError> {
+        let mut state = lock(&self.inner.state);
+        if all {
+            self.purge(&mut state);
+        }
+        let run = state
+            .runs
+            .get(run_id)
+            .cloned()
+            .ok_or_else(|| StoreError::NotFound(run_id.to_owned()))?;
+        if !all {
+            let gone = expired(
+                lock(&run.log).meta.ended_at,
+                self.inner.limits.retention,
+                SystemTime::now(),
+            );
+            if gone {
+                state.runs.remove(run_id);
+                return Err(StoreError::NotFound(run_id.to_owned()));
+            }
+        }
+        Ok(run)
+    }
+
+    fn log(&self, run_id: &str) -> Result<Arc<RunLog>, StoreError> {
+        self.get(run_id, true)
+    }
+
+    fn create(&self, meta: RunMeta) -> Result<(), StoreError> {
+        let mut state = lock(&self.inner.state);
+        self.purge(&mut state);
+        if state.runs.contains_key(&meta.run_id) {
+            return Err(StoreError::Exists(meta.run_id));
+        }
+        if state.runs.len() >= self.inner.limits.max_runs {
+            // The run that ended first makes room.
+            let oldest = state
+                .runs
+                .iter()
+                .filter_map(|(id, run)| lock(&run.log).meta.ended_at.map(|t| (t, id.clone())))
+                .min();
+            match oldest {
+                Some((_, id)) => {
+                    state.runs.remove(&id);
+                }
+                None => {
+                    return Err(StoreError::Full(format!(
+                        "{} runs are running, the most this store keeps",
+                        state.runs.len()
+                    )));
+                }
+            }
+        }
+        let id = meta.run_id.clone();
+        let log = RunLog {
+            log: Mutex::new(Log {
+                meta,
+                records: VecDeque::new(),
+                bytes: 0,
+                next: 1,
+                wakers: Vec::new(),
+            }),
+            stop: Cancellation::new(),
+        };
+        state.runs.insert(id, Arc::new(log));
+        Ok(())
+    }
+
+    fn push(&self, run_id: &str, records: Vec<Record>) -> Result<(), StoreError> {
+        let run = self.get(run_id, false)?;
+        let limits = &self.inner.limits;
+        let mut log = lock(&run.log);
+        if log.meta.status == RunStatus::Ended {
+            return Err(StoreError::Backend(
+                format!("run {run_id:?} has ended: nothing more may be appended").into(),
+            ));
+        }
+        for record in records {
+            if record.cursor != log.next {
+                return Err(StoreError::Backend(
+                    format!(
+                        "run {run_id:?}: record cursor {} appended where {} was due",
+                        record.cursor, log.next
+                    )
+                    .into(),
+                ));
+            }
+            log.next += 1;
+            log.bytes += record.frame.len();
+            log.records.push_back(record);
+        }
+        while log.records.len() > 1
+            && (log.records.len() > limits.max_events_per_run
+                || log.bytes > limits.max_bytes_per_run)
+        {
+            if let Some(old) = log.records.pop_front() {
+                log.bytes -= old.frame.len();
+            }
+        }
+        log.wake_all();
+        Ok(())
+    }
+
+    fn end(&self, run_id: &str) -> Result<(), StoreError> {
+        let run = self.get(run_id, false)?;
+        let mut log = lock(&run.log);
+        log.meta.status = RunStatus::Ended;
+        log.meta.ended_at = Some(SystemTime::now());
+        log.wake_all();
+        Ok(())
+    }
+
+    fn open_tail(&self, run_id: &str, after: Cursor) -> Result<RecordStream, StoreError> {
+        let run = self.log(run_id)?;
+        {
+            let log = lock(&run.log);
+            check_cursor(run_id, &log, after)?;
+        }
+        Ok(Box::pin(MemoryTail {
+            run,
+            run_id: run_id.to_owned(),
+            next: after + 1,
+            buf: VecDeque::new(),
+            done: false,
+        }))
+    }
+
+    fn put(&self, thread: ThreadRecord) {
+        let mut state = lock(&self.inner.state);
+        self.purge(&mut state);
+        if !state.threads.contains_key(&thread.thread_id)
+            && state.threads.len() >= self.inner.limits.max_threads
+        {
+            let oldest = state
+                .threads
+                .values()
+                .filter(|t| t.active_run.is_none())
+                .map(|t| (t.updated_at, t.thread_id.clone()))
+                .min()
+                .or_else(|| {
+                    state
+                        .threads
+                        .values()
+                        .map(|t| (t.updated_at, t.thread_id.clone()))
+                        .min()
+                });
+            if let Some((_, id)) = oldest {
+                state.threads.remove(&id);
+            }
+        }
+        state.threads.insert(thread.thread_id.clone(), thread);
+    }
+}
+
+/// Refuses a cursor whose following records were trimmed, or one past the log's end.
+fn check_cursor(run_id: &str, log: &Log, after: Cursor) -> Result<(), StoreError> {
+    let oldest = log.oldest();
+    if after + 1 < oldest {
+        return Err(StoreError::CursorExpired {
+            run_id: run_id.to_owned(),
+            after,
+            oldest,
+        });
+    }
+    Ok(())
+}
+
+struct MemoryTail {
+    run: Arc<RunLog>,
+    run_id: String,
+    /// The cursor of the next record to hand out.
+    next: Cursor,
+    buf: VecDeque<Record>,
+    done: bool,
+}
+
+impl Stream for MemoryTail {
+    type Item = Result<Record, StoreError>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = &mut *self;
+        if let Some(r) = this.buf.pop_front() {
+            return Poll::Ready(Some(Ok(r)));
+        }
+        if this.done {
+            return Poll::Ready(None);
+        }
+        let mut log = lock(&this.run.log);
+        if let Err(e) = check_cursor(&this.run_id, &log, this.next - 1) {
+            this.done = true;
+            return Poll::Ready(Some(Err(e)));
+        }
+        let oldest = log.oldest();
+        let skip = usize::try_from(this.next - oldest).unwrap_or(usize::MAX);
+        this.buf.extend(log.records.iter().skip(skip).cloned());
+        if let Some(last) = this.buf.back() {
+            this.next = last.cursor + 1;
+        }
+        if let Some(r) = this.buf.pop_front() {
+            return Poll::Ready(Some(Ok(r)));
+        }
+        if log.meta.status == RunStatus::Ended {
+            this.done = true;
+            return Poll::Ready(None);
+        }
+        if !log.wakers.iter().any(|w| w.will_wake(cx.waker())) {
+            log.wakers.push(cx.waker().clone());
+        }
+        Poll::Pending
+    }
+}
+
+impl RunStore for MemoryStore {
+    fn create_run(&self, meta: RunMeta) -> StoreFuture<'_, ()> {
+        let r = self.create(meta);
+        Box::pin(async move { r })
+    }
+
+    fn append<'a>(&'a self, run_id: &'a str, records: Vec<Record>) -> StoreFuture<'a, ()> {
+        let r = self.push(run_id, records);
+        Box::pin(async move { r })
+    }
+
+    fn end_run<'a>(&'a self, run_id: &'a str) -> StoreFuture<'a, ()> {
+        let r = self.end(run_id);
+        Box::pin(async move { r })
+    }
+
+    fn run<'a>(&'a self, run_id: &'a str) -> StoreFuture<'a, Option<RunMeta>> {
+        let r = match self.log(run_id) {
+            Ok(run) => Ok(Some(lock(&run.log).meta.clone())),
+            Err(StoreError::NotFound(_)) => Ok(None),
+            Err(e) => Err(e),
+        };
+        Box::pin(async move { r })
+    }
+
+    fn tail<'a>(&'a self, run_id: &'a str, after: Cursor) -> StoreFuture<'a, RecordStream> {
+        let r = self.open_tail(run_id, after);
+        Box::pin(async move { r })
+    }
+
+    fn request_stop<'a>(&'a self, run_id: &'a str) -> StoreFuture<'a, bool> {
+        let r = self.log(run_id).map(|run| {
+            let running = {
+                let mut log = lock(&run.log);
+                log.meta.stop_requested = true;
+                log.meta.status == RunStatus::Running
+            };
+            run.stop.cancel();
+            running
+        });
+        Box::pin(async move { r })
+    }
+
+    fn stop_requested<'a>(&'a self, run_id: &'a str) -> StoreFuture<'a, ()> {
+        let r = self.log(run_id).map(|run| run.stop.clone());
+        Box::pin(async move {
+            r?.cancelled().await;
+            Ok(())
+        })
+    }
+
+    fn renew_lease<'a>(
+        &'a self,
+        run_id: &'a str,
+        owner: &'a str,
+        _ttl: Duration,
+    ) -> StoreFuture<'a, bool> {
+        // One process: the owner cannot die without the store.
+        let r = self
+            .log(run_id)
+            .map(|run| lock(&run.log).meta.owner == owner);
+        Box::pin(async move { r })
+    }
+
+    fn put_thread(&self, thread: ThreadRecord) -> StoreFuture<'_, ()> {
+        self.put(thread);
+        Box::pin(async move { Ok(()) })
+    }
+
+    fn thread<'a>(&'a self, thread_id: &'a str) -> StoreFuture<'a, Option<ThreadRecord>> {
+        let mut state = lock(&self.inner.state);
+        self.purge(&mut state);
+        let r = state.threads.get(thread_id).cloned();
+        Box::pin(async move { Ok(r) })
+    }
+}

@@ -1,0 +1,274 @@
+//! Runs that outlive their connection: a run log with a cursor per event, joinable,
+//! stoppable, with a thread store (a non-standard, opt-in extension; see
+//! `docs/resumable.md` in the repository).
+//!
+//! With [`Runs`] configured on an [`AgentService`](crate::AgentService), a started run's
+//! events go to a log in a [`RunStore`] and every response is a subscriber of that log:
+//! the `POST` that started the run, and any number of joins
+//! (`GET {agent path}/runs/{runId}/events` with `Last-Event-ID` or `?after=`). Each SSE
+//! frame of such a run carries the event's cursor as its `id:`, which standard clients
+//! ignore. How long a run goes on without a subscriber is the [`DisconnectPolicy`].
+//!
+//! ```
+//! use std::time::Duration;
+//! use ag_ui_server::AgentService;
+//! use ag_ui_server::demo::DemoAgent;
+//! use ag_ui_server::runs::{DisconnectPolicy, MemoryLimits, MemoryStore, Runs};
+//!
+//! let store = MemoryStore::with_limits(MemoryLimits::default().retention(Duration::from_secs(120)));
+//! let service = AgentService::new(DemoAgent::new()).runs(
+//!     Runs::new(store)
+//!         .on_disconnect(DisconnectPolicy::Grace(Duration::from_secs(30)))
+//!         .max_duration(Duration::from_secs(600)),
+//! );
+//! # let _ = service;
+//! ```
+
+mod driver;
+pub(crate) mod http;
+mod memory;
+mod store;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures_util::task::AtomicWaker;
+
+pub use memory::{
+    DEFAULT_MAX_BYTES_PER_RUN, DEFAULT_MAX_EVENTS_PER_RUN, DEFAULT_MAX_RUNS, DEFAULT_MAX_THREADS,
+    DEFAULT_RETENTION, DEFAULT_THREAD_RETENTION, MemoryLimits, MemoryStore,
+};
+pub use store::{
+    Cursor, Record, RecordStream, RunMeta, RunStatus, RunStore, StoreError, StoreFuture,
+    ThreadRecord,
+};
+
+use crate::Rejection;
+
+/// `code` of the `RUN_ERROR` that ends a stopped run whose agent did not end in time.
+pub const CODE_STOP_TIMEOUT: &str = "stop_timeout";
+/// `code` of the `RUN_ERROR` that ends a run that ran past its maximum duration.
+pub const CODE_MAX_DURATION: &str = "max_duration";
+/// `code` of the `RUN_ERROR` that ends a run left without subscribers whose agent did not
+/// end in time after its cancellation.
+pub const CODE_ABANDONED: &str = "abandoned";
+/// `code` of the `RUN_ERROR` a subscriber writes when the store fails under it.
+pub const CODE_STORE_ERROR: &str = "store_error";
+
+/// Default time a run's agent gets to end after a stop (or another cancellation) before
+/// the run is ended for it: 5 s.
+pub const DEFAULT_STOP_TIMEOUT: Duration = Duration::from_secs(5);
+/// Default owner lease on a run: 10 s (renewed every third of it).
+pub const DEFAULT_LEASE: Duration = Duration::from_secs(10);
+/// Default grace period of [`Runs::new`]: 30 s.
+pub const DEFAULT_GRACE: Duration = Duration::from_secs(30);
+
+/// What happens to a run when its last subscriber goes away.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DisconnectPolicy {
+    /// Trip the run's cancellation at once (what a service without [`Runs`] does).
+    Cancel,
+    /// Run to the end (bounded by [`Runs::max_duration`]).
+    Continue,
+    /// Keep running for this long waiting for a join; then cancel. The default, with
+    /// [`DEFAULT_GRACE`].
+    Grace(Duration),
+}
+
+/// Decides who a request comes from, for starting, joining and stopping runs and
+/// connecting to threads: `Ok(Some(principal))` names them, `Ok(None)` admits anyone,
+/// `Err` refuses the request with that rejection (401, 403…).
+pub type Authorize =
+    Arc<dyn Fn(&::http::request::Parts) -> Result<Option<String>, Rejection> + Send + Sync>;
+
+/// Resumable runs for an [`AgentService`](crate::AgentService) (see the
+/// [module docs](self)): the store, the disconnect policy and the bounds.
+#[derive(Clone)]
+#[must_use]
+pub struct Runs {
+    pub(crate) store: Arc<dyn RunStore>,
+    pub(crate) on_disconnect: DisconnectPolicy,
+    pub(crate) max_duration: Option<Duration>,
+    pub(crate) stop_timeout: Duration,
+    pub(crate) lease: Duration,
+    pub(crate) owner: String,
+    pub(crate) threads: bool,
+    pub(crate) authorize: Option<Authorize>,
+    pub(crate) local: Arc<Local>,
+}
+
+impl std::fmt::Debug for Runs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runs")
+            .field("on_disconnect", &self.on_disconnect)
+            .field("max_duration", &self.max_duration)
+            .field("stop_timeout", &self.stop_timeout)
+            .field("lease", &self.lease)
+            .field("owner", &self.owner)
+            .field("threads", &self.threads)
+            .field("authorize", &self.authorize.as_ref().map(|_| "Fn(&Parts)"))
+            .finish_non_exhaustive()
+    }
+}
+
+impl Runs {
+    /// Resumable runs kept in `store`: disconnect policy a 30 s grace period, no maximum
+    /// duration, 5 s for an agent to end after a stop, threads kept, anyone admitted.
+    pub fn new(store: impl RunStore) -> Self {
+        Runs {
+            store: Arc::new(store),
+            on_disconnect: DisconnectPolicy::Grace(DEFAULT_GRACE),
+            max_duration: None,
+            stop_timeout: DEFAULT_STOP_TIMEOUT,
+            lease: DEFAULT_LEASE,
+            owner: ag_ui_core::RunId::random().to_string(),
+            threads: true,
+            authorize: None,
+            local: Arc::new(Local::default()),
+        }
+    }
+
+    /// Resumable runs in a [`MemoryStore`] with the default [`MemoryLimits`].
+    pub fn in_memory() -> Self {
+        Self::new(MemoryStore::new())
+    }
+
+    /// What happens when a run's last subscriber goes away.
+    pub fn on_disconnect(mut self, policy: DisconnectPolicy) -> Self {
+        self.on_disconnect = policy;
+        self
+    }
+
+    /// Cancels a run that runs longer than `limit` (its agent then gets the stop timeout
+    /// to end; after it the run ends with `RUN_ERROR` [`CODE_MAX_DURATION`]).
+    pub fn max_duration(mut self, limit: Duration) -> Self {
+        self.max_duration = Some(limit);
+        self
+    }
+
+    /// How long a run's agent gets to end after its cancellation was tripped (a stop, the
+    /// maximum duration, no subscriber left) before the run is ended with `RUN_ERROR`.
+    pub fn stop_timeout(mut self, timeout: Duration) -> Self {
+        self.stop_timeout = timeout;
+        self
+    }
+
+    /// The owner's lease on its runs (renewed every third of it), for distributed stores.
+    pub fn lease(mut self, lease: Duration) -> Self {
+        self.lease = lease.max(Duration::from_millis(30));
+        self
+    }
+
+    /// This instance's name as the owner of the runs it starts (default: a random id).
+    pub fn owner(mut self, owner: impl Into<String>) -> Self {
+        self.owner = owner.into();
+        self
+    }
+
+    /// Keeps each thread's messages and state for `GET {agent path}/threads/{threadId}`
+    /// (on by default).
+    pub fn threads(mut self, on: bool) -> Self {
+        self.threads = on;
+        self
+    }
+
+    /// Decides who each request comes from (see [`Authorize`]). Starting, joining,
+    /// stopping and connecting are all decided by it; a run or a thread is visible only
+    /// to the principal that started it.
+    pub fn authorize(
+        mut self,
+        f: impl Fn(&::http::request::Parts) -> Result<Option<String>, Rejection> + Send + Sync + 'static,
+    ) -> Self {
+        self.authorize = Some(Arc::new(f));
+        self
+    }
+
+    /// The store.
+    #[must_use]
+    pub fn store(&self) -> &Arc<dyn RunStore> {
+        &self.store
+    }
+
+    /// The disconnect policy.
+    #[must_use]
+    pub fn disconnect_policy(&self) -> DisconnectPolicy {
+        self.on_disconnect
+    }
+}
+
+/// The runs this instance owns, with their local subscribers.
+#[derive(Debug, Default)]
+pub(crate) struct Local {
+    runs: Mutex<HashMap<String, Arc<LocalRun>>>,
+}
+
+/// One run this instance owns: how many of this instance's responses subscribe to it.
+#[derive(Debug, Default)]
+pub(crate) struct LocalRun {
+    subscribers: AtomicUsize,
+    /// Wakes the run's driver when the count changes.
+    waker: AtomicWaker,
+}
+
+impl Local {
+    pub(crate) fn insert(&self, run_id: &str) -> Arc<LocalRun> {
+        let run = Arc::new(LocalRun::default());
+        let mut runs = match self.runs.lock() {
+            Ok(r) => r,
+            Err(p) => p.into_inner(),
+        };
+        runs.insert(run_id.to_owned(), Arc::clone(&run));
+        run
+    }
+
+    pub(crate) fn get(&self, run_id: &str) -> Option<Arc<LocalRun>> {
+        let runs = match self.runs.lock() {
+            Ok(r) => r,
+            Err(p) => p.into_inner(),
+        };
+        runs.get(run_id).cloned()
+    }
+
+    pub(crate) fn remove(&self, run_id: &str) {
+        let mut runs = match self.runs.lock() {
+            Ok(r) => r,
+            Err(p) => p.into_inner(),
+        };
+        runs.remove(run_id);
+    }
+}
+
+impl LocalRun {
+    pub(crate) fn subscribe(self: &Arc<Self>) -> Subscriber {
+        self.subscribers.fetch_add(1, Ordering::AcqRel);
+        self.waker.wake();
+        Subscriber {
+            run: Arc::clone(self),
+        }
+    }
+
+    pub(crate) fn subscribers(&self, cx: &std::task::Context<'_>) -> usize {
+        self.waker.register(cx.waker());
+        self.subscribers.load(Ordering::Acquire)
+    }
+}
+
+/// A response's hold on a local run: counted while it lives.
+#[derive(Debug)]
+pub(crate) struct Subscriber {
+    run: Arc<LocalRun>,
+}
+
+impl Drop for Subscriber {
+    fn drop(&mut self) {
+        self.run.subscribers.fetch_sub(1, Ordering::AcqRel);
+        self.run.waker.wake();
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::panic)]
+mod tests;

@@ -1,0 +1,309 @@
+//! The store behind resumable runs: a trait, so that a distributed store can stand in for
+//! the in-memory one, and the records it keeps.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::time::{Duration, SystemTime};
+
+use ag_ui_core::{Message, State};
+use bytes::Bytes;
+use futures_core::Stream;
+
+/// A run's position in its log: the cursor of the last event a subscriber has. The first
+/// event of a run has cursor 1; `0` is "before the first event".
+pub type Cursor = u64;
+
+/// One event of a run's log: its cursor and its SSE frame, `id: <cursor>\ndata: <compact
+/// JSON>\n\n`, encoded once when the run produced it and written as is to every
+/// subscriber.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Record {
+    /// The event's cursor: one more than the previous record's.
+    pub cursor: Cursor,
+    /// The event's SSE frame, with its cursor as its `id:`.
+    pub frame: Bytes,
+}
+
+impl Record {
+    /// The record of the event whose compact JSON is `json` (a store that keeps the JSON
+    /// alone rebuilds its records with this).
+    #[must_use]
+    pub fn new(cursor: Cursor, json: &[u8]) -> Self {
+        let mut frame = Vec::with_capacity(json.len() + 32);
+        write_id(&mut frame, cursor);
+        frame.extend_from_slice(b"data: ");
+        frame.extend_from_slice(json);
+        frame.extend_from_slice(b"\n\n");
+        Record {
+            cursor,
+            frame: frame.into(),
+        }
+    }
+
+    /// A record from a complete frame (`id: <cursor>\ndata: <json>\n\n`).
+    #[must_use]
+    pub fn from_frame(cursor: Cursor, frame: Bytes) -> Self {
+        Record { cursor, frame }
+    }
+
+    /// The event's compact JSON: the frame's data line.
+    #[must_use]
+    pub fn json(&self) -> &[u8] {
+        let f = &self.frame[..];
+        let start = f
+            .windows(6)
+            .position(|w| w == b"data: ")
+            .map_or(0, |i| i + 6);
+        let end = f.len().saturating_sub(2).max(start);
+        &f[start..end]
+    }
+}
+
+/// Writes `id: <cursor>\n`.
+pub(crate) fn write_id(out: &mut Vec<u8>, cursor: Cursor) {
+    out.extend_from_slice(b"id: ");
+    let mut digits = [0u8; 20];
+    let mut n = cursor;
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[i..]);
+    out.push(b'\n');
+}
+
+/// Whether a run is still producing events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RunStatus {
+    /// The run's agent is running; its log may grow.
+    Running,
+    /// The run's log holds its terminal event; nothing more is appended.
+    Ended,
+}
+
+/// What the store keeps about a run besides its events.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RunMeta {
+    /// The run's id (`RunAgentInput.runId`).
+    pub run_id: String,
+    /// The thread it belongs to.
+    pub thread_id: String,
+    /// Who started it, as the service's authorisation named them (`None`: anyone). A
+    /// join, a stop or a thread connect by someone else is answered as if the run did not
+    /// exist.
+    pub principal: Option<String>,
+    /// The instance that runs the agent and appends to the log (its lease holder).
+    pub owner: String,
+    /// Running or ended.
+    pub status: RunStatus,
+    /// When the run was created.
+    pub created_at: SystemTime,
+    /// When it ended, once it has.
+    pub ended_at: Option<SystemTime>,
+    /// Whether a stop was requested.
+    pub stop_requested: bool,
+}
+
+impl RunMeta {
+    /// The metadata of a run that has just started on `owner`.
+    #[must_use]
+    pub fn new(
+        run_id: impl Into<String>,
+        thread_id: impl Into<String>,
+        principal: Option<String>,
+        owner: impl Into<String>,
+    ) -> Self {
+        RunMeta {
+            run_id: run_id.into(),
+            thread_id: thread_id.into(),
+            principal,
+            owner: owner.into(),
+            status: RunStatus::Running,
+            created_at: SystemTime::now(),
+            ended_at: None,
+            stop_requested: false,
+        }
+    }
+}
+
+/// What the store keeps about a thread, so that a client can connect to it: the messages
+/// and state as they stood after its last finished run (or before its active run), and
+/// the run in progress, if any.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ThreadRecord {
+    /// The thread's id.
+    pub thread_id: String,
+    /// Who ran it last (see [`RunMeta::principal`]).
+    pub principal: Option<String>,
+    /// Its messages: after the last finished run, or as the active run's input sent them.
+    pub messages: Vec<Message>,
+    /// Its state, likewise.
+    pub state: State,
+    /// The run in progress, whose events follow `messages` and `state`.
+    pub active_run: Option<String>,
+    /// When the record was last written.
+    pub updated_at: SystemTime,
+}
+
+impl ThreadRecord {
+    /// A thread record written now.
+    #[must_use]
+    pub fn new(
+        thread_id: impl Into<String>,
+        principal: Option<String>,
+        messages: Vec<Message>,
+        state: State,
+        active_run: Option<String>,
+    ) -> Self {
+        ThreadRecord {
+            thread_id: thread_id.into(),
+            principal,
+            messages,
+            state,
+            active_run,
+            updated_at: SystemTime::now(),
+        }
+    }
+}
+
+/// Why a store operation failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// No such run (never created, or expired and removed).
+    #[error("no run {0:?} (unknown, or expired)")]
+    NotFound(String),
+    /// A run with this id exists already.
+    #[error("a run {0:?} exists already")]
+    Exists(String),
+    /// The events after the requested cursor are no longer kept (the run's log was
+    /// trimmed to its bounds).
+    #[error(
+        "run {run_id:?}: events after cursor {after} are no longer kept (the oldest kept is {oldest})"
+    )]
+    CursorExpired {
+        /// The run.
+        run_id: String,
+        /// The cursor asked for.
+        after: Cursor,
+        /// The cursor of the oldest record kept.
+        oldest: Cursor,
+    },
+    /// The store is at capacity (every run it may keep is still running).
+    #[error("the run store is full: {0}")]
+    Full(String),
+    /// The store itself failed (a lost connection, for a remote one).
+    #[error("the run store failed: {0}")]
+    Backend(#[source] ag_ui_core::BoxError),
+}
+
+/// The future a store operation returns.
+pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
+
+/// A run's records after a cursor, in order, each once: those already kept, then the new
+/// ones as they are appended; it ends after the run's last record once the run has ended.
+/// An `Err` item ends it (the store failed, or the subscriber fell behind the log's
+/// bounds: [`StoreError::CursorExpired`]).
+pub type RecordStream = Pin<Box<dyn Stream<Item = Result<Record, StoreError>> + Send>>;
+
+/// Where resumable runs keep their events, their metadata, stop requests and thread
+/// snapshots.
+///
+/// One instance (the run's *owner*) appends to a run's log; any number of subscribers,
+/// on this instance or (for a distributed store) another, tail it. The in-memory
+/// [`MemoryStore`](crate::runs::MemoryStore) is the default; a distributed store (Redis
+/// streams, say) implements the same operations so that any instance can serve a join, a
+/// stop or a thread connect:
+///
+/// | operation | in memory | on a distributed store (for example) |
+/// |---|---|---|
+/// | [`create_run`](Self::create_run) | a map entry | a metadata hash with the owner's lease (`HSET` + `PEXPIRE`), `NX` |
+/// | [`append`](Self::append) | a vector push | one pipelined round trip per batch (`XADD` each record, cursor as the entry id) |
+/// | [`tail`](Self::tail) | wakers | `XRANGE` from the cursor, then `XREAD BLOCK` |
+/// | [`end_run`](Self::end_run) | a flag | status in the hash, an end entry in the stream, a time-to-live on both |
+/// | [`request_stop`](Self::request_stop) / [`stop_requested`](Self::stop_requested) | a signal | a flag in the hash and a message on the owner's channel |
+/// | [`renew_lease`](Self::renew_lease) | nothing to do | `PEXPIRE` of the lease; a joiner that sees it lapse ends the run for everyone |
+/// | [`put_thread`](Self::put_thread) / [`thread`](Self::thread) | a map entry | a JSON value with a time-to-live |
+///
+/// Every id passed in came from the network: a store must not use it unescaped in keys
+/// or patterns.
+pub trait RunStore: Send + Sync + 'static {
+    /// Registers a new run (its log empty).
+    ///
+    /// # Errors
+    /// [`StoreError::Exists`] when the id is taken, [`StoreError::Full`] when the store
+    /// keeps as many runs as it may and none can be evicted.
+    fn create_run(&self, meta: RunMeta) -> StoreFuture<'_, ()>;
+
+    /// Appends `records` (their cursors consecutive, following the last appended) to the
+    /// run's log and wakes its subscribers. The owner batches what the agent produced
+    /// together, so one call may carry many records.
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`] for an unknown run; a backend failure.
+    fn append<'a>(&'a self, run_id: &'a str, records: Vec<Record>) -> StoreFuture<'a, ()>;
+
+    /// Marks the run ended: its log holds its terminal event, its subscribers end after
+    /// it, and the retention period starts.
+    ///
+    /// # Errors
+    /// As [`append`](Self::append).
+    fn end_run<'a>(&'a self, run_id: &'a str) -> StoreFuture<'a, ()>;
+
+    /// The run's metadata, `None` when it is unknown or expired.
+    ///
+    /// # Errors
+    /// A backend failure.
+    fn run<'a>(&'a self, run_id: &'a str) -> StoreFuture<'a, Option<RunMeta>>;
+
+    /// The run's records after `after`: catch-up, then live, ending after the terminal
+    /// event (see [`RecordStream`]).
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`] for an unknown or expired run,
+    /// [`StoreError::CursorExpired`] when records after `after` were trimmed.
+    fn tail<'a>(&'a self, run_id: &'a str, after: Cursor) -> StoreFuture<'a, RecordStream>;
+
+    /// Asks the run's owner to stop it. Returns whether the run was still running.
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`] for an unknown run; a backend failure.
+    fn request_stop<'a>(&'a self, run_id: &'a str) -> StoreFuture<'a, bool>;
+
+    /// Completes when a stop of the run has been requested (at once if it was already):
+    /// how the owner learns of a stop sent to any instance.
+    fn stop_requested<'a>(&'a self, run_id: &'a str) -> StoreFuture<'a, ()>;
+
+    /// Renews the owner's lease on a running run for `ttl`. Returns false when the lease
+    /// was lost (the run is no longer this owner's).
+    ///
+    /// # Errors
+    /// A backend failure.
+    fn renew_lease<'a>(
+        &'a self,
+        run_id: &'a str,
+        owner: &'a str,
+        ttl: Duration,
+    ) -> StoreFuture<'a, bool>;
+
+    /// Writes a thread's record (replacing the previous one).
+    ///
+    /// # Errors
+    /// A backend failure.
+    fn put_thread(&self, thread: ThreadRecord) -> StoreFuture<'_, ()>;
+
+    /// A thread's record, `None` when unknown or expired.
+    ///
+    /// # Errors
+    /// A backend failure.
+    fn thread<'a>(&'a self, thread_id: &'a str) -> StoreFuture<'a, Option<ThreadRecord>>;
+}

@@ -1,0 +1,253 @@
+//! The in-memory store and the local subscriber count.
+
+use std::time::Duration;
+
+use futures_util::StreamExt;
+
+use super::*;
+
+fn meta(run: &str) -> RunMeta {
+    RunMeta::new(run, "t", None, "me")
+}
+
+fn records(from: Cursor, n: u64) -> Vec<Record> {
+    (from..from + n)
+        .map(|c| Record::new(c, format!("{{\"n\":{c}}}").as_bytes()))
+        .collect()
+}
+
+async fn collect(stream: RecordStream) -> Vec<Cursor> {
+    stream
+        .map(|r| r.map(|r| r.cursor))
+        .collect::<Vec<_>>()
+        .await
+        .into_iter()
+        .collect::<Result<Vec<_>, _>>()
+        .unwrap_or_else(|e| vec![u64::MAX, e.to_string().len() as u64])
+}
+
+#[tokio::test]
+async fn a_tail_from_any_cursor_gets_the_rest_once_in_order_then_ends() {
+    let store = MemoryStore::new();
+    store.create_run(meta("r")).await.unwrap();
+    store.append("r", records(1, 3)).await.unwrap();
+    store.append("r", records(4, 2)).await.unwrap();
+    store.end_run("r").await.unwrap();
+    for after in 0..=6 {
+        let got = collect(store.tail("r", after).await.unwrap()).await;
+        let want: Vec<Cursor> = (after + 1..=5).collect();
+        assert_eq!(got, want, "after {after}");
+    }
+}
+
+#[tokio::test]
+async fn a_live_tail_catches_up_then_follows_the_appends() {
+    let store = MemoryStore::new();
+    store.create_run(meta("r")).await.unwrap();
+    store.append("r", records(1, 2)).await.unwrap();
+    let tail = store.tail("r", 1).await.unwrap();
+    let reader = tokio::spawn(collect(tail));
+    for c in 3..=50 {
+        tokio::task::yield_now().await;
+        store.append("r", records(c, 1)).await.unwrap();
+    }
+    store.end_run("r").await.unwrap();
+    let got = tokio::time::timeout(Duration::from_secs(5), reader)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(got, (2..=50).collect::<Vec<_>>());
+}
+
+#[tokio::test]
+async fn appends_out_of_order_or_after_the_end_are_refused() {
+    let store = MemoryStore::new();
+    store.create_run(meta("r")).await.unwrap();
+    assert!(store.append("r", records(2, 1)).await.is_err());
+    store.append("r", records(1, 1)).await.unwrap();
+    store.end_run("r").await.unwrap();
+    assert!(store.append("r", records(2, 1)).await.is_err());
+    assert!(matches!(
+        store.append("nope", records(1, 1)).await,
+        Err(StoreError::NotFound(_))
+    ));
+    assert!(matches!(
+        store.create_run(meta("r")).await,
+        Err(StoreError::Exists(_))
+    ));
+}
+
+#[tokio::test]
+async fn a_log_over_its_bounds_drops_its_oldest_events() {
+    let store = MemoryStore::with_limits(MemoryLimits::default().max_events_per_run(3));
+    store.create_run(meta("r")).await.unwrap();
+    store.append("r", records(1, 5)).await.unwrap();
+    store.end_run("r").await.unwrap();
+    assert_eq!(collect(store.tail("r", 2).await.unwrap()).await, [3, 4, 5]);
+    match store.tail("r", 1).await {
+        Err(StoreError::CursorExpired { after, oldest, .. }) => assert_eq!((after, oldest), (1, 3)),
+        other => panic!("expected CursorExpired, got {:?}", other.map(|_| ())),
+    }
+    // Each record's frame is 21 bytes (`id: N\ndata: {"n":N}\n\n`): two fit in 45.
+    let bytes = MemoryStore::with_limits(MemoryLimits::default().max_bytes_per_run(45));
+    bytes.create_run(meta("r")).await.unwrap();
+    bytes.append("r", records(1, 4)).await.unwrap();
+    bytes.end_run("r").await.unwrap();
+    assert_eq!(collect(bytes.tail("r", 2).await.unwrap()).await, [3, 4]);
+}
+
+#[tokio::test]
+async fn a_subscriber_that_falls_behind_the_bounds_gets_an_error() {
+    let store = MemoryStore::with_limits(MemoryLimits::default().max_events_per_run(2));
+    store.create_run(meta("r")).await.unwrap();
+    let mut tail = store.tail("r", 0).await.unwrap();
+    store.append("r", records(1, 5)).await.unwrap();
+    assert!(matches!(
+        tail.next().await,
+        Some(Err(StoreError::CursorExpired { .. }))
+    ));
+    assert!(tail.next().await.is_none());
+}
+
+#[tokio::test]
+async fn ended_runs_expire_after_the_retention() {
+    let store =
+        MemoryStore::with_limits(MemoryLimits::default().retention(Duration::from_millis(50)));
+    store.create_run(meta("r")).await.unwrap();
+    store.append("r", records(1, 1)).await.unwrap();
+    store.end_run("r").await.unwrap();
+    assert!(store.run("r").await.unwrap().is_some());
+    assert_eq!(
+        store.run("r").await.unwrap().unwrap().status,
+        RunStatus::Ended
+    );
+    tokio::time::sleep(Duration::from_millis(80)).await;
+    assert!(store.run("r").await.unwrap().is_none());
+    assert!(matches!(
+        store.tail("r", 0).await,
+        Err(StoreError::NotFound(_))
+    ));
+    assert_eq!(store.run_count(), 0);
+}
+
+#[tokio::test]
+async fn a_full_store_evicts_the_run_that_ended_first_and_refuses_when_all_run() {
+    let store = MemoryStore::with_limits(MemoryLimits::default().max_runs(2));
+    store.create_run(meta("a")).await.unwrap();
+    store.create_run(meta("b")).await.unwrap();
+    assert!(matches!(
+        store.create_run(meta("c")).await,
+        Err(StoreError::Full(_))
+    ));
+    store.end_run("b").await.unwrap();
+    tokio::time::sleep(Duration::from_millis(2)).await;
+    store.end_run("a").await.unwrap();
+    store.create_run(meta("c")).await.unwrap();
+    assert!(store.run("b").await.unwrap().is_none(), "b ended first");
+    assert!(store.run("a").await.unwrap().is_some());
+}
+
+#[tokio::test]
+async fn a_stop_request_reaches_the_owner() {
+    let store = MemoryStore::new();
+    store.create_run(meta("r")).await.unwrap();
+    let waiting = store.stop_requested("r");
+    assert!(
+        store
+            .run("r")
+            .await
+            .unwrap()
+            .is_some_and(|m| !m.stop_requested)
+    );
+    assert!(store.request_stop("r").await.unwrap());
+    tokio::time::timeout(Duration::from_secs(1), waiting)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(store.run("r").await.unwrap().unwrap().stop_requested);
+    store.end_run("r").await.unwrap();
+    assert!(
+        !store.request_stop("r").await.unwrap(),
+        "an ended run is not running"
+    );
+    assert!(matches!(
+        store.request_stop("x").await,
+        Err(StoreError::NotFound(_))
+    ));
+    assert!(
+        store
+            .renew_lease("r", "me", Duration::from_secs(1))
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .renew_lease("r", "other", Duration::from_secs(1))
+            .await
+            .unwrap()
+    );
+}
+
+#[tokio::test]
+async fn threads_are_kept_bounded_and_expire_without_an_active_run() {
+    let store = MemoryStore::with_limits(
+        MemoryLimits::default()
+            .max_threads(2)
+            .thread_retention(Duration::from_millis(60)),
+    );
+    let record = |id: &str, active: Option<&str>| {
+        ThreadRecord::new(
+            id,
+            None,
+            Vec::new(),
+            serde_json::json!({"id": id}),
+            active.map(str::to_owned),
+        )
+    };
+    store.put_thread(record("a", None)).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(2)).await;
+    store.put_thread(record("b", Some("run"))).await.unwrap();
+    store.put_thread(record("c", None)).await.unwrap();
+    assert!(
+        store.thread("a").await.unwrap().is_none(),
+        "the oldest idle thread went"
+    );
+    assert_eq!(
+        store.thread("b").await.unwrap().unwrap().state,
+        serde_json::json!({"id": "b"})
+    );
+    tokio::time::sleep(Duration::from_millis(80)).await;
+    assert!(store.thread("c").await.unwrap().is_none(), "expired");
+    assert!(
+        store.thread("b").await.unwrap().is_some(),
+        "an active run keeps it"
+    );
+}
+
+#[test]
+fn local_subscribers_are_counted_while_they_live() {
+    let local = Local::default();
+    let run = local.insert("r");
+    let waker = futures_util::task::noop_waker();
+    let cx = std::task::Context::from_waker(&waker);
+    assert_eq!(run.subscribers(&cx), 0);
+    let a = run.subscribe();
+    let b = local.get("r").map(|r| r.subscribe());
+    assert_eq!(run.subscribers(&cx), 2);
+    drop(a);
+    drop(b);
+    assert_eq!(run.subscribers(&cx), 0);
+    local.remove("r");
+    assert!(local.get("r").is_none());
+}
+
+#[test]
+fn a_record_is_its_sse_frame() {
+    let r = Record::new(12, br#"{"a":1}"#);
+    assert_eq!(&r.frame[..], b"id: 12\ndata: {\"a\":1}\n\n");
+    assert_eq!(r.json(), br#"{"a":1}"#);
+    assert_eq!(Record::new(0, b"{}").json(), b"{}");
+    let mut out = Vec::new();
+    super::store::write_id(&mut out, u64::MAX);
+    assert_eq!(out, format!("id: {}\n", u64::MAX).into_bytes());
+}
