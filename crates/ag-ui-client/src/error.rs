@@ -5,6 +5,10 @@ use std::time::Duration;
 
 use ag_ui_core::{BoxError, PipelineError, Violation};
 
+/// Default bound on the part of an error response's body that is read and kept (4 KiB).
+#[cfg(feature = "http")]
+pub const DEFAULT_MAX_ERROR_BODY_BYTES: usize = 4 * 1024;
+
 /// Why a run failed on the client's side: the transport, the HTTP exchange, the framing,
 /// or the stream's content. An agent's own `RUN_ERROR` is not one of these: it is an
 /// outcome ([`crate::RunOutcome::Error`]) of a run that worked.

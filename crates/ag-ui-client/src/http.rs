@@ -15,14 +15,11 @@ use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName
 
 use crate::compat::ProtocolVersion;
 use crate::end::{Reconnecting, RunEnd, RunItem};
-use crate::error::{ClientError, TimeoutPhase, media_type};
+use crate::error::{ClientError, DEFAULT_MAX_ERROR_BODY_BYTES, TimeoutPhase, media_type};
 use crate::request::{self, RunOptions};
 use crate::resume::{self, Resume, RunStopper};
 use crate::stream::{AbortHandle, RunCore};
 use crate::warning::RunWarning;
-
-/// Default bound on the part of an error response's body that is read and kept (4 KiB).
-pub const DEFAULT_MAX_ERROR_BODY_BYTES: usize = 4 * 1024;
 
 /// Builds an [`HttpAgent`].
 #[derive(Debug, Clone)]

@@ -30,7 +30,10 @@ pub use warning::{RunWarning, WarningSource};
 pub type ErrorKind = ClientErrorKind;
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
-pub use http::{DEFAULT_MAX_ERROR_BODY_BYTES, HttpAgent, HttpAgentBuilder, HttpRun};
+pub use error::DEFAULT_MAX_ERROR_BODY_BYTES;
+#[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
+pub use http::{HttpAgent, HttpAgentBuilder, HttpRun};
 pub use request::{RunOptions, build_input, normalize_input, read_input};
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]

@@ -115,10 +115,10 @@ impl RunStopper {
             200 => Ok(false),
             _ => {
                 let body = response.text().await.unwrap_or_default();
-                let truncated = body.len() > crate::DEFAULT_MAX_ERROR_BODY_BYTES;
+                let truncated = body.len() > crate::error::DEFAULT_MAX_ERROR_BODY_BYTES;
                 let mut body = body;
                 if truncated {
-                    let mut cut = crate::DEFAULT_MAX_ERROR_BODY_BYTES;
+                    let mut cut = crate::error::DEFAULT_MAX_ERROR_BODY_BYTES;
                     while !body.is_char_boundary(cut) {
                         cut -= 1;
                     }
@@ -137,7 +137,9 @@ impl RunStopper {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
-    use super::*;
+    use std::time::Duration;
+
+    use crate::resume::{Resume, below};
 
     #[test]
     fn backoff_doubles_up_to_its_bound() {
