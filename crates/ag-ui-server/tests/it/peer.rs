@@ -17,9 +17,13 @@ fn finished(events: &[Event]) -> Value {
     last
 }
 
+/// `body` with `protocolVersion` set to `version`, or without one.
 fn with_version(mut body: Value, version: Option<&str>) -> Value {
-    if let Some(v) = version {
-        body["protocolVersion"] = json!(v);
+    match version {
+        Some(v) => body["protocolVersion"] = json!(v),
+        None => {
+            body.as_object_mut().unwrap().remove("protocolVersion");
+        }
     }
     body
 }

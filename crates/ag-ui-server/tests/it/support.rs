@@ -58,9 +58,11 @@ pub fn client() -> reqwest::Client {
     reqwest::Client::builder().timeout(LIMIT).build().unwrap()
 }
 
-/// A minimal run input for `thread`/`run`, with `forwardedProps`.
+/// A minimal run input for `thread`/`run`, with `forwardedProps`, as a 1.0 client sends
+/// it (with `protocolVersion`: without it the server serves a pre-1.0 caller).
 pub fn input(run: &str, forwarded: Value) -> Value {
     json!({
+        "protocolVersion": "1.0",
         "threadId": "thread-1",
         "runId": run,
         "messages": [{"id": "u1", "role": "user", "content": "What is the weather?"}],
