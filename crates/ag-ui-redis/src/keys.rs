@@ -59,7 +59,10 @@ mod tests {
         let k = RunKeys::new("p:", "r}:lease");
         assert_eq!(k.meta, "p:run:{r%7D%3Alease}");
         assert_eq!(k.lease, "p:run:{r%7D%3Alease}:lease");
-        assert_ne!(RunKeys::new("p:", "a:log").meta, RunKeys::new("p:", "a").log);
+        assert_ne!(
+            RunKeys::new("p:", "a:log").meta,
+            RunKeys::new("p:", "a").log
+        );
         assert_eq!(thread_key("p:", "t 1"), "p:thread:{t%201}");
     }
 }

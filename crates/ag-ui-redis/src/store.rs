@@ -259,7 +259,9 @@ fn epoch_ms(t: SystemTime) -> u64 {
 }
 
 fn from_epoch_ms(v: &str) -> Option<SystemTime> {
-    v.parse().ok().map(|m| UNIX_EPOCH + Duration::from_millis(m))
+    v.parse()
+        .ok()
+        .map(|m| UNIX_EPOCH + Duration::from_millis(m))
 }
 
 fn backend(e: redis::RedisError) -> StoreError {
@@ -502,7 +504,9 @@ impl RedisStore {
         let mut xadd = redis::cmd("XADD");
         xadd.arg(&k.log);
         if last > max {
-            xadd.arg("MINID").arg("~").arg(format!("0-{}", last - max + 1));
+            xadd.arg("MINID")
+                .arg("=")
+                .arg(format!("0-{}", last - max + 1));
         }
         xadd.arg(format!("0-{last}"));
         for r in &records {
@@ -614,8 +618,7 @@ impl RedisStore {
             )
             .with_code(CODE_RUN_ORPHANED.to_owned())
             .into();
-            let json = ag_ui_core::to_vec(&event)
-                .map_err(|e| StoreError::Backend(Box::new(e)))?;
+            let json = ag_ui_core::to_vec(&event).map_err(|e| StoreError::Backend(Box::new(e)))?;
             let mut con = self.con(1);
             let _: i64 = scripts::ORPHAN
                 .key(&k.meta)
