@@ -82,7 +82,8 @@ return 1
 });
 
 /// Records a stop request and, for a running run, pushes a token its owner pops. ARGV:
-/// key TTL ms. Returns 1 (running), 0 (ended), -1 (unknown).
+/// key TTL ms. Returns 1 (running), 0 (ended), -1 (unknown), 2 (running, but its owner's
+/// lease has lapsed: nobody would pop the token).
 pub(crate) static STOP: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
@@ -90,6 +91,7 @@ local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return -1 end
 redis.call('HSET', KEYS[1], 'stop', '1')
 if status ~= 'running' then return 0 end
+if redis.call('EXISTS', KEYS[3]) == 0 then return 2 end
 redis.call('RPUSH', KEYS[4], '1')
 redis.call('PEXPIRE', KEYS[4], ARGV[1])
 return 1

@@ -682,6 +682,11 @@ impl RedisStore {
         match r {
             -1 => Err(StoreError::NotFound(run_id.to_owned())),
             0 => Ok(false),
+            2 => {
+                // Orphaned: end it now (as a subscriber would), and say it has ended.
+                self.check_lease(&k).await?;
+                Ok(false)
+            }
             _ => Ok(true),
         }
     }

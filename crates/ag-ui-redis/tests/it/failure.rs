@@ -58,7 +58,20 @@ async fn an_instance_killed_mid_run_leaves_its_joiners_a_run_orphaned_error() {
     let b = serve(AgentService::new(DemoAgent::new()).runs(store.runs())).await;
     let first = read_until(post(a.url(), &slow("run-orphan")).send().await.unwrap(), 2).await;
     assert_eq!(first.events.len(), 2);
+    let other = read_until(post(a.url(), &slow("run-orphan-2")).send().await.unwrap(), 2).await;
+    assert_eq!(other.events.len(), 2);
     let seen = orphaned_join(b.url(), "run-orphan", || a.kill()).await;
+    // A run of the dead instance that nobody tails: a stop ends it at once, as orphaned.
+    let stop = crate::support::client()
+        .post(format!("{}runs/run-orphan-2/stop", b.url()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stop.status(), 200);
+    let doc: Value = serde_json::from_slice(&stop.bytes().await.unwrap()).unwrap();
+    assert_eq!(doc["status"], "ended");
+    let replay = read(get(b.events_url("run-orphan-2")).send().await.unwrap()).await;
+    assert_eq!(outcome(&replay.events)["code"], CODE_RUN_ORPHANED);
     // Exactly one RUN_ERROR, at the next cursor, and the run is marked ended for everyone.
     let meta = store.run("run-orphan").await.unwrap().unwrap();
     assert_eq!(meta.status, RunStatus::Ended);
