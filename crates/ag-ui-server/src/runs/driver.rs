@@ -5,7 +5,6 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::Poll;
-use std::time::Duration;
 
 use ag_ui_core::{Event, EventType, RunErrorEvent, ThreadState};
 use futures_core::Stream;
@@ -196,6 +195,9 @@ impl Drive {
                     if ended || failed {
                         break;
                     }
+                    // Lets the subscriber that polls this driver write what was appended
+                    // before the agent is asked for more.
+                    YieldNow(false).await;
                 }
                 Step::Cancel(code, message) => {
                     if let Some(g) = guard.as_ref() {
@@ -230,19 +232,39 @@ impl Drive {
         drop(stop);
         let _ = store.end_run(&run_id).await;
         if let Some(t) = thread {
-            let (messages, state) = t.into_parts();
-            let record = ThreadRecord::new(thread_id, principal, messages, state, None);
-            let _ = store.put_thread(record).await;
+            // A later run of the thread that started meanwhile owns the record now (its
+            // input carried the thread as its client had it); it writes it when it ends.
+            let later = match store.thread(&thread_id).await {
+                Ok(Some(current)) => current.active_run.is_some_and(|r| r != run_id),
+                _ => false,
+            };
+            if !later {
+                let (messages, state) = t.into_parts();
+                let record = ThreadRecord::new(thread_id, principal, messages, state, None);
+                let _ = store.put_thread(record).await;
+            }
         }
         runs.local.remove(&run_id);
     }
 }
 
-/// Lets the compiler check that a driver can be spawned.
-#[allow(dead_code)]
-fn assert_send(d: Drive) -> impl Future<Output = ()> + Send {
-    d.run()
+/// Returns `Pending` once (waking its task at once), then `Ready`.
+struct YieldNow(bool);
+
+impl Future for YieldNow {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> Poll<()> {
+        if self.0 {
+            Poll::Ready(())
+        } else {
+            self.0 = true;
+            cx.waker().wake_by_ref();
+            Poll::Pending
+        }
+    }
 }
 
-#[allow(dead_code)]
-const _: Duration = Duration::ZERO;
+/// A run's driver, boxed: polled by the response that started the run while it is
+/// connected (no task switch per batch), by a task of its own after that.
+pub(crate) type Driver = Pin<Box<dyn Future<Output = ()> + Send>>;

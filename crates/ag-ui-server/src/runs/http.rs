@@ -14,7 +14,7 @@ use futures_core::Stream;
 use http::header::{ACCEPT, HeaderValue};
 use http::{Method, Response, StatusCode};
 
-use super::driver::Drive;
+use super::driver::{Drive, Driver};
 use super::store::{Cursor, RecordStream, RunMeta, StoreError, ThreadRecord};
 use super::{CODE_STORE_ERROR, Runs, Subscriber};
 use crate::guard::RunOptions;
@@ -71,15 +71,17 @@ pub(crate) fn route(path: &str) -> (Route, usize) {
             .sum::<usize>()
             .saturating_sub(1)
     };
-    if n >= 3 && segments[n - 3] == "runs" && matches!(segments[n - 1], "events" | "stop") {
-        if let Some(id) = decode(segments[n - 2]) {
-            let r = if segments[n - 1] == "events" {
-                Route::Events(id)
-            } else {
-                Route::Stop(id)
-            };
-            return (r, base(3));
-        }
+    if n >= 3
+        && segments[n - 3] == "runs"
+        && matches!(segments[n - 1], "events" | "stop")
+        && let Some(id) = decode(segments[n - 2])
+    {
+        let r = if segments[n - 1] == "events" {
+            Route::Events(id)
+        } else {
+            Route::Stop(id)
+        };
+        return (r, base(3));
     }
     if n >= 2
         && segments[n - 2] == "threads"
@@ -263,8 +265,8 @@ pub(crate) async fn start(
         guard,
         local,
     };
-    tokio::spawn(drive.run());
-    let frames = LogFrames::new(VecDeque::new(), Some(records), Some(subscriber));
+    let mut frames = LogFrames::new(VecDeque::new(), Some(records), Some(subscriber));
+    frames.driver = Some(Box::pin(drive.run()));
     let mut response = sse_response(frames, keep_alive);
     let location = format!(
         "{}/runs/{}/events",
@@ -415,6 +417,24 @@ pub(crate) struct LogFrames {
     prelude: VecDeque<Vec<u8>>,
     records: Option<RecordStream>,
     _subscriber: Option<Subscriber>,
+    /// The run's driver, for the response that started the run: polled here while the
+    /// response lives, handed to a task of its own when it is dropped first.
+    driver: Option<Driver>,
+}
+
+impl Drop for LogFrames {
+    fn drop(&mut self) {
+        if let Some(driver) = self.driver.take() {
+            match tokio::runtime::Handle::try_current() {
+                Ok(runtime) => {
+                    runtime.spawn(driver);
+                }
+                // Without a runtime the run cannot go on: dropping the driver drops the
+                // agent's stream, which trips its cancellation.
+                Err(_) => drop(driver),
+            }
+        }
+    }
 }
 
 impl LogFrames {
@@ -427,6 +447,7 @@ impl LogFrames {
             prelude,
             records,
             _subscriber: subscriber,
+            driver: None,
         }
     }
 }
@@ -446,16 +467,27 @@ impl Stream for LogFrames {
     type Item = Vec<u8>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Vec<u8>>> {
-        if let Some(f) = self.prelude.pop_front() {
+        let this = &mut *self;
+        if let Some(f) = this.prelude.pop_front() {
             return Poll::Ready(Some(f));
         }
-        let Some(records) = self.records.as_mut() else {
+        let Some(records) = this.records.as_mut() else {
             return Poll::Ready(None);
         };
-        match records.as_mut().poll_next(cx) {
+        let mut polled = records.as_mut().poll_next(cx);
+        if polled.is_pending()
+            && let Some(driver) = this.driver.as_mut()
+        {
+            // Nothing new in the log: let the run produce (one batch at most).
+            if driver.as_mut().poll(cx).is_ready() {
+                this.driver = None;
+            }
+            polled = records.as_mut().poll_next(cx);
+        }
+        match polled {
             Poll::Ready(Some(Ok(r))) => Poll::Ready(Some(frame(r.cursor, &r.json))),
             Poll::Ready(Some(Err(e))) => {
-                self.records = None;
+                this.records = None;
                 let (code, message) = match &e {
                     StoreError::CursorExpired { .. } => (
                         "cursor_expired",
@@ -473,7 +505,7 @@ impl Stream for LogFrames {
                 }
             }
             Poll::Ready(None) => {
-                self.records = None;
+                this.records = None;
                 Poll::Ready(None)
             }
             Poll::Pending => Poll::Pending,
@@ -482,6 +514,7 @@ impl Stream for LogFrames {
 }
 
 #[cfg(test)]
+#[allow(clippy::panic)]
 mod tests {
     use super::*;
 
@@ -504,6 +537,32 @@ mod tests {
         assert_eq!(route("/capabilities/"), (Route::Capabilities, 0));
         // An empty id is no route.
         assert_eq!(route("/agent/runs//events").0, Route::Start);
+    }
+
+    #[test]
+    fn a_subscriber_behind_the_logs_bounds_ends_with_run_error() {
+        let failing: RecordStream = Box::pin(futures_util::stream::iter([Err(
+            StoreError::CursorExpired {
+                run_id: "r".into(),
+                after: 1,
+                oldest: 5,
+            },
+        )]));
+        let mut frames = LogFrames::new(VecDeque::new(), Some(failing), None);
+        let waker = futures_util::task::noop_waker();
+        let mut cx = Context::from_waker(&waker);
+        let Poll::Ready(Some(frame)) = Pin::new(&mut frames).poll_next(&mut cx) else {
+            panic!("a frame was expected");
+        };
+        let text = String::from_utf8(frame).unwrap_or_default();
+        let json = text.trim().strip_prefix("data: ").unwrap_or_default();
+        let event: serde_json::Value = serde_json::from_str(json).unwrap_or_default();
+        assert_eq!(event["type"], "RUN_ERROR");
+        assert_eq!(event["code"], "cursor_expired");
+        assert!(matches!(
+            Pin::new(&mut frames).poll_next(&mut cx),
+            Poll::Ready(None)
+        ));
     }
 
     #[test]

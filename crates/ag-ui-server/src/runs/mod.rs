@@ -270,4 +270,5 @@ impl Drop for Subscriber {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::panic)]
 mod tests;

@@ -175,8 +175,11 @@ impl CutProxy {
     }
 }
 
-/// Forwards one connection, cutting the response `cut` frames in (mid-frame).
+/// Forwards one connection, cutting the response `cut` frames in (mid-frame); with
+/// `STALL` set, the connection is held open silently instead of closed at the cut.
 async fn pipe(down: TcpStream, upstream: SocketAddr, cut: Option<usize>) {
+    let stall = cut.is_some_and(|c| c & STALL != 0);
+    let cut = cut.map(|c| c & !STALL);
     let Ok(up) = TcpStream::connect(upstream).await else {
         return;
     };
@@ -213,9 +216,16 @@ async fn pipe(down: TcpStream, upstream: SocketAddr, cut: Option<usize>) {
             break;
         }
     }
+    if stall {
+        // Nothing more, and no close: only the client's idle timeout notices.
+        tokio::time::sleep(LIMIT).await;
+    }
     requests.abort();
     // Dropping both halves closes the connections: the client sees its body cut.
 }
+
+/// Or'ed into a cut position: stall there instead of closing.
+const STALL: usize = 1 << 40;
 
 #[tokio::test]
 async fn frames_carry_cursors_and_the_response_says_where_to_join() {
@@ -1009,4 +1019,88 @@ async fn thread_connect_during_and_after_a_run() {
     assert_eq!(unknown.status(), 404);
     let doc: Value = serde_json::from_slice(&unknown.bytes().await.unwrap()).unwrap();
     assert_eq!(doc["error"], "thread_not_found");
+}
+
+#[tokio::test]
+async fn a_stalled_connection_is_resumed_after_the_idle_timeout() {
+    let server = resumable(|r| r).await;
+    let run = "run-stall";
+    let (want, _, _) = client_reference(run).await;
+    let proxy = CutProxy::start(server.addr, |n| (n == 0).then_some(6 | STALL)).await;
+    let mut a = HttpAgent::builder(proxy.url())
+        .thread_id("thread-1")
+        .idle_timeout(Duration::from_millis(300))
+        .resume_backoff(Duration::from_millis(5), Duration::from_millis(10))
+        .build()
+        .unwrap();
+    a.add_message(ag_ui_core::Message::User(ag_ui_core::UserMessage::new(
+        "u1",
+        "What is the weather?",
+    )));
+    let (items, events, end) = drain(a.run(chat_options(run))).await;
+    assert!(end.is_ok(), "{:?}", end.error);
+    assert_eq!(events, want);
+    let reasons: Vec<String> = items
+        .iter()
+        .filter_map(|i| match i {
+            RunItem::Reconnecting(r) => Some(r.reason.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(reasons, ["nothing arrived for 300 ms"]);
+}
+
+#[tokio::test]
+async fn nested_under_a_path_the_routes_and_the_location_follow_it() {
+    let service = AgentService::new(DemoAgent::new()).runs(Runs::in_memory());
+    let router = ::axum::Router::new().nest("/agent", ag_ui_server::axum::service_router(service));
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let task =
+        tokio::spawn(async move { ag_ui_server::axum::serve(listener, router).await.unwrap() });
+    let base = format!("http://{addr}/agent");
+    let r = read(post(base.clone(), &chat("run-nest")).send().await.unwrap()).await;
+    assert_eq!(r.headers["content-location"], "/agent/runs/run-nest/events");
+    let joined = read(
+        get(format!("http://{addr}/agent/runs/run-nest/events"))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(values(&joined.events), values(&r.events));
+    let thread = get(format!("{base}/threads/thread-1"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(thread.status(), 200);
+    // The workspace's client finds the routes below the agent URL too.
+    let mut a = agent(base, "thread-1");
+    let (_, events, end) = drain(a.join_run("run-nest")).await;
+    assert!(end.is_ok(), "{:?}", end.error);
+    assert_eq!(events.len(), r.events.len());
+    task.abort();
+}
+
+#[tokio::test]
+async fn the_stores_bounds_answer_503_and_410() {
+    let store = MemoryStore::with_limits(MemoryLimits::default().max_runs(1).max_events_per_run(3));
+    let server = serve(AgentService::new(DemoAgent::new()).runs(Runs::new(store))).await;
+    let mut running =
+        Open::start(post(server.url(), &slow("run-full")).send().await.unwrap()).await;
+    running.next().await.unwrap();
+    let refused = post(server.url(), &chat("run-more")).send().await.unwrap();
+    assert_eq!(refused.status(), 503);
+    let doc: Value = serde_json::from_slice(&refused.bytes().await.unwrap()).unwrap();
+    assert_eq!(doc["error"], "store_full");
+    // The slow run has sent more than 3 events by now: the first ones are gone.
+    tokio::time::sleep(Duration::from_millis(2200)).await;
+    let old = get(events_url(&server, "run-full"))
+        .header("last-event-id", "0")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(old.status(), 410);
+    let doc: Value = serde_json::from_slice(&old.bytes().await.unwrap()).unwrap();
+    assert_eq!(doc["error"], "cursor_expired");
 }

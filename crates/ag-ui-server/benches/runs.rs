@@ -1,0 +1,296 @@
+//! Resumable runs (`ag_ui_server::runs`): events per second of a run served through the
+//! run log against the same run served directly, and the memory a retained run holds.
+//!
+//! Throughput: the streaming corpus of `ag-ui-core/benches/corpus` (20,005 events, 3.16 MB
+//! of JSON) served as one run per request over loopback by three services of one agent:
+//! directly (no run log), through the in-memory run log (threads kept, the default), and
+//! through the log without threads; plus a join replaying a finished run from the log.
+//! The reader is the like-for-like Rust reader of the serve benchmark (`reqwest`,
+//! `SseReader`, every event decoded). Rounds are interleaved (each round runs every case
+//! once); the report is the median of the rounds.
+//!
+//! Memory: runs served through `AgentService::handle` in process (no sockets) and kept by
+//! the store after they ended; the heap growth (a counting global allocator) divided by the
+//! runs, for the demo's chat run and for the corpus run.
+//!
+//! `cargo bench -p ag-ui-server --bench runs` (`-- --rounds N` sets the rounds).
+
+#[path = "../../ag-ui-core/benches/corpus/mod.rs"]
+mod corpus;
+
+use std::alloc::System;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use ag_ui_core::{Event, RunAgentInput};
+use ag_ui_server::demo::DemoAgent;
+use ag_ui_server::runs::{DisconnectPolicy, MemoryLimits, MemoryStore, Runs};
+use ag_ui_server::{Agent, AgentService, Cancellation};
+use futures_util::StreamExt;
+use http_body_util::BodyExt;
+
+#[global_allocator]
+static ALLOC: cap::Cap<System> = cap::Cap::new(System, usize::MAX);
+
+const EVENTS: usize = 20_000;
+
+fn median(mut xs: Vec<Duration>) -> Duration {
+    xs.sort();
+    xs[xs.len() / 2]
+}
+
+/// Reads one run's response to its end: SSE framing and every event decoded.
+async fn read(request: reqwest::RequestBuilder) -> Result<(usize, Duration), String> {
+    let start = Instant::now();
+    let response = request.send().await.map_err(|e| e.to_string())?;
+    if !response.status().is_success() {
+        return Err(format!("status {}", response.status()));
+    }
+    let mut body = response.bytes_stream();
+    let mut reader = ag_ui_core::SseReader::new();
+    let mut events = 0;
+    while let Some(chunk) = body.next().await {
+        reader
+            .feed(&chunk.map_err(|e| e.to_string())?)
+            .map_err(|e| e.to_string())?;
+        while let Some(message) = reader.next_message() {
+            let _event: Event = ag_ui_core::from_str(&message).map_err(|e| e.to_string())?;
+            events += 1;
+        }
+    }
+    Ok((events, start.elapsed()))
+}
+
+fn post(client: &reqwest::Client, url: &str, run: &str) -> reqwest::RequestBuilder {
+    let body = format!(
+        r#"{{"threadId":"bench","runId":"{run}","messages":[],"tools":[],"context":[],"forwardedProps":{{}},"state":{{}}}}"#
+    );
+    client
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "text/event-stream")
+        .body(body)
+}
+
+fn serve<A: Agent>(runtime: &tokio::runtime::Runtime, service: AgentService<A>) -> String {
+    runtime
+        .block_on(async {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+            let url = format!("http://{}/", listener.local_addr()?);
+            tokio::spawn(ag_ui_server::axum::serve(
+                listener,
+                ag_ui_server::axum::service_router(service),
+            ));
+            Ok::<_, std::io::Error>(url)
+        })
+        .unwrap_or_default()
+}
+
+/// Heap bytes a retained run holds: `runs` runs of `input` served in process and kept.
+fn retained<A: Agent>(agent: A, inputs: &[String]) -> Result<(f64, usize), String> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    let store = MemoryStore::with_limits(
+        MemoryLimits::default()
+            .max_runs(inputs.len() + 1)
+            .max_threads(inputs.len() + 1)
+            .retention(Duration::from_secs(3600)),
+    );
+    let service = AgentService::new(agent)
+        .runs(Runs::new(store.clone()).on_disconnect(DisconnectPolicy::Continue));
+    runtime.block_on(async {
+        // One run first, so that lazily built structures are not counted.
+        let mut sizes = 0;
+        for (i, input) in inputs.iter().enumerate() {
+            if i == 1 {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                sizes = ALLOC.allocated();
+            }
+            let request = http::Request::post("/")
+                .header("content-type", "application/json")
+                .header("accept", "text/event-stream")
+                .body(http_body_util::Full::new(bytes::Bytes::from(input.clone())))
+                .map_err(|e| e.to_string())?;
+            let response = service.handle(request).await;
+            let body = response
+                .into_body()
+                .collect()
+                .await
+                .map_err(|e| e.to_string())?;
+            drop(body);
+        }
+        // The drivers record the ends and the threads after the last frame.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let grown = ALLOC.allocated().saturating_sub(sizes);
+        let runs = inputs.len() - 1;
+        if store.run_count() != inputs.len() {
+            return Err(format!(
+                "{} runs kept, {} expected",
+                store.run_count(),
+                inputs.len()
+            ));
+        }
+        Ok((grown as f64 / runs as f64, runs))
+    })
+}
+
+fn input(thread: &str, run: &str) -> String {
+    format!(
+        r#"{{"threadId":"{thread}","runId":"{run}","messages":[{{"id":"u","role":"user","content":"What is the weather?"}}],"tools":[],"context":[],"forwardedProps":{{}},"state":{{}}}}"#
+    )
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().collect();
+    let benching = args.iter().any(|a| a == "--bench");
+    let rounds = args
+        .iter()
+        .position(|a| a == "--rounds")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(if benching { 11 } else { 1 });
+
+    let corpus = corpus::streaming(corpus::SEED, EVENTS);
+    let events: Arc<Vec<Event>> = Arc::new(
+        corpus
+            .lines
+            .iter()
+            .map(|l| ag_ui_core::from_str(l))
+            .collect::<Result<_, _>>()?,
+    );
+    let n = events.len();
+    let bytes = corpus.bytes();
+    let served = Arc::clone(&events);
+    let agent = move |_: RunAgentInput, _: Cancellation| {
+        let events = Arc::clone(&served);
+        futures_util::stream::iter(
+            (0..events.len()).map(move |i| Ok::<_, std::convert::Infallible>(events[i].clone())),
+        )
+    };
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let log_limits = MemoryLimits::default()
+        .max_runs(4 * (rounds + 2))
+        .max_threads(4 * (rounds + 2));
+    let direct = serve(&runtime, AgentService::new(agent.clone()));
+    let logged = serve(
+        &runtime,
+        AgentService::new(agent.clone()).runs(Runs::new(MemoryStore::with_limits(log_limits))),
+    );
+    let no_threads = serve(
+        &runtime,
+        AgentService::new(agent)
+            .runs(Runs::new(MemoryStore::with_limits(log_limits)).threads(false)),
+    );
+    let client_runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let client = reqwest::Client::new();
+
+    let names = [
+        "served directly (no run log)",
+        "through the run log (threads kept)",
+        "through the run log (no threads)",
+        "a join replaying the finished run",
+    ];
+    let mut samples: Vec<Vec<Duration>> = vec![Vec::new(); names.len()];
+    for round in 0..=rounds {
+        let run = format!("run-{round}");
+        let requests = [
+            post(&client, &direct, &run),
+            post(&client, &logged, &run),
+            post(&client, &no_threads, &run),
+            client
+                .get(format!("{logged}runs/{run}/events"))
+                .header("accept", "text/event-stream"),
+        ];
+        for (i, request) in requests.into_iter().enumerate() {
+            let (got, took) = client_runtime.block_on(read(request))?;
+            if got != n {
+                return Err(format!("{}: {got} events read, {n} expected", names[i]).into());
+            }
+            if round > 0 {
+                samples[i].push(took);
+            }
+        }
+    }
+    let eps: Vec<f64> = samples
+        .iter()
+        .map(|s| n as f64 / median(s.clone()).as_secs_f64())
+        .collect();
+    println!(
+        "\nruns: streaming corpus, {n} events, {:.2} MB of JSON, one run per request, median of {rounds} rounds",
+        bytes as f64 / 1e6
+    );
+    println!("| how the run is served | events/s | MB/s | vs direct |");
+    println!("|---|---:|---:|---:|");
+    for (name, e) in names.iter().zip(&eps) {
+        println!(
+            "| {name} | {e:.0} | {:.1} | {:.3}x |",
+            e * bytes as f64 / n as f64 / 1e6,
+            e / eps[0]
+        );
+    }
+    println!(
+        "through the log (threads kept) is {:.1} % slower than directly",
+        (1.0 - eps[1] / eps[0]) * 100.0
+    );
+
+    // Memory per retained run.
+    let chat_inputs: Vec<String> = (0..201)
+        .map(|i| input(&format!("t{i}"), &format!("chat-{i}")))
+        .collect();
+    let (chat, chat_runs) = retained(DemoAgent::new(), &chat_inputs)?;
+    let chat_json: usize = {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        let input: RunAgentInput = ag_ui_core::from_str(&chat_inputs[0])?;
+        let events: Vec<Event> = runtime
+            .block_on(
+                DemoAgent::new()
+                    .run(input, Cancellation::new())
+                    .map(|e| e.map_err(|e| e.to_string()))
+                    .collect::<Vec<_>>(),
+            )
+            .into_iter()
+            .collect::<Result<_, _>>()?;
+        events
+            .iter()
+            .map(|e| ag_ui_core::to_vec(e).map(|v| v.len()).unwrap_or(0))
+            .sum()
+    };
+    let corpus_events = Arc::clone(&events);
+    let corpus_agent = move |_: RunAgentInput, _: Cancellation| {
+        let events = Arc::clone(&corpus_events);
+        futures_util::stream::iter(
+            (0..events.len()).map(move |i| Ok::<_, std::convert::Infallible>(events[i].clone())),
+        )
+    };
+    let corpus_inputs: Vec<String> = (0..if benching { 6 } else { 2 })
+        .map(|i| input(&format!("c{i}"), &format!("corpus-{i}")))
+        .collect();
+    let (big, big_runs) = retained(corpus_agent, &corpus_inputs)?;
+    println!(
+        "\n| retained run (ended, kept for joins, its thread kept) | heap per run | event JSON per run | heap / JSON |"
+    );
+    println!("|---|---:|---:|---:|");
+    println!(
+        "| demo chat run (27 events), {chat_runs} runs | {:.1} KB | {:.1} KB | {:.2}x |",
+        chat / 1e3,
+        chat_json as f64 / 1e3,
+        chat / chat_json as f64
+    );
+    println!(
+        "| corpus run ({n} events), {big_runs} runs | {:.2} MB | {:.2} MB | {:.2}x |",
+        big / 1e6,
+        bytes as f64 / 1e6,
+        big / bytes as f64
+    );
+    Ok(())
+}
