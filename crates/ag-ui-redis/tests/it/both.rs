@@ -154,7 +154,7 @@ async fn a_run_cut_after_every_event_and_joined_on_the_other_instance_is_whole()
 async fn a_finished_run_replays_on_the_other_instance_within_retention_then_is_gone() {
     for kind in KINDS {
         let bounds = Bounds {
-            retention: Some(Duration::from_millis(400)),
+            retention: Some(Duration::from_millis(1500)),
             ..Bounds::default()
         };
         let p = pair(kind, bounds, Duration::ZERO, false).await;
@@ -184,10 +184,10 @@ async fn a_finished_run_replays_on_the_other_instance_within_retention_then_is_g
                 .unwrap(),
         )
         .await;
-        assert_eq!(none.status, 200);
+        assert_eq!(none.status, 200, "{kind:?}");
         assert!(none.events.is_empty(), "{kind:?}: joined at its end");
 
-        tokio::time::sleep(Duration::from_millis(600)).await;
+        tokio::time::sleep(Duration::from_millis(1700)).await;
         let gone = read(get(p.b.events_url("run-replay")).send().await.unwrap()).await;
         assert_eq!(gone.status, 404, "{kind:?}");
         assert_eq!(gone.headers["content-type"], "application/json");
