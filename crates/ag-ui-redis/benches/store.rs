@@ -23,7 +23,7 @@ use ag_ui_builders::RunEmitter;
 use ag_ui_core::{RunAgentInput, SseReader};
 use ag_ui_redis::{RedisConfig, RedisStore};
 use ag_ui_server::runs::{MemoryStore, Runs};
-use ag_ui_server::{Agent, AgentService, EventStream, Cancellation};
+use ag_ui_server::{Agent, AgentService, Cancellation, EventStream};
 use criterion::{Criterion, Throughput};
 use futures_util::StreamExt;
 
@@ -72,7 +72,10 @@ impl RedisServer {
             .expect("redis-server is installed");
         let t = Instant::now();
         while StdStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(t.elapsed() < Duration::from_secs(10), "redis-server did not start");
+            assert!(
+                t.elapsed() < Duration::from_secs(10),
+                "redis-server did not start"
+            );
             std::thread::sleep(Duration::from_millis(10));
         }
         RedisServer { port, dir, child }
@@ -127,7 +130,11 @@ async fn run(client: &reqwest::Client, addr: SocketAddr, tokens: u64) -> u64 {
             events += 1;
         }
     }
-    assert_eq!(events, tokens + 4, "RUN_STARTED, START, deltas, END, RUN_FINISHED");
+    assert_eq!(
+        events,
+        tokens + 4,
+        "RUN_STARTED, START, deltas, END, RUN_FINISHED"
+    );
     events
 }
 

@@ -14,8 +14,9 @@
 //! `Last-Event-ID`), stopped with `POST /runs/{runId}/stop` and its thread read at
 //! `GET /threads/{threadId}` on any other. `--lease-ms` is the owner's lease (default
 //! 10 s): when an instance dies, its runs end with `RUN_ERROR` `run_orphaned` within it.
-//! Redis unavailable at start is an error (exit status 1). The default store is memory
-//! (`ag-ui-server`'s `serve --resumable`).
+//! Redis unavailable at start is an error (exit status 1). On Redis the disconnect policy
+//! defaults to `continue` (a client may rejoin on another instance, which the owner does
+//! not count). The default store is memory (`ag-ui-server`'s `serve --resumable`).
 
 use std::io::Write;
 use std::time::Duration;

@@ -8,8 +8,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use ag_ui_core::{Event, Message, RunErrorEvent, State};
 use ag_ui_server::runs::{
-    Cursor, DEFAULT_LEASE, DEFAULT_RETENTION, DEFAULT_THREAD_RETENTION, Record, RecordStream,
-    RunMeta, RunStatus, RunStore, Runs, StoreError, StoreFuture, ThreadRecord,
+    Cursor, DEFAULT_LEASE, DEFAULT_RETENTION, DEFAULT_THREAD_RETENTION, DisconnectPolicy, Record,
+    RecordStream, RunMeta, RunStatus, RunStore, Runs, StoreError, StoreFuture, ThreadRecord,
 };
 use bytes::Bytes;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig, MultiplexedConnection};
@@ -412,10 +412,15 @@ impl RedisStore {
         &self.inner.config
     }
 
-    /// [`Runs`] on this store, with the store's lease (see [`RedisConfig::lease`]); adjust
-    /// the rest as usual.
+    /// [`Runs`] on this store, with the store's lease (see [`RedisConfig::lease`]) and
+    /// [`DisconnectPolicy::Continue`]: the owner counts only its own instance's
+    /// subscribers, so a client that rejoins on another instance would not keep a grace
+    /// period from running out. Adjust the rest as usual (a
+    /// [`max_duration`](Runs::max_duration) bounds runs nobody watches).
     pub fn runs(&self) -> Runs {
-        Runs::new(self.clone()).lease(self.inner.config.lease)
+        Runs::new(self.clone())
+            .lease(self.inner.config.lease)
+            .on_disconnect(DisconnectPolicy::Continue)
     }
 
     /// Redis commands this store has sent so far (a pipeline counts each command in it,

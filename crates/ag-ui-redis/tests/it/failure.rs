@@ -58,7 +58,11 @@ async fn an_instance_killed_mid_run_leaves_its_joiners_a_run_orphaned_error() {
     let b = serve(AgentService::new(DemoAgent::new()).runs(store.runs())).await;
     let first = read_until(post(a.url(), &slow("run-orphan")).send().await.unwrap(), 2).await;
     assert_eq!(first.events.len(), 2);
-    let other = read_until(post(a.url(), &slow("run-orphan-2")).send().await.unwrap(), 2).await;
+    let other = read_until(
+        post(a.url(), &slow("run-orphan-2")).send().await.unwrap(),
+        2,
+    )
+    .await;
     assert_eq!(other.events.len(), 2);
     let seen = orphaned_join(b.url(), "run-orphan", || a.kill()).await;
     // A run of the dead instance that nobody tails: a stop ends it at once, as orphaned.
@@ -310,6 +314,7 @@ async fn keys_stay_under_the_prefix_with_escaped_ids_and_expire() {
 async fn a_fast_run_is_appended_in_a_few_batches() {
     let redis = RedisServer::start();
     let store = redis.store(|c| c).await;
+    assert_eq!(store.runs().disconnect_policy(), DisconnectPolicy::Continue);
     let server = serve(AgentService::new(DemoAgent::new()).runs(store.runs())).await;
     // A first run warms up the scripts (EVALSHA misses load them once).
     read(post(server.url(), &chat("run-warm")).send().await.unwrap()).await;
