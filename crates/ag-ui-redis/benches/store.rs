@@ -188,6 +188,49 @@ fn main() {
     }
     g.finish();
 
+    // The ratios, with the sides interleaved: each round runs each case on each store
+    // once; the report is the median of the rounds.
+    let rounds = if std::env::args().any(|a| a == "--bench") {
+        9
+    } else {
+        1
+    };
+    let mut times: [Vec<f64>; 4] = Default::default();
+    for _ in 0..rounds {
+        for (i, addr) in [memory, on_redis].into_iter().enumerate() {
+            let t = Instant::now();
+            rt.block_on(run(&client, addr, ONE));
+            times[i].push(t.elapsed().as_secs_f64());
+            let t = Instant::now();
+            rt.block_on(concurrent(&client, addr, RUNS, EACH));
+            times[2 + i].push(t.elapsed().as_secs_f64());
+        }
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let [mut m1, mut r1, mut mn, mut rn] = times;
+    let (m1, r1, mn, rn) = (
+        median(&mut m1),
+        median(&mut r1),
+        median(&mut mn),
+        median(&mut rn),
+    );
+    let one_events = (ONE + 4) as f64;
+    let many_events = (RUNS as u64 * (EACH + 4)) as f64;
+    println!(
+        "interleaved, {rounds} rounds: one run: memory {:.0} events/s, redis {:.0} events/s \
+         (memory/redis {:.2}x); 100 runs: memory {:.0} events/s, redis {:.0} events/s \
+         (memory/redis {:.2}x)",
+        one_events / m1,
+        one_events / r1,
+        r1 / m1,
+        many_events / mn,
+        many_events / rn,
+        rn / mn
+    );
+
     // Commands per event, counted by the store itself.
     let (one, many) = rt.block_on(async {
         let before = store.commands_sent();

@@ -365,6 +365,12 @@ impl RedisStore {
     /// [`ConnectError`] when the URL is not usable or Redis does not answer.
     pub async fn connect(config: RedisConfig) -> Result<Self, ConnectError> {
         let url = config.redacted_url();
+        #[cfg(feature = "tls")]
+        if rustls::crypto::CryptoProvider::get_default().is_none() {
+            // rustls needs a process-wide provider when more than one is compiled in; one
+            // installed by the application first is kept.
+            let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+        }
         let client = Client::open(config.url.as_str()).map_err(|source| ConnectError::Url {
             url: url.clone(),
             source,
