@@ -13,6 +13,9 @@
 //! capabilities then declare `transport.resumable`. `--on-disconnect` says what a run does
 //! when its last subscriber goes away (default: a 30 s grace period), `--retention-ms` how
 //! long an ended run stays joinable (default 5 minutes). Both need `--resumable`.
+//!
+//! Runs shared by several instances on Redis: `cargo run -p ag-ui-redis --example serve --
+//! --store redis://HOST:PORT/DB [--lease-ms N]` (the same demo, the same options).
 
 use std::io::Write;
 use std::time::Duration;
@@ -100,6 +103,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
             "--resumable" => resumable = true,
             "--on-disconnect" => on_disconnect = Some(policy(&value(&arg)?)?),
+            "--store" | "--lease-ms" => {
+                return Err(format!(
+                    "{arg}: runs on Redis are served by `cargo run -p ag-ui-redis --example serve`"
+                )
+                .into());
+            }
             _ if arg.starts_with('-') => {
                 return Err(format!("unknown option {arg} (see --help)").into());
             }

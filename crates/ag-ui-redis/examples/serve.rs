@@ -1,0 +1,122 @@
+//! Serves the demo agent (`ag_ui_server::demo`) at `POST /` with resumable runs, kept in
+//! memory or on Redis, so that several instances can share runs.
+//!
+//! `cargo run -p ag-ui-redis --example serve -- [ADDR] [--store memory|redis://HOST:PORT/DB]
+//! [--lease-ms N] [--prefix P] [--pace-ms N] [--keep-alive-ms N]
+//! [--on-disconnect cancel|continue|grace-ms=N] [--retention-ms N]`
+//!
+//! ADDR defaults to `127.0.0.1:0` (port 0 picks a free port). The bound address is the
+//! first line on stdout; the server runs until it is killed.
+//!
+//! With `--store redis://…` (or `rediss://…` with the `tls` feature; the URL may carry
+//! credentials, never printed) every instance started with the same URL and prefix
+//! shares runs: a run started on one is joined at `GET /runs/{runId}/events` (with
+//! `Last-Event-ID`), stopped with `POST /runs/{runId}/stop` and its thread read at
+//! `GET /threads/{threadId}` on any other. `--lease-ms` is the owner's lease (default
+//! 10 s): when an instance dies, its runs end with `RUN_ERROR` `run_orphaned` within it.
+//! Redis unavailable at start is an error (exit status 1). On Redis the disconnect policy
+//! defaults to `continue` (a client may rejoin on another instance, which the owner does
+//! not count). The default store is memory (`ag-ui-server`'s `serve --resumable`).
+
+use std::io::Write;
+use std::time::Duration;
+
+use ag_ui_core::{AgentCapabilities, IdentityCapabilities, TransportCapabilities};
+use ag_ui_redis::{RedisConfig, RedisStore};
+use ag_ui_server::AgentService;
+use ag_ui_server::demo::DemoAgent;
+use ag_ui_server::runs::{DisconnectPolicy, MemoryLimits, MemoryStore, Runs};
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut addr = "127.0.0.1:0".to_owned();
+    let mut pace = Duration::ZERO;
+    let mut keep_alive = ag_ui_server::DEFAULT_KEEP_ALIVE;
+    let mut store = "memory".to_owned();
+    let mut lease = None;
+    let mut prefix = None;
+    let mut on_disconnect = None;
+    let mut retention = None;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut value = |name: &str| args.next().ok_or(format!("{name} needs a value"));
+        let millis = |name: &str, v: String| -> Result<Duration, String> {
+            v.parse()
+                .map(Duration::from_millis)
+                .map_err(|e| format!("{name} {v}: {e}"))
+        };
+        match arg.as_str() {
+            "--pace-ms" => pace = millis(&arg, value(&arg)?)?,
+            "--keep-alive-ms" => keep_alive = millis(&arg, value(&arg)?)?,
+            "--retention-ms" => retention = Some(millis(&arg, value(&arg)?)?),
+            "--lease-ms" => lease = Some(millis(&arg, value(&arg)?)?),
+            "--store" => store = value(&arg)?,
+            "--prefix" => prefix = Some(value(&arg)?),
+            "--on-disconnect" => on_disconnect = Some(policy(&value(&arg)?)?),
+            _ if arg.starts_with("--") => return Err(format!("unknown option {arg}").into()),
+            _ => addr = arg,
+        }
+    }
+    let mut runs = if store == "memory" {
+        if lease.is_some() || prefix.is_some() {
+            return Err("--lease-ms and --prefix need --store redis://…".into());
+        }
+        let mut limits = MemoryLimits::default();
+        if let Some(r) = retention {
+            limits = limits.retention(r);
+        }
+        Runs::new(MemoryStore::with_limits(limits))
+    } else if store.starts_with("redis://")
+        || store.starts_with("rediss://")
+        || store.starts_with("redis+unix://")
+    {
+        let mut config = RedisConfig::new(store);
+        if let Some(l) = lease {
+            config = config.lease(l);
+        }
+        if let Some(p) = prefix {
+            config = config.prefix(p);
+        }
+        if let Some(r) = retention {
+            config = config.retention(r);
+        }
+        RedisStore::connect(config).await?.runs()
+    } else {
+        return Err("--store: expected memory or a redis:// URL".into());
+    };
+    if let Some(p) = on_disconnect {
+        runs = runs.on_disconnect(p);
+    }
+    let capabilities = AgentCapabilities::new()
+        .with_identity(
+            IdentityCapabilities::new()
+                .with_name("demo")
+                .with_description("the ag-ui-server demo agent"),
+        )
+        .with_transport(TransportCapabilities::new().with_streaming(true));
+    let service = AgentService::new(DemoAgent::with_pace(pace))
+        .keep_alive(Some(keep_alive))
+        .capabilities(capabilities)
+        .runs(runs);
+    let listener = tokio::net::TcpListener::bind(&addr).await?;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{}", listener.local_addr()?)?;
+    out.flush()?;
+    drop(out);
+    ag_ui_server::axum::serve(listener, ag_ui_server::axum::service_router(service)).await?;
+    Ok(())
+}
+
+/// `cancel`, `continue` or `grace-ms=N`.
+fn policy(value: &str) -> Result<DisconnectPolicy, String> {
+    match value {
+        "cancel" => Ok(DisconnectPolicy::Cancel),
+        "continue" => Ok(DisconnectPolicy::Continue),
+        _ => match value.strip_prefix("grace-ms=").map(str::parse::<u64>) {
+            Some(Ok(ms)) => Ok(DisconnectPolicy::Grace(Duration::from_millis(ms))),
+            _ => Err(format!(
+                "--on-disconnect {value}: expected cancel, continue or grace-ms=N"
+            )),
+        },
+    }
+}

@@ -1,0 +1,68 @@
+//! Key names: every id from the network is percent-encoded before it is part of a key, so
+//! that no id can name another run's key, a key of another kind, or a cluster hash slot.
+
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+
+/// What an id keeps unescaped: ASCII letters, digits, `-`, `_` and `.`. Everything else
+/// (`:`, `{`, `}`, `*`, `%`, spaces, non-ASCII…) is percent-encoded, so the encoding is
+/// injective and the result holds neither the key separator nor a hash-tag brace.
+const ID: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'_').remove(b'.');
+
+/// `id`, escaped for a key.
+pub(crate) fn escape(id: &str) -> String {
+    utf8_percent_encode(id, ID).to_string()
+}
+
+/// The keys of one run. The escaped run id is the key's hash tag (`{…}`), so that on a
+/// Redis Cluster all of a run's keys share a slot (the scripts touch several at once).
+#[derive(Debug, Clone)]
+pub(crate) struct RunKeys {
+    /// The metadata hash.
+    pub(crate) meta: String,
+    /// The event stream.
+    pub(crate) log: String,
+    /// The owner's lease (a string holding the owner's name, with the lease as its TTL).
+    pub(crate) lease: String,
+    /// Stop requests (a list the owner pops).
+    pub(crate) stop: String,
+}
+
+impl RunKeys {
+    pub(crate) fn new(prefix: &str, run_id: &str) -> Self {
+        let base = format!("{prefix}run:{{{}}}", escape(run_id));
+        RunKeys {
+            log: format!("{base}:log"),
+            lease: format!("{base}:lease"),
+            stop: format!("{base}:stop"),
+            meta: base,
+        }
+    }
+}
+
+/// The key of a thread's record.
+pub(crate) fn thread_key(prefix: &str, thread_id: &str) -> String {
+    format!("{prefix}thread:{{{}}}", escape(thread_id))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_cannot_reach_other_keys() {
+        assert_eq!(escape("run-1_a.b"), "run-1_a.b");
+        assert_eq!(escape("a:b"), "a%3Ab");
+        assert_eq!(escape("{x}*?[]"), "%7Bx%7D%2A%3F%5B%5D");
+        assert_eq!(escape("%3A"), "%253A");
+        assert_eq!(escape("é "), "%C3%A9%20");
+        // An id that looks like another run's key suffix stays inside its own tag.
+        let k = RunKeys::new("p:", "r}:lease");
+        assert_eq!(k.meta, "p:run:{r%7D%3Alease}");
+        assert_eq!(k.lease, "p:run:{r%7D%3Alease}:lease");
+        assert_ne!(
+            RunKeys::new("p:", "a:log").meta,
+            RunKeys::new("p:", "a").log
+        );
+        assert_eq!(thread_key("p:", "t 1"), "p:thread:{t%201}");
+    }
+}

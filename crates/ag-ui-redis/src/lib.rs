@@ -1,0 +1,11 @@
+#![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+mod keys;
+mod scripts;
+mod store;
+
+pub use store::{
+    CODE_RUN_ORPHANED, ConnectError, DEFAULT_MAX_EVENTS_PER_RUN, DEFAULT_POLL_INTERVAL,
+    DEFAULT_PREFIX, DEFAULT_RESPONSE_TIMEOUT, RedisConfig, RedisStore,
+};

@@ -1,0 +1,964 @@
+//! [`RedisStore`]: the [`RunStore`] operations on Redis.
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use ag_ui_core::{Event, Message, RunErrorEvent, State};
+use ag_ui_server::runs::{
+    Cursor, DEFAULT_LEASE, DEFAULT_RETENTION, DEFAULT_THREAD_RETENTION, DisconnectPolicy, Record,
+    RecordStream, RunMeta, RunStatus, RunStore, Runs, StoreError, StoreFuture, ThreadRecord,
+};
+use redis::aio::{ConnectionManager, ConnectionManagerConfig, MultiplexedConnection};
+use redis::{AsyncConnectionConfig, Client, Value};
+use serde::{Deserialize, Serialize};
+
+use crate::keys::{RunKeys, thread_key};
+use crate::scripts;
+
+/// `code` of the `RUN_ERROR` that ends a run whose owner stopped renewing its lease (the
+/// instance running its agent died, or lost Redis): written once to the run's log by the
+/// first subscriber that sees the lease lapse, so every subscriber reads the same end.
+pub const CODE_RUN_ORPHANED: &str = "run_orphaned";
+
+/// Default [`RedisConfig::prefix`]: `ag-ui:`.
+pub const DEFAULT_PREFIX: &str = "ag-ui:";
+/// Default [`RedisConfig::max_events_per_run`]: 100 000.
+pub const DEFAULT_MAX_EVENTS_PER_RUN: u64 = 100_000;
+/// Default [`RedisConfig::poll_interval`]: 1 s.
+pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(1);
+/// Default [`RedisConfig::response_timeout`]: 5 s.
+pub const DEFAULT_RESPONSE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Entries one read takes from a run's stream (each entry is one appended batch).
+const READ_COUNT: usize = 512;
+
+/// How a [`RedisStore`] connects and what it keeps.
+///
+/// ```
+/// use std::time::Duration;
+/// use ag_ui_redis::RedisConfig;
+///
+/// let config = RedisConfig::new("redis://127.0.0.1:6379/0")
+///     .prefix("my-app:agui:")
+///     .lease(Duration::from_secs(5))
+///     .retention(Duration::from_secs(120));
+/// assert_eq!(config.lease_duration(), Duration::from_secs(5));
+/// // The URL's credentials are never shown.
+/// let shown = format!("{:?}", RedisConfig::new("rediss://user:secret@redis.internal:6380/2"));
+/// assert!(!shown.contains("secret") && shown.contains("redis.internal:6380"), "{shown}");
+/// ```
+#[derive(Clone)]
+#[must_use]
+pub struct RedisConfig {
+    url: String,
+    prefix: String,
+    lease: Duration,
+    retention: Duration,
+    thread_retention: Duration,
+    max_events_per_run: u64,
+    poll_interval: Duration,
+    response_timeout: Duration,
+    connection_timeout: Duration,
+}
+
+impl fmt::Debug for RedisConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RedisConfig")
+            .field("url", &redact(&self.url))
+            .field("prefix", &self.prefix)
+            .field("lease", &self.lease)
+            .field("retention", &self.retention)
+            .field("thread_retention", &self.thread_retention)
+            .field("max_events_per_run", &self.max_events_per_run)
+            .field("poll_interval", &self.poll_interval)
+            .field("response_timeout", &self.response_timeout)
+            .field("connection_timeout", &self.connection_timeout)
+            .finish()
+    }
+}
+
+/// The URL without its user information (credentials) and query: scheme, host, port, path.
+pub(crate) fn redact(url: &str) -> String {
+    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
+    let rest = rest.split(['?', '#']).next().unwrap_or("");
+    let (authority, path) = match rest.find('/') {
+        Some(i) => rest.split_at(i),
+        None => (rest, ""),
+    };
+    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    if scheme.is_empty() {
+        format!("{host}{path}")
+    } else {
+        format!("{scheme}://{host}{path}")
+    }
+}
+
+impl RedisConfig {
+    /// Connects to `url`: `redis://[user:password@]host[:port][/db]`, `rediss://…` for TLS
+    /// (the `tls` feature), or `redis+unix:///path`. The rest is the defaults: prefix
+    /// [`DEFAULT_PREFIX`], lease [`DEFAULT_LEASE`], retention [`DEFAULT_RETENTION`],
+    /// thread retention [`DEFAULT_THREAD_RETENTION`].
+    pub fn new(url: impl Into<String>) -> Self {
+        RedisConfig {
+            url: url.into(),
+            prefix: DEFAULT_PREFIX.to_owned(),
+            lease: DEFAULT_LEASE,
+            retention: DEFAULT_RETENTION,
+            thread_retention: DEFAULT_THREAD_RETENTION,
+            max_events_per_run: DEFAULT_MAX_EVENTS_PER_RUN,
+            poll_interval: DEFAULT_POLL_INTERVAL,
+            response_timeout: DEFAULT_RESPONSE_TIMEOUT,
+            connection_timeout: Duration::from_secs(2),
+        }
+    }
+
+    /// Every key the store writes starts with `prefix` (so that several services, or
+    /// several environments, can share one Redis database).
+    pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.prefix = prefix.into();
+        self
+    }
+
+    /// The owner's lease on a running run (at least 30 ms): an instance that stops
+    /// renewing it (it died) has its runs ended with `RUN_ERROR` [`CODE_RUN_ORPHANED`] at
+    /// most this long after its last renewal, plus a [poll interval](Self::poll_interval).
+    /// [`RedisStore::runs`] gives [`Runs`] the same lease, which it renews every third of it.
+    pub fn lease(mut self, lease: Duration) -> Self {
+        self.lease = lease.max(Duration::from_millis(30));
+        self
+    }
+
+    /// How long an ended run stays joinable (its keys' time-to-live after its end).
+    pub fn retention(mut self, retention: Duration) -> Self {
+        self.retention = retention.max(Duration::from_millis(1));
+        self
+    }
+
+    /// How long a thread's record is kept after it was last written.
+    pub fn thread_retention(mut self, retention: Duration) -> Self {
+        self.thread_retention = retention.max(Duration::from_millis(1));
+        self
+    }
+
+    /// Events kept per run (at least 1); older ones are trimmed as new ones come (a join
+    /// from before the oldest kept is refused with 410). Trimming is approximate, in whole
+    /// appended batches: a little more may be kept, never less.
+    pub fn max_events_per_run(mut self, n: u64) -> Self {
+        self.max_events_per_run = n.max(1);
+        self
+    }
+
+    /// How long a subscriber blocks on a run's stream before it checks the owner's lease
+    /// (capped at half the lease).
+    pub fn poll_interval(mut self, interval: Duration) -> Self {
+        self.poll_interval = interval.max(Duration::from_millis(10));
+        self
+    }
+
+    /// How long a command may take before it fails (the store then answers with a
+    /// backend error: a 503 for a new run, `RUN_ERROR` for a subscriber).
+    pub fn response_timeout(mut self, timeout: Duration) -> Self {
+        self.response_timeout = timeout;
+        self
+    }
+
+    /// How long a connection attempt may take.
+    pub fn connection_timeout(mut self, timeout: Duration) -> Self {
+        self.connection_timeout = timeout;
+        self
+    }
+
+    /// The configured lease.
+    #[must_use]
+    pub fn lease_duration(&self) -> Duration {
+        self.lease
+    }
+
+    /// The configured key prefix.
+    #[must_use]
+    pub fn key_prefix(&self) -> &str {
+        &self.prefix
+    }
+
+    /// The URL without its credentials (for logs).
+    #[must_use]
+    pub fn redacted_url(&self) -> String {
+        redact(&self.url)
+    }
+}
+
+/// Why [`RedisStore::connect`] failed. Its message names the server by its URL without
+/// credentials.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConnectError {
+    /// The URL is not a Redis URL (or asks for TLS without the `tls` feature).
+    #[error("{url} is not a usable Redis URL: {source}")]
+    Url {
+        /// The URL, without credentials.
+        url: String,
+        /// What the client library said.
+        #[source]
+        source: redis::RedisError,
+    },
+    /// Redis did not answer (not running, unreachable, refused the credentials).
+    #[error("Redis at {url} is unavailable: {source}")]
+    Unavailable {
+        /// The URL, without credentials.
+        url: String,
+        /// What the client library said.
+        #[source]
+        source: redis::RedisError,
+    },
+}
+
+/// A [`RunStore`] on Redis, shared by every instance of a service that connects to the
+/// same Redis with the same [prefix](RedisConfig::prefix). Cheap to clone (one
+/// connection, shared).
+///
+/// What it keeps, per run (`<p>` is the prefix, `<id>` the escaped run id):
+///
+/// | key | type | holds | time-to-live |
+/// |---|---|---|---|
+/// | `<p>run:{<id>}` | hash | thread, principal, owner, status, created, ended, stop, orphaned | lease + retention, renewed; retention after the end |
+/// | `<p>run:{<id>}:log` | stream | one entry per appended batch, id `0-<last cursor>`, fields `<cursor> <json>`…; the end entry `1-0` | as the hash |
+/// | `<p>run:{<id>}:lease` | string | the owner's name | the lease, renewed every third of it |
+/// | `<p>run:{<id>}:stop` | list | a token per stop request, popped by the owner | as the hash |
+/// | `<p>thread:{<id>}` | string | the thread's record as JSON | the thread retention, from each write |
+#[derive(Clone)]
+pub struct RedisStore {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    config: RedisConfig,
+    client: Client,
+    manager: ConnectionManager,
+    commands: AtomicU64,
+}
+
+impl fmt::Debug for RedisStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RedisStore")
+            .field("config", &self.inner.config)
+            .finish_non_exhaustive()
+    }
+}
+
+fn ms(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX).max(1)
+}
+
+fn epoch_ms(t: SystemTime) -> u64 {
+    t.duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+fn from_epoch_ms(v: &str) -> Option<SystemTime> {
+    v.parse()
+        .ok()
+        .map(|m| UNIX_EPOCH + Duration::from_millis(m))
+}
+
+fn backend(e: redis::RedisError) -> StoreError {
+    StoreError::Backend(Box::new(e))
+}
+
+/// A Redis value as bytes (strings and numbers), `None` for anything else.
+fn bytes_of(v: Value) -> Option<Vec<u8>> {
+    match v {
+        Value::BulkString(b) => Some(b),
+        Value::SimpleString(s) => Some(s.into_bytes()),
+        Value::Int(i) => Some(i.to_string().into_bytes()),
+        Value::Okay => Some(b"OK".to_vec()),
+        _ => None,
+    }
+}
+
+fn string_of(v: Value) -> Option<String> {
+    bytes_of(v).and_then(|b| String::from_utf8(b).ok())
+}
+
+/// A Redis array's items, or a map's keys and values in turn.
+fn items(v: Value) -> Vec<Value> {
+    match v {
+        Value::Array(a) | Value::Set(a) => a,
+        Value::Map(m) => m.into_iter().flat_map(|(k, v)| [k, v]).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// One stream entry: its batch of records, or the end marker.
+enum Entry {
+    Batch(Vec<Record>),
+    End,
+}
+
+fn bad_reply(what: &str) -> StoreError {
+    StoreError::Backend(format!("unexpected reply from Redis: {what}").into())
+}
+
+/// Parses XRANGE-style entries (`[[id, [field, value, …]], …]`).
+fn entries(v: Value) -> Result<Vec<Entry>, StoreError> {
+    let mut out = Vec::new();
+    for e in items(v) {
+        let mut parts = items(e).into_iter();
+        let id = parts
+            .next()
+            .and_then(string_of)
+            .ok_or_else(|| bad_reply("a stream entry without an id"))?;
+        if id == "1-0" {
+            out.push(Entry::End);
+            continue;
+        }
+        let fields = parts.next().map(items).unwrap_or_default();
+        let mut batch = Vec::with_capacity(fields.len() / 2);
+        let mut it = fields.into_iter();
+        while let (Some(k), Some(v)) = (it.next(), it.next()) {
+            let cursor: Cursor = string_of(k)
+                .and_then(|s| s.parse().ok())
+                .ok_or_else(|| bad_reply("a stream field that is not a cursor"))?;
+            let json = bytes_of(v).ok_or_else(|| bad_reply("a stream value that is not text"))?;
+            batch.push(Record::new(cursor, &json));
+        }
+        out.push(Entry::Batch(batch));
+    }
+    Ok(out)
+}
+
+/// The entries of an XREAD reply on one stream (`nil` when it timed out).
+fn xread_entries(v: Value) -> Result<Vec<Entry>, StoreError> {
+    if matches!(v, Value::Nil) {
+        return Ok(Vec::new());
+    }
+    // RESP2: [[key, entries]]; RESP3: {key: entries}.
+    let mut all = items(v);
+    if let Some(first) = all.first()
+        && matches!(first, Value::Array(_))
+    {
+        all = items(all.swap_remove(0));
+    }
+    let entries_value = all.into_iter().nth(1).unwrap_or(Value::Nil);
+    entries(entries_value)
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ThreadDoc {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    principal: Option<String>,
+    messages: Vec<Message>,
+    state: State,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    active_run: Option<String>,
+    updated_at: u64,
+}
+
+impl RedisStore {
+    /// Connects to Redis (checking that it answers) with `config`.
+    ///
+    /// # Errors
+    /// [`ConnectError`] when the URL is not usable or Redis does not answer.
+    pub async fn connect(config: RedisConfig) -> Result<Self, ConnectError> {
+        let url = config.redacted_url();
+        #[cfg(feature = "tls")]
+        if rustls::crypto::CryptoProvider::get_default().is_none() {
+            // rustls needs a process-wide provider when more than one is compiled in; one
+            // installed by the application first is kept.
+            let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+        }
+        let client = Client::open(config.url.as_str()).map_err(|source| ConnectError::Url {
+            url: url.clone(),
+            source,
+        })?;
+        // Few retries per command: while Redis is away, requests fail fast (503) and each
+        // one tries to reconnect; once it is back the next request finds it.
+        let manager_config = ConnectionManagerConfig::new()
+            .set_number_of_retries(1)
+            .set_min_delay(Duration::from_millis(50))
+            .set_max_delay(Duration::from_millis(500))
+            .set_response_timeout(Some(config.response_timeout))
+            .set_connection_timeout(Some(config.connection_timeout));
+        let manager = ConnectionManager::new_with_config(client.clone(), manager_config)
+            .await
+            .map_err(|source| ConnectError::Unavailable {
+                url: url.clone(),
+                source,
+            })?;
+        let store = RedisStore {
+            inner: Arc::new(Inner {
+                config,
+                client,
+                manager,
+                commands: AtomicU64::new(0),
+            }),
+        };
+        let mut con = store.con(1);
+        redis::cmd("PING")
+            .query_async::<Value>(&mut con)
+            .await
+            .map_err(|source| ConnectError::Unavailable { url, source })?;
+        Ok(store)
+    }
+
+    /// [`connect`](Self::connect) with the default [`RedisConfig`] for `url`.
+    ///
+    /// # Errors
+    /// As [`connect`](Self::connect).
+    pub async fn open(url: impl Into<String>) -> Result<Self, ConnectError> {
+        Self::connect(RedisConfig::new(url)).await
+    }
+
+    /// The store's configuration.
+    pub fn config(&self) -> &RedisConfig {
+        &self.inner.config
+    }
+
+    /// [`Runs`] on this store, with the store's lease (see [`RedisConfig::lease`]) and
+    /// [`DisconnectPolicy::Continue`]: the owner counts only its own instance's
+    /// subscribers, so a client that rejoins on another instance would not keep a grace
+    /// period from running out. Adjust the rest as usual (a
+    /// [`max_duration`](Runs::max_duration) bounds runs nobody watches).
+    pub fn runs(&self) -> Runs {
+        Runs::new(self.clone())
+            .lease(self.inner.config.lease)
+            .on_disconnect(DisconnectPolicy::Continue)
+    }
+
+    /// Redis commands this store has sent so far (a pipeline counts each command in it,
+    /// a script call counts one).
+    #[must_use]
+    pub fn commands_sent(&self) -> u64 {
+        self.inner.commands.load(Ordering::Relaxed)
+    }
+
+    fn keys(&self, run_id: &str) -> RunKeys {
+        RunKeys::new(&self.inner.config.prefix, run_id)
+    }
+
+    /// The shared connection, counting `n` commands about to be sent on it.
+    fn con(&self, n: u64) -> ConnectionManager {
+        self.inner.commands.fetch_add(n, Ordering::Relaxed);
+        self.inner.manager.clone()
+    }
+
+    /// TTL of a running run's keys: the lease, then the retention.
+    fn running_ttl(&self) -> u64 {
+        ms(self.inner.config.lease + self.inner.config.retention)
+    }
+
+    /// How long a blocking read waits before the lease is checked.
+    fn poll(&self) -> Duration {
+        self.inner
+            .config
+            .poll_interval
+            .min(self.inner.config.lease / 2)
+            .max(Duration::from_millis(10))
+    }
+
+    /// A connection of its own, for blocking commands (they would hold up every command
+    /// behind them on the shared one).
+    async fn dedicated(&self) -> Result<MultiplexedConnection, StoreError> {
+        let config = AsyncConnectionConfig::new()
+            .set_connection_timeout(Some(self.inner.config.connection_timeout))
+            .set_response_timeout(Some(self.poll() + self.inner.config.response_timeout));
+        self.inner
+            .client
+            .get_multiplexed_async_connection_with_config(&config)
+            .await
+            .map_err(backend)
+    }
+
+    async fn create(&self, meta: RunMeta) -> Result<(), StoreError> {
+        let k = self.keys(&meta.run_id);
+        let c = &self.inner.config;
+        let mut con = self.con(1);
+        let created: i64 = scripts::CREATE
+            .key(&k.meta)
+            .key(&k.log)
+            .key(&k.lease)
+            .key(&k.stop)
+            .arg(&meta.owner)
+            .arg(ms(c.lease))
+            .arg(self.running_ttl())
+            .arg(&meta.thread_id)
+            .arg(meta.principal.as_deref().unwrap_or(""))
+            .arg(if meta.principal.is_some() { "1" } else { "0" })
+            .arg(epoch_ms(meta.created_at))
+            .invoke_async(&mut con)
+            .await
+            .map_err(backend)?;
+        if created == 1 {
+            Ok(())
+        } else {
+            Err(StoreError::Exists(meta.run_id))
+        }
+    }
+
+    async fn push(&self, run_id: &str, records: Vec<Record>) -> Result<(), StoreError> {
+        let (Some(first), Some(last)) = (records.first(), records.last()) else {
+            return Ok(());
+        };
+        let (first, last) = (first.cursor, last.cursor);
+        if last < first || last - first + 1 != records.len() as u64 {
+            return Err(StoreError::Backend(
+                format!("run {run_id:?}: appended cursors {first}..={last} are not consecutive")
+                    .into(),
+            ));
+        }
+        let k = self.keys(run_id);
+        let max = self.inner.config.max_events_per_run;
+        let mut xadd = redis::cmd("XADD");
+        xadd.arg(&k.log);
+        if last > max {
+            xadd.arg("MINID")
+                .arg("=")
+                .arg(format!("0-{}", last - max + 1));
+        }
+        xadd.arg(format!("0-{last}"));
+        for r in &records {
+            xadd.arg(r.cursor).arg(r.json());
+        }
+        if first == 1 {
+            // The stream is created by its first entry: give it the run's TTL at once.
+            let mut pipe = redis::pipe();
+            pipe.add_command(xadd)
+                .ignore()
+                .cmd("PEXPIRE")
+                .arg(&k.log)
+                .arg(self.running_ttl())
+                .ignore();
+            let mut con = self.con(2);
+            pipe.query_async::<()>(&mut con).await
+        } else {
+            let mut con = self.con(1);
+            xadd.query_async::<()>(&mut con).await
+        }
+        .map_err(|e| {
+            if e.to_string().contains("equal or smaller") {
+                StoreError::Backend(
+                    format!("run {run_id:?} has ended: nothing more may be appended").into(),
+                )
+            } else {
+                backend(e)
+            }
+        })
+    }
+
+    async fn end(&self, run_id: &str) -> Result<(), StoreError> {
+        let k = self.keys(run_id);
+        let mut con = self.con(1);
+        let r: i64 = scripts::END
+            .key(&k.meta)
+            .key(&k.log)
+            .key(&k.lease)
+            .key(&k.stop)
+            .arg(epoch_ms(SystemTime::now()))
+            .arg(ms(self.inner.config.retention))
+            .invoke_async(&mut con)
+            .await
+            .map_err(backend)?;
+        if r == 0 {
+            Err(StoreError::NotFound(run_id.to_owned()))
+        } else {
+            Ok(())
+        }
+    }
+
+    async fn meta(&self, run_id: &str) -> Result<Option<RunMeta>, StoreError> {
+        let k = self.keys(run_id);
+        let mut con = self.con(1);
+        let v: Value = redis::cmd("HGETALL")
+            .arg(&k.meta)
+            .query_async(&mut con)
+            .await
+            .map_err(backend)?;
+        let mut fields = std::collections::HashMap::new();
+        let mut it = items(v).into_iter();
+        while let (Some(f), Some(v)) = (it.next(), it.next()) {
+            if let (Some(f), Some(v)) = (string_of(f), string_of(v)) {
+                fields.insert(f, v);
+            }
+        }
+        if fields.is_empty() {
+            return Ok(None);
+        }
+        let get = |f: &str| fields.get(f).cloned().unwrap_or_default();
+        let mut meta = RunMeta::new(
+            run_id,
+            get("thread"),
+            fields.get("principal").cloned(),
+            get("owner"),
+        );
+        meta.status = if get("status") == "ended" {
+            RunStatus::Ended
+        } else {
+            RunStatus::Running
+        };
+        if let Some(t) = fields.get("created").and_then(|v| from_epoch_ms(v)) {
+            meta.created_at = t;
+        }
+        meta.ended_at = fields.get("ended").and_then(|v| from_epoch_ms(v));
+        meta.stop_requested = get("stop") == "1";
+        Ok(Some(meta))
+    }
+
+    /// Ends the run with `RUN_ERROR` [`CODE_RUN_ORPHANED`] if it is running and its
+    /// owner's lease has lapsed. Returns whether the run is known.
+    async fn check_lease(&self, k: &RunKeys) -> Result<bool, StoreError> {
+        let mut con = self.con(2);
+        let (exists, lease): (bool, bool) = redis::pipe()
+            .cmd("EXISTS")
+            .arg(&k.meta)
+            .cmd("EXISTS")
+            .arg(&k.lease)
+            .query_async(&mut con)
+            .await
+            .map_err(backend)?;
+        if !exists {
+            return Ok(false);
+        }
+        if !lease {
+            let event: Event = RunErrorEvent::new(
+                "the instance running this run stopped renewing its lease (it died, or lost \
+                 its connection to the store): the run is ended",
+            )
+            .with_code(CODE_RUN_ORPHANED.to_owned())
+            .into();
+            let json = ag_ui_core::to_vec(&event).map_err(|e| StoreError::Backend(Box::new(e)))?;
+            let mut con = self.con(1);
+            let _: i64 = scripts::ORPHAN
+                .key(&k.meta)
+                .key(&k.log)
+                .key(&k.lease)
+                .key(&k.stop)
+                .arg(epoch_ms(SystemTime::now()))
+                .arg(ms(self.inner.config.retention))
+                .arg(json)
+                .invoke_async(&mut con)
+                .await
+                .map_err(backend)?;
+        }
+        Ok(true)
+    }
+
+    async fn open_tail(&self, run_id: &str, after: Cursor) -> Result<RecordStream, StoreError> {
+        let keys = self.keys(run_id);
+        let mut con = self.con(2);
+        let (exists, first): (bool, Value) = redis::pipe()
+            .cmd("EXISTS")
+            .arg(&keys.meta)
+            .cmd("XREAD")
+            .arg("COUNT")
+            .arg(READ_COUNT)
+            .arg("STREAMS")
+            .arg(&keys.log)
+            .arg(format!("0-{after}"))
+            .query_async(&mut con)
+            .await
+            .map_err(backend)?;
+        if !exists {
+            return Err(StoreError::NotFound(run_id.to_owned()));
+        }
+        let mut tail = Tail {
+            store: self.clone(),
+            run_id: run_id.to_owned(),
+            keys,
+            last: after,
+            buf: VecDeque::new(),
+            ended: false,
+            done: false,
+            conn: None,
+        };
+        tail.take(xread_entries(first)?)?;
+        Ok(Box::pin(futures_util::stream::unfold(tail, Tail::next)))
+    }
+
+    async fn stop(&self, run_id: &str) -> Result<bool, StoreError> {
+        let k = self.keys(run_id);
+        let mut con = self.con(1);
+        let r: i64 = scripts::STOP
+            .key(&k.meta)
+            .key(&k.log)
+            .key(&k.lease)
+            .key(&k.stop)
+            .arg(self.running_ttl())
+            .invoke_async(&mut con)
+            .await
+            .map_err(backend)?;
+        match r {
+            -1 => Err(StoreError::NotFound(run_id.to_owned())),
+            0 => Ok(false),
+            2 => {
+                // Orphaned: end it now (as a subscriber would), and say it has ended.
+                self.check_lease(&k).await?;
+                Ok(false)
+            }
+            _ => Ok(true),
+        }
+    }
+
+    /// Waits for a stop request: the flag in the hash at first, then the owner pops the
+    /// run's stop list on a connection of its own. A lost connection is retried (the
+    /// token waits in the list), for as long as the run's driver waits.
+    async fn wait_stop(&self, run_id: &str) -> Result<(), StoreError> {
+        let k = self.keys(run_id);
+        let mut backoff = Duration::from_millis(50);
+        let mut conn: Option<MultiplexedConnection> = None;
+        loop {
+            let attempt: Result<bool, StoreError> = async {
+                if conn.is_none() {
+                    let mut c = self.dedicated().await?;
+                    self.inner.commands.fetch_add(1, Ordering::Relaxed);
+                    let stop: Option<String> = redis::cmd("HGET")
+                        .arg(&k.meta)
+                        .arg("stop")
+                        .query_async(&mut c)
+                        .await
+                        .map_err(backend)?;
+                    if stop.as_deref() == Some("1") {
+                        return Ok(true);
+                    }
+                    conn = Some(c);
+                }
+                let Some(c) = conn.as_mut() else {
+                    return Ok(false);
+                };
+                self.inner.commands.fetch_add(1, Ordering::Relaxed);
+                let popped: Value = redis::cmd("BLPOP")
+                    .arg(&k.stop)
+                    .arg(self.poll().as_secs_f64())
+                    .query_async(c)
+                    .await
+                    .map_err(backend)?;
+                Ok(!matches!(popped, Value::Nil))
+            }
+            .await;
+            match attempt {
+                Ok(true) => return Ok(()),
+                Ok(false) => backoff = Duration::from_millis(50),
+                Err(_) => {
+                    conn = None;
+                    tokio::time::sleep(backoff).await;
+                    backoff = (backoff * 2).min(Duration::from_secs(2));
+                }
+            }
+        }
+    }
+
+    async fn renew(&self, run_id: &str, owner: &str, ttl: Duration) -> Result<bool, StoreError> {
+        let k = self.keys(run_id);
+        let mut con = self.con(1);
+        let r: i64 = scripts::RENEW
+            .key(&k.meta)
+            .key(&k.log)
+            .key(&k.lease)
+            .key(&k.stop)
+            .arg(owner)
+            .arg(ms(ttl))
+            .arg(ms(ttl + self.inner.config.retention))
+            .invoke_async(&mut con)
+            .await
+            .map_err(backend)?;
+        Ok(r == 1)
+    }
+
+    async fn put(&self, thread: ThreadRecord) -> Result<(), StoreError> {
+        let key = thread_key(&self.inner.config.prefix, &thread.thread_id);
+        let doc = ThreadDoc {
+            principal: thread.principal,
+            messages: thread.messages,
+            state: thread.state,
+            active_run: thread.active_run,
+            updated_at: epoch_ms(thread.updated_at),
+        };
+        let json = serde_json::to_vec(&doc).map_err(|e| StoreError::Backend(Box::new(e)))?;
+        let mut con = self.con(1);
+        redis::cmd("SET")
+            .arg(&key)
+            .arg(json)
+            .arg("PX")
+            .arg(ms(self.inner.config.thread_retention))
+            .query_async::<()>(&mut con)
+            .await
+            .map_err(backend)
+    }
+
+    async fn get_thread(&self, thread_id: &str) -> Result<Option<ThreadRecord>, StoreError> {
+        let key = thread_key(&self.inner.config.prefix, thread_id);
+        let mut con = self.con(1);
+        let v: Option<Vec<u8>> = redis::cmd("GET")
+            .arg(&key)
+            .query_async(&mut con)
+            .await
+            .map_err(backend)?;
+        let Some(v) = v else { return Ok(None) };
+        let doc: ThreadDoc =
+            serde_json::from_slice(&v).map_err(|e| StoreError::Backend(Box::new(e)))?;
+        let mut record = ThreadRecord::new(
+            thread_id,
+            doc.principal,
+            doc.messages,
+            doc.state,
+            doc.active_run,
+        );
+        record.updated_at = UNIX_EPOCH + Duration::from_millis(doc.updated_at);
+        Ok(Some(record))
+    }
+}
+
+/// A subscriber's position in a run's stream.
+struct Tail {
+    store: RedisStore,
+    run_id: String,
+    keys: RunKeys,
+    /// The cursor of the last record handed out (or the join's cursor).
+    last: Cursor,
+    buf: VecDeque<Record>,
+    /// The end entry was read.
+    ended: bool,
+    /// An error was handed out: nothing more.
+    done: bool,
+    /// The connection for blocking reads, opened at the first one.
+    conn: Option<MultiplexedConnection>,
+}
+
+impl Tail {
+    /// Takes the records after `last` from `entries`, in order, refusing a gap.
+    fn take(&mut self, entries: Vec<Entry>) -> Result<(), StoreError> {
+        for e in entries {
+            match e {
+                Entry::End => self.ended = true,
+                Entry::Batch(records) => {
+                    for r in records {
+                        if r.cursor <= self.last {
+                            continue;
+                        }
+                        if r.cursor != self.last + 1 {
+                            return Err(StoreError::CursorExpired {
+                                run_id: self.run_id.clone(),
+                                after: self.last,
+                                oldest: r.cursor,
+                            });
+                        }
+                        self.last = r.cursor;
+                        self.buf.push_back(r);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Blocks on the stream for new entries, for a poll interval; on a timeout, checks the
+    /// owner's lease.
+    async fn fetch(&mut self) -> Result<(), StoreError> {
+        if self.conn.is_none() {
+            self.conn = Some(self.store.dedicated().await?);
+        }
+        let poll = self.store.poll();
+        let Some(conn) = self.conn.as_mut() else {
+            return Ok(());
+        };
+        self.store.inner.commands.fetch_add(1, Ordering::Relaxed);
+        let v: Value = redis::cmd("XREAD")
+            .arg("COUNT")
+            .arg(READ_COUNT)
+            .arg("BLOCK")
+            .arg(ms(poll))
+            .arg("STREAMS")
+            .arg(&self.keys.log)
+            .arg(format!("0-{}", self.last))
+            .query_async(conn)
+            .await
+            .map_err(backend)?;
+        if matches!(v, Value::Nil) {
+            if !self.store.check_lease(&self.keys).await? {
+                return Err(StoreError::NotFound(self.run_id.clone()));
+            }
+            return Ok(());
+        }
+        self.take(xread_entries(v)?)
+    }
+
+    async fn next(mut self) -> Option<(Result<Record, StoreError>, Tail)> {
+        loop {
+            if let Some(r) = self.buf.pop_front() {
+                return Some((Ok(r), self));
+            }
+            if self.ended || self.done {
+                return None;
+            }
+            if let Err(e) = self.fetch().await {
+                self.done = true;
+                return Some((Err(e), self));
+            }
+        }
+    }
+}
+
+impl RunStore for RedisStore {
+    fn create_run(&self, meta: RunMeta) -> StoreFuture<'_, ()> {
+        Box::pin(self.create(meta))
+    }
+
+    fn append<'a>(&'a self, run_id: &'a str, records: Vec<Record>) -> StoreFuture<'a, ()> {
+        Box::pin(self.push(run_id, records))
+    }
+
+    fn end_run<'a>(&'a self, run_id: &'a str) -> StoreFuture<'a, ()> {
+        Box::pin(self.end(run_id))
+    }
+
+    fn run<'a>(&'a self, run_id: &'a str) -> StoreFuture<'a, Option<RunMeta>> {
+        Box::pin(self.meta(run_id))
+    }
+
+    fn tail<'a>(&'a self, run_id: &'a str, after: Cursor) -> StoreFuture<'a, RecordStream> {
+        Box::pin(self.open_tail(run_id, after))
+    }
+
+    fn request_stop<'a>(&'a self, run_id: &'a str) -> StoreFuture<'a, bool> {
+        Box::pin(self.stop(run_id))
+    }
+
+    fn stop_requested<'a>(&'a self, run_id: &'a str) -> StoreFuture<'a, ()> {
+        Box::pin(self.wait_stop(run_id))
+    }
+
+    fn renew_lease<'a>(
+        &'a self,
+        run_id: &'a str,
+        owner: &'a str,
+        ttl: Duration,
+    ) -> StoreFuture<'a, bool> {
+        Box::pin(self.renew(run_id, owner, ttl))
+    }
+
+    fn put_thread(&self, thread: ThreadRecord) -> StoreFuture<'_, ()> {
+        Box::pin(self.put(thread))
+    }
+
+    fn thread<'a>(&'a self, thread_id: &'a str) -> StoreFuture<'a, Option<ThreadRecord>> {
+        Box::pin(self.get_thread(thread_id))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_are_shown_without_credentials() {
+        assert_eq!(
+            redact("redis://user:pa:ss@host:6379/2?x=1"),
+            "redis://host:6379/2"
+        );
+        assert_eq!(redact("rediss://:secret@h/0"), "rediss://h/0");
+        assert_eq!(redact("redis://h"), "redis://h");
+        assert_eq!(redact("h:1"), "h:1");
+    }
+}
