@@ -207,6 +207,7 @@ pub fn client() -> reqwest::Client {
 /// A minimal run input for `run` on `thread-1`, with `forwardedProps`.
 pub fn input(run: &str, forwarded: Value) -> Value {
     json!({
+        "protocolVersion": "1.0",
         "threadId": "thread-1",
         "runId": run,
         "messages": [{"id": "u1", "role": "user", "content": "What is the weather?"}],
