@@ -23,7 +23,7 @@ use ag_ui_builders::RunEmitter;
 use ag_ui_core::{RunAgentInput, SseReader};
 use ag_ui_redis::{RedisConfig, RedisStore};
 use ag_ui_server::runs::{MemoryStore, Runs};
-use ag_ui_server::{Agent, AgentService, Cancellation, AgentStream};
+use ag_ui_server::{Agent, AgentService, AgentStream, Cancellation};
 use criterion::{Criterion, Throughput};
 use futures_util::StreamExt;
 
