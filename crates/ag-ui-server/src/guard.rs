@@ -7,7 +7,10 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use ag_ui_core::{ChunkExpander, Event, EventType, RunErrorEvent, Verifier, Violation, Warning};
+use ag_ui_core::{
+    ChunkExpander, Event, EventType, RunErrorEvent, RunLifecycle, RunStatus, Verifier, Violation,
+    Warning,
+};
 use futures_core::Stream;
 
 use crate::agent::{AgentStream, BoxError};
@@ -245,18 +248,6 @@ struct Ids {
     request_id: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Phase {
-    /// Nothing sent yet.
-    Fresh,
-    /// A run has started and not ended.
-    Active,
-    /// The last run ended with `RUN_FINISHED`.
-    Finished,
-    /// The last run ended with `RUN_ERROR`.
-    Errored,
-}
-
 /// An agent's event stream with the server's guarantees:
 ///
 /// - an `Err` item ends the run with `RUN_ERROR` (`code` [`CODE_AGENT_ERROR`], the error's
@@ -278,7 +269,8 @@ pub struct RunGuard {
     cancel: Cancellation,
     options: GuardOptions,
     checker: Option<(ChunkExpander, Verifier)>,
-    phase: Phase,
+    /// Where the run stands, from the events sent (core's tracker, as the verifier's).
+    lifecycle: RunLifecycle,
     ready: VecDeque<Event>,
     ended: bool,
     ids: Ids,
@@ -290,7 +282,7 @@ pub struct RunGuard {
 impl std::fmt::Debug for RunGuard {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RunGuard")
-            .field("phase", &self.phase)
+            .field("lifecycle", &self.lifecycle)
             .field("ended", &self.ended)
             .finish_non_exhaustive()
     }
@@ -308,7 +300,7 @@ impl RunGuard {
             cancel,
             options,
             checker,
-            phase: Phase::Fresh,
+            lifecycle: RunLifecycle::new(),
             ready: VecDeque::new(),
             ended: false,
             ids: Ids::default(),
@@ -426,11 +418,11 @@ impl RunGuard {
         self.inner = None;
         self.cancel.cancel();
         self.ended = true;
-        if self.phase != Phase::Errored {
+        if self.lifecycle.check(EventType::RunError).is_ok() {
             let event: Event = RunErrorEvent::new(message)
                 .with_code(code.to_owned())
                 .into();
-            self.phase = Phase::Errored;
+            self.lifecycle.advance(EventType::RunError);
             self.ready.push_back(event);
         }
     }
@@ -453,12 +445,7 @@ impl RunGuard {
                 return;
             }
         }
-        match event.event_type() {
-            EventType::RunStarted => self.phase = Phase::Active,
-            EventType::RunFinished => self.phase = Phase::Finished,
-            EventType::RunError => self.phase = Phase::Errored,
-            _ => {}
-        }
+        self.lifecycle.advance(event.event_type());
         self.ready.push_back(event);
     }
 
@@ -503,7 +490,7 @@ impl RunGuard {
                 self.ready.push_back(e);
             }
         }
-        if matches!(self.phase, Phase::Fresh | Phase::Active) {
+        if !self.lifecycle.has_ended() {
             self.report(ReportKind::IncompleteRun);
             self.abort(
                 "the agent's stream ended before its run finished".to_owned(),
@@ -518,8 +505,10 @@ impl RunGuard {
         self.report(ReportKind::EncodeError(error));
         self.ready.clear();
         // The client never saw the event, so a RUN_ERROR is in order unless one was sent.
-        if self.phase == Phase::Errored {
-            self.phase = Phase::Active;
+        if self.lifecycle.status() == RunStatus::Errored {
+            let mut running = RunLifecycle::new();
+            running.advance(EventType::RunStarted);
+            self.lifecycle = running;
         }
         self.abort(
             format!("an event could not be encoded: {error}"),

@@ -12,6 +12,7 @@ mod demo;
 mod disconnect;
 mod guard;
 mod http;
+mod layout;
 mod negotiate;
 mod network;
 mod observe;
