@@ -52,7 +52,7 @@ fn agent(input: &RunAgentInput) -> Result<Vec<u8>, Box<dyn std::error::Error>> {
     }
     let mut sse = Vec::new();
     for event in run.into_events() {
-        ag_ui_core::write_sse_frame(&mut sse, &event)?;
+        ag_ui_core::sse::write_sse_frame(&mut sse, &event)?;
     }
     Ok(sse)
 }
@@ -96,7 +96,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .resolve_all(thread.pending_interrupts(), |_| json!({"approved": true}))
         .thread_owned(thread.clone())
         .build();
-    println!("run 2 input:\n  {}", ag_ui_core::to_string(&second)?);
+    println!("run 2 input:\n  {}", ag_ui_core::write::to_string(&second)?);
     assert_eq!(second.messages.len(), 2);
 
     let sse = agent(&second)?;

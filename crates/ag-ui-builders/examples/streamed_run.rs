@@ -59,7 +59,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             run.push(chunk)?;
             // Write what this chunk produced right away.
             for event in run.drain() {
-                ag_ui_core::write_sse_frame(&mut out, &event)?;
+                ag_ui_core::sse::write_sse_frame(&mut out, &event)?;
             }
         }
         if round == 0 {
@@ -71,7 +71,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     run.step_finish("agent")?;
     run.finish()?;
     for event in run.drain() {
-        ag_ui_core::write_sse_frame(&mut out, &event)?;
+        ag_ui_core::sse::write_sse_frame(&mut out, &event)?;
     }
     Ok(())
 }

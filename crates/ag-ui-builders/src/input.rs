@@ -135,7 +135,7 @@ impl RunInputBuilder {
     /// run.finish()?;
     /// let mut sse = Vec::new();
     /// for event in run.into_events() {
-    ///     ag_ui_core::write_sse_frame(&mut sse, &event)?;
+    ///     ag_ui_core::sse::write_sse_frame(&mut sse, &event)?;
     /// }
     /// // The client folds the stream into the thread and builds the next run from it.
     /// let mut consumer = StreamConsumer::with_thread(thread_state(&first));

@@ -252,7 +252,7 @@ fn content_type_message(content_type: Option<&str>) -> String {
         None => {
             "the response has no Content-Type; an AG-UI agent answers text/event-stream".to_owned()
         }
-        Some(ct) if media_type(ct) == ag_ui_core::PROTO_MEDIA_TYPE => format!(
+        Some(ct) if media_type(ct) == ag_ui_core::sse::PROTO_MEDIA_TYPE => format!(
             "the agent answered with the AG-UI protobuf encoding ({ct}), which this client does \
              not support; it asks for and reads text/event-stream"
         ),

@@ -157,7 +157,7 @@ pub fn normalize_input(
 /// # Errors
 /// [`ClientError::InvalidRequest`] naming the JSON Pointer of what is malformed.
 pub fn read_input(json: &str) -> Result<(RunAgentInput, Vec<RunWarning>), ClientError> {
-    let decoded = ag_ui_core::decode::<RunAgentInput>(json, ReadMode::Forgiving)
+    let decoded = ag_ui_core::read::decode::<RunAgentInput>(json, ReadMode::Forgiving)
         .map_err(|e| ClientError::invalid_request(format!("the RunAgentInput is invalid: {e}")))?;
     let warnings = decoded
         .warnings
@@ -176,7 +176,7 @@ pub fn read_input(json: &str) -> Result<(RunAgentInput, Vec<RunWarning>), Client
 /// Encodes the request body.
 #[cfg(feature = "http")]
 pub(crate) fn encode(input: &RunAgentInput) -> Result<Vec<u8>, ClientError> {
-    ag_ui_core::to_vec(input).map_err(|e| {
+    ag_ui_core::write::to_vec(input).map_err(|e| {
         ClientError::invalid_request(format!("the RunAgentInput cannot be encoded: {e}"))
     })
 }

@@ -126,7 +126,7 @@ async fn run(client: &reqwest::Client, addr: SocketAddr, tokens: u64) -> u64 {
     while let Some(chunk) = body.next().await {
         reader.feed(&chunk.expect("the body")).expect("SSE");
         while let Some(m) = reader.next_message() {
-            let _: ag_ui_core::Event = ag_ui_core::from_str(&m).expect("an event");
+            let _: ag_ui_core::Event = ag_ui_core::read::from_str(&m).expect("an event");
             events += 1;
         }
     }

@@ -628,7 +628,8 @@ impl RedisStore {
             )
             .with_code(CODE_RUN_ORPHANED.to_owned())
             .into();
-            let json = ag_ui_core::to_vec(&event).map_err(|e| StoreError::Backend(Box::new(e)))?;
+            let json =
+                ag_ui_core::write::to_vec(&event).map_err(|e| StoreError::Backend(Box::new(e)))?;
             let mut con = self.con(1);
             let _: i64 = scripts::ORPHAN
                 .key(&k.meta)

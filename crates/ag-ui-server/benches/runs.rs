@@ -54,7 +54,7 @@ async fn read(request: reqwest::RequestBuilder) -> Result<(usize, Duration), Str
             .feed(&chunk.map_err(|e| e.to_string())?)
             .map_err(|e| e.to_string())?;
         while let Some(message) = reader.next_message() {
-            let _event: Event = ag_ui_core::from_str(&message).map_err(|e| e.to_string())?;
+            let _event: Event = ag_ui_core::read::from_str(&message).map_err(|e| e.to_string())?;
             events += 1;
         }
     }
@@ -157,7 +157,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         corpus
             .lines
             .iter()
-            .map(|l| ag_ui_core::from_str(l))
+            .map(|l| ag_ui_core::read::from_str(l))
             .collect::<Result<_, _>>()?,
     );
     let n = events.len();
@@ -250,7 +250,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?;
-        let input: RunAgentInput = ag_ui_core::from_str(&chat_inputs[0])?;
+        let input: RunAgentInput = ag_ui_core::read::from_str(&chat_inputs[0])?;
         let events: Vec<Event> = runtime
             .block_on(
                 DemoAgent::new()
@@ -262,7 +262,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .collect::<Result<_, _>>()?;
         events
             .iter()
-            .map(|e| ag_ui_core::to_vec(e).map(|v| v.len()).unwrap_or(0))
+            .map(|e| ag_ui_core::write::to_vec(e).map(|v| v.len()).unwrap_or(0))
             .sum()
     };
     let corpus_events = Arc::clone(&events);

@@ -42,7 +42,7 @@ struct Sample {
 /// 1.0 receiving pipeline (SSE framing, decoding, chunk expansion, verification) and folds
 /// every event into its `ThreadState`, as the official client does.
 async fn rust_client(client: &reqwest::Client, url: &str, body: &[u8]) -> Result<Sample, String> {
-    let input: RunAgentInput = ag_ui_core::from_slice(body).map_err(|e| e.to_string())?;
+    let input: RunAgentInput = ag_ui_core::read::from_slice(body).map_err(|e| e.to_string())?;
     let mut agent = HttpAgent::builder(url)
         .client(client.clone())
         .build()
@@ -75,7 +75,7 @@ async fn rust_client(client: &reqwest::Client, url: &str, body: &[u8]) -> Result
 /// The official client's share of the work, in Rust, for a like-for-like comparison with
 /// `bench-client.mjs` (which runs the official fetch, SSE parsing and event decoding, without
 /// chunk expansion, verification or a reducer): `reqwest`, `ag_ui_core::SseReader` and
-/// `ag_ui_core::from_str`, every event decoded.
+/// `ag_ui_core::read::from_str`, every event decoded.
 async fn rust_reader(client: &reqwest::Client, url: &str, body: &[u8]) -> Result<Sample, String> {
     let start = Instant::now();
     let response = client
@@ -95,7 +95,7 @@ async fn rust_reader(client: &reqwest::Client, url: &str, body: &[u8]) -> Result
             .feed(&chunk.map_err(|e| e.to_string())?)
             .map_err(|e| e.to_string())?;
         while let Some(message) = reader.next_message() {
-            let _event: Event = ag_ui_core::from_str(&message).map_err(|e| e.to_string())?;
+            let _event: Event = ag_ui_core::read::from_str(&message).map_err(|e| e.to_string())?;
             first.get_or_insert_with(|| start.elapsed());
             events += 1;
         }
@@ -235,7 +235,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         corpus
             .lines
             .iter()
-            .map(|l| ag_ui_core::from_str(l))
+            .map(|l| ag_ui_core::read::from_str(l))
             .collect::<Result<_, _>>()?,
     );
     let n = events.len();

@@ -72,7 +72,7 @@ fn show(out: &mut impl Write, event: &Event) -> std::io::Result<()> {
         Event::StateDelta(e) => writeln!(
             out,
             "  state patch: {}",
-            ag_ui_core::to_string(&e.delta).unwrap_or_default()
+            ag_ui_core::write::to_string(&e.delta).unwrap_or_default()
         ),
         Event::RunFinished(e) => writeln!(out, "[run {} finished]", e.run_id.as_str()),
         Event::RunError(e) => writeln!(out, "[run failed: {}]", e.message),
@@ -84,7 +84,7 @@ fn show(out: &mut impl Write, event: &Event) -> std::io::Result<()> {
 fn line(message: &Message) -> String {
     let text = |c: &Content| match c {
         Content::Text(t) => t.clone(),
-        other => ag_ui_core::to_string(other).unwrap_or_default(),
+        other => ag_ui_core::write::to_string(other).unwrap_or_default(),
     };
     match message {
         Message::User(m) => format!("user:      {}", text(&m.content)),
@@ -108,7 +108,7 @@ fn line(message: &Message) -> String {
         other => format!(
             "{}: {}",
             other.role(),
-            ag_ui_core::to_string(other).unwrap_or_default()
+            ag_ui_core::write::to_string(other).unwrap_or_default()
         ),
     }
 }

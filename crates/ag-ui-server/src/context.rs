@@ -26,7 +26,7 @@ pub struct PeerAddr(pub SocketAddr);
 /// ```
 /// use ag_ui_server::{Cancellation, RunContext};
 /// let input: ag_ui_core::RunAgentInput =
-///     ag_ui_core::from_str(r#"{"threadId":"t-1","runId":"r-1","messages":[]}"#).unwrap();
+///     ag_ui_core::read::from_str(r#"{"threadId":"t-1","runId":"r-1","messages":[]}"#).unwrap();
 /// let context = RunContext::new(&input, Cancellation::new()).with_request_id("req-7");
 /// assert_eq!(context.run_id().as_str(), "r-1");
 /// assert_eq!(context.request_id(), Some("req-7"));

@@ -562,7 +562,7 @@ impl Drop for RunGuard {
 }
 
 /// A guarded run as SSE frames, one per event, each written by
-/// [`ag_ui_core::write_sse_frame`] as soon as the event is produced (from
+/// [`ag_ui_core::sse::write_sse_frame`] as soon as the event is produced (from
 /// [`RunGuard::frames`]). An event that cannot be encoded ends the run with `RUN_ERROR`
 /// ([`CODE_ENCODE_ERROR`]).
 #[derive(Debug)]
@@ -587,7 +587,7 @@ impl Stream for SseFrames {
                 return Poll::Ready(None);
             };
             let mut frame = Vec::with_capacity(256);
-            match ag_ui_core::write_sse_frame(&mut frame, &event) {
+            match ag_ui_core::sse::write_sse_frame(&mut frame, &event) {
                 Ok(()) => return Poll::Ready(Some(frame)),
                 Err(e) => self.guard.encode_failed(&e),
             }

@@ -1,6 +1,6 @@
 //! `Accept` negotiation (RFC 9110 §12.5.1) for the SSE response.
 
-use ag_ui_core::SSE_MEDIA_TYPE;
+use ag_ui_core::sse::SSE_MEDIA_TYPE;
 
 /// Whether a request whose `Accept` header values are `accept` admits an SSE response
 /// (`text/event-stream`).

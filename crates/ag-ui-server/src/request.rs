@@ -167,7 +167,7 @@ pub fn read_request_body(
     if body.len() > limit {
         return Err(Rejection::too_large(limit));
     }
-    match ag_ui_core::decode_slice::<RunAgentInput>(body, ReadMode::Forgiving) {
+    match ag_ui_core::read::decode_slice::<RunAgentInput>(body, ReadMode::Forgiving) {
         Ok(decoded) => Ok((decoded.value, decoded.warnings)),
         Err(e) => {
             let mut r = Rejection::new(400, "invalid_body", format!("not a RunAgentInput: {e}"));

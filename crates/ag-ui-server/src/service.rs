@@ -576,7 +576,7 @@ impl SseBody {
         let headers = response.headers_mut();
         headers.insert(
             CONTENT_TYPE,
-            HeaderValue::from_static(ag_ui_core::SSE_MEDIA_TYPE),
+            HeaderValue::from_static(ag_ui_core::sse::SSE_MEDIA_TYPE),
         );
         headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
         headers.insert(X_ACCEL_BUFFERING, HeaderValue::from_static("no"));

@@ -206,10 +206,10 @@ fn conversations_serialize_as_their_messages() {
 #[test]
 fn core_errors_convert_with_the_question_mark() {
     fn frame(e: &ag_ui_core::Event) -> Result<String, Error> {
-        Ok(ag_ui_core::to_sse_frame(e)?)
+        Ok(ag_ui_core::sse::to_sse_frame(e)?)
     }
     fn decode(text: &str) -> Result<ag_ui_core::Event, Error> {
-        Ok(ag_ui_core::from_str(text)?)
+        Ok(ag_ui_core::read::from_str(text)?)
     }
     assert!(frame(&ag_ui_builders::event::run_started("t", "r").into()).is_ok());
     let err = decode(r#"{"type":"RUN_STARTED","threadId":"t"}"#).unwrap_err();

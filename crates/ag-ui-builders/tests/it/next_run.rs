@@ -107,7 +107,7 @@ fn streamed_first_run(input: &ag_ui_core::RunAgentInput) -> Vec<u8> {
         .unwrap();
     let mut sse = Vec::new();
     for event in run.into_events() {
-        ag_ui_core::write_sse_frame(&mut sse, &event).unwrap();
+        ag_ui_core::sse::write_sse_frame(&mut sse, &event).unwrap();
     }
     sse
 }

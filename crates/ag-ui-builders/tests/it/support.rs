@@ -19,7 +19,7 @@ pub(crate) fn fixture(def: &str, case: &str) -> Value {
 /// `value`, written by ag-ui-core, is accepted as `def` by the exact-mode reader with
 /// nothing to report, and re-encodes to itself.
 pub(crate) fn exact(def: &str, value: &impl Serialize) -> Result<Value, String> {
-    let text = ag_ui_core::to_string(value).map_err(|e| format!("cannot encode: {e}"))?;
+    let text = ag_ui_core::write::to_string(value).map_err(|e| format!("cannot encode: {e}"))?;
     let written: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
     let outcome = decode_as(def, &text, ReadMode::Exact)
         .ok_or_else(|| format!("unknown definition {def}"))?
@@ -96,7 +96,7 @@ pub(crate) fn assert_valid_sequence(events: &[Event]) {
     if let Err(v) = verifier.finish() {
         panic!("{v}\nsequence: {}", types(events).join(", "));
     }
-    if let Err(v) = ag_ui_core::verify_events(events) {
+    if let Err(v) = ag_ui_core::stream::verify_events(events) {
         panic!("{v}");
     }
 }

@@ -306,7 +306,7 @@ async fn headers_bearer_and_fixed_headers_and_no_activity_messages() {
             .header("content-type", "text/plain")
             .build()
             .unwrap();
-        let activity: Message = ag_ui_core::from_str(
+        let activity: Message = ag_ui_core::read::from_str(
             r#"{"id":"act1","role":"activity","activityType":"PLAN","content":{"steps":[]}}"#,
         )
         .unwrap();

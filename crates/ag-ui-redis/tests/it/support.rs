@@ -279,7 +279,7 @@ pub async fn read_until(response: reqwest::Response, max: usize) -> Read {
             if status != 200 {
                 continue;
             }
-            out.events.push(ag_ui_core::from_str(&m).unwrap());
+            out.events.push(ag_ui_core::read::from_str(&m).unwrap());
             out.ids.push(reader.last_event_id().map(str::to_owned));
             if out.events.len() >= max {
                 return out;
@@ -316,7 +316,7 @@ impl Open {
     pub async fn next(&mut self) -> Option<Event> {
         loop {
             if let Some(m) = self.reader.next_message() {
-                return Some(ag_ui_core::from_str(&m).unwrap());
+                return Some(ag_ui_core::read::from_str(&m).unwrap());
             }
             match tokio::time::timeout(LIMIT, self.body.next())
                 .await

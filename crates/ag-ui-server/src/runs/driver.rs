@@ -168,7 +168,7 @@ impl Drive {
                     for event in events {
                         let start = buf.len();
                         write_id(&mut buf, next_cursor + spans.len() as u64);
-                        match ag_ui_core::write_sse_frame(&mut buf, &event) {
+                        match ag_ui_core::sse::write_sse_frame(&mut buf, &event) {
                             Ok(()) => {
                                 last_terminal = matches!(
                                     event.event_type(),
@@ -187,7 +187,7 @@ impl Drive {
                                 .with_code(CODE_ENCODE_ERROR.to_owned())
                                 .into();
                                 write_id(&mut buf, next_cursor + spans.len() as u64);
-                                if ag_ui_core::write_sse_frame(&mut buf, &event).is_ok() {
+                                if ag_ui_core::sse::write_sse_frame(&mut buf, &event).is_ok() {
                                     spans.push(start..buf.len());
                                 }
                                 last_terminal = true;
@@ -232,7 +232,7 @@ impl Drive {
                         let event: Event = RunErrorEvent::new(s.message)
                             .with_code(s.code.to_owned())
                             .into();
-                        if let Ok(json) = ag_ui_core::to_vec(&event) {
+                        if let Ok(json) = ag_ui_core::write::to_vec(&event) {
                             let _ = store
                                 .append(&run_id, vec![Record::new(next_cursor, &json)])
                                 .await;

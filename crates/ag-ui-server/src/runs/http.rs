@@ -375,7 +375,7 @@ pub(crate) async fn answer(
             ];
             for e in &events {
                 let mut frame = Vec::with_capacity(128);
-                ag_ui_core::write_sse_frame(&mut frame, e)
+                ag_ui_core::sse::write_sse_frame(&mut frame, e)
                     .map_err(|e| Rejection::new(500, "encode_error", e.to_string()))?;
                 prelude.push_back(frame);
             }
@@ -406,7 +406,7 @@ fn capabilities_response(
         .unwrap_or_else(|| TransportCapabilities::new().with_streaming(true));
     transport.resumable = runs.map(|_| true);
     caps.transport = Some(transport);
-    match ag_ui_core::to_vec(&caps) {
+    match ag_ui_core::write::to_vec(&caps) {
         Ok(body) => json_response(StatusCode::OK, body),
         Err(e) => Rejection::new(500, "encode_error", e.to_string()).to_response(),
     }
@@ -489,7 +489,7 @@ impl Stream for LogFrames {
                     .with_code(code.to_owned())
                     .into();
                 let mut f = Vec::with_capacity(128);
-                match ag_ui_core::write_sse_frame(&mut f, &event) {
+                match ag_ui_core::sse::write_sse_frame(&mut f, &event) {
                     Ok(()) => Poll::Ready(Some(f.into())),
                     Err(_) => Poll::Ready(None),
                 }

@@ -135,7 +135,7 @@ async fn the_axum_extractor_and_responder_mount_an_agent_in_a_handler() {
     assert_eq!(response.headers()["cache-control"], "no-cache");
     assert_eq!(response.headers()["x-accel-buffering"], "no");
     let events = Events::new(response).all().await;
-    ag_ui_core::verify_events(&events).unwrap();
+    ag_ui_core::stream::verify_events(&events).unwrap();
     let seen = text_of(&events);
     assert_eq!(seen["tenant"], "layer-tenant");
     assert_eq!(seen["requestId"], "req-9");

@@ -10,7 +10,7 @@ use crate::support::{Events, input, post, serve, types};
 async fn run(body: &Value) -> Vec<Event> {
     let server = serve(AgentService::new(DemoAgent::new())).await;
     let events = Events::new(post(&server, body).await).all().await;
-    ag_ui_core::verify_events(&events).unwrap();
+    ag_ui_core::stream::verify_events(&events).unwrap();
     events
 }
 
@@ -243,7 +243,7 @@ async fn a_tracking_demo_refuses_input_on_a_paused_thread() {
         let server = &server;
         async move {
             let events = Events::new(post(server, &body).await).all().await;
-            ag_ui_core::verify_events(&events).unwrap();
+            ag_ui_core::stream::verify_events(&events).unwrap();
             serde_json::to_value(&events).unwrap()
         }
     };

@@ -60,7 +60,7 @@ async fn an_emitter_error_follows_the_events_sent() {
         types(&guarded),
         ["RUN_STARTED", "RUN_FINISHED", "RUN_ERROR"]
     );
-    ag_ui_core::verify_events(&guarded).unwrap();
+    ag_ui_core::stream::verify_events(&guarded).unwrap();
 }
 
 #[tokio::test]

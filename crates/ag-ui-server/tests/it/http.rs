@@ -29,7 +29,7 @@ async fn a_run_answers_with_sse_headers() {
     assert_eq!(h["cache-control"], "no-cache");
     assert_eq!(h["x-accel-buffering"], "no");
     let events = Events::new(response).all().await;
-    ag_ui_core::verify_events(&events).unwrap();
+    ag_ui_core::stream::verify_events(&events).unwrap();
 }
 
 #[tokio::test]
@@ -223,7 +223,7 @@ async fn an_idle_stream_carries_keep_alive_comments() {
         .unwrap();
     let mut again = Vec::new();
     while let Some(m) = reader.next_message() {
-        again.push(ag_ui_core::from_str::<ag_ui_core::Event>(&m).unwrap());
+        again.push(ag_ui_core::read::from_str::<ag_ui_core::Event>(&m).unwrap());
     }
     assert_eq!(crate::support::values(&again), crate::support::values(&all));
 }

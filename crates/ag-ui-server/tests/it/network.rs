@@ -245,7 +245,7 @@ async fn a_run_streams_over_h2c_by_prior_knowledge() {
     assert_eq!(response.version(), reqwest::Version::HTTP_2);
     assert_eq!(response.status().as_u16(), 200);
     let events = Events::new(response).all().await;
-    ag_ui_core::verify_events(&events).unwrap();
+    ag_ui_core::stream::verify_events(&events).unwrap();
     assert_eq!(types(&events).last(), Some(&"RUN_FINISHED"));
     // Several runs at once on the one connection.
     let runs = (0..8).map(|i| {
@@ -534,7 +534,7 @@ async fn serve_connection_serves_http2_on_any_io_as_after_a_tls_handshake() {
     reader.feed(&sse).unwrap();
     let mut events = Vec::new();
     while let Some(m) = reader.next_message() {
-        events.push(ag_ui_core::from_str::<ag_ui_core::Event>(&m).unwrap());
+        events.push(ag_ui_core::read::from_str::<ag_ui_core::Event>(&m).unwrap());
     }
     assert_eq!(types(&events).last(), Some(&"RUN_FINISHED"));
     assert!(events.iter().any(

@@ -123,7 +123,7 @@ async fn the_copilotkit_runtimes_resume_request_is_read_as_it_is_sent() {
         "resume": [{"interruptId": "c1-approval", "status": "resolved", "payload": {"approved": true}}]
     });
     let events = Events::new(post(&server, &body).await).all().await;
-    ag_ui_core::verify_events(&events).unwrap();
+    ag_ui_core::stream::verify_events(&events).unwrap();
     let v = values(&events);
     assert_eq!(v[0]["type"], "RUN_STARTED");
     assert!(

@@ -128,7 +128,7 @@ async fn run_of<A: ag_ui_server::Agent>(agent: A) -> Vec<Event> {
     let response = post(&server, &input("run-1", json!({}))).await;
     assert_eq!(response.status().as_u16(), 200);
     let events = Events::new(response).all().await;
-    ag_ui_core::verify_events(&events).unwrap();
+    ag_ui_core::stream::verify_events(&events).unwrap();
     events
 }
 
@@ -166,7 +166,7 @@ async fn a_failing_agent_ends_with_run_error_whose_message_is_redacted_with_an_e
     let events = Events::new(post(&server, &input("run-1", json!({}))).await)
         .all()
         .await;
-    ag_ui_core::verify_events(&events).unwrap();
+    ag_ui_core::stream::verify_events(&events).unwrap();
     assert_eq!(
         types(&events),
         ["RUN_STARTED", "TEXT_MESSAGE_START", "RUN_ERROR"]
@@ -212,7 +212,7 @@ async fn a_panicking_agent_ends_with_run_error_and_the_server_goes_on() {
     let events = Events::new(post(&server, &input("run-1", json!({}))).await)
         .all()
         .await;
-    ag_ui_core::verify_events(&events).unwrap();
+    ag_ui_core::stream::verify_events(&events).unwrap();
     assert_eq!(
         types(&events),
         [
@@ -252,7 +252,7 @@ async fn an_agent_that_panics_before_returning_its_stream_ends_with_run_error() 
     let events = Events::new(post(&server, &input("run-1", json!({}))).await)
         .all()
         .await;
-    ag_ui_core::verify_events(&events).unwrap();
+    ag_ui_core::stream::verify_events(&events).unwrap();
     assert_eq!(types(&events), ["RUN_ERROR"]);
     let (message, code) = run_error(&events[0]);
     assert_eq!(
@@ -383,6 +383,6 @@ async fn concurrent_runs_do_not_interfere() {
         .all()
         .await;
         assert_eq!(values(&together[i]), values(&alone), "run-{i} ({scenario})");
-        ag_ui_core::verify_events(&together[i]).unwrap();
+        ag_ui_core::stream::verify_events(&together[i]).unwrap();
     }
 }

@@ -107,7 +107,7 @@ impl Events {
     pub async fn next(&mut self) -> Option<Event> {
         loop {
             if let Some(message) = self.reader.next_message() {
-                return Some(ag_ui_core::from_str(&message).unwrap());
+                return Some(ag_ui_core::read::from_str(&message).unwrap());
             }
             if self.done {
                 return None;
@@ -121,7 +121,7 @@ impl Events {
                 None => {
                     self.done = true;
                     if let Some(message) = self.reader.finish().unwrap() {
-                        return Some(ag_ui_core::from_str(&message).unwrap());
+                        return Some(ag_ui_core::read::from_str(&message).unwrap());
                     }
                 }
             }
