@@ -14,7 +14,7 @@
 //! when its last subscriber goes away (default: a 30 s grace period), `--retention-ms` how
 //! long an ended run stays joinable (default 5 minutes). Both need `--resumable`.
 //!
-//! Runs shared by several instances on Redis: `cargo run -p ag-ui-redis --example serve --
+//! Runs shared by several instances on Redis: `cargo run -p ag-ui-redis --example serve_redis --
 //! --store redis://HOST:PORT/DB [--lease-ms N]` (the same demo, the same options).
 
 use std::io::Write;
@@ -105,7 +105,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             "--on-disconnect" => on_disconnect = Some(policy(&value(&arg)?)?),
             "--store" | "--lease-ms" => {
                 return Err(format!(
-                    "{arg}: runs on Redis are served by `cargo run -p ag-ui-redis --example serve`"
+                    "{arg}: runs on Redis are served by `cargo run -p ag-ui-redis --example serve_redis`"
                 )
                 .into());
             }

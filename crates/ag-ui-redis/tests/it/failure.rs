@@ -98,18 +98,18 @@ async fn an_instance_killed_mid_run_leaves_its_joiners_a_run_orphaned_error() {
     assert_eq!(stop.status(), 200);
 }
 
-/// The `serve` example's binary, built by `cargo test -p ag-ui-redis` (examples are built
+/// The `serve_redis` example's binary, built by `cargo test -p ag-ui-redis` (examples are built
 /// with the tests) next to this test binary.
 fn serve_example() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     let dir = exe.parent().and_then(|d| d.parent()).unwrap();
     let path = dir
         .join("examples")
-        .join(format!("serve{}", std::env::consts::EXE_SUFFIX));
+        .join(format!("serve_redis{}", std::env::consts::EXE_SUFFIX));
     assert!(
         path.exists(),
         "{} is missing: run `cargo test -p ag-ui-redis` (it builds the examples) or \
-         `cargo build -p ag-ui-redis --example serve` first",
+         `cargo build -p ag-ui-redis --example serve_redis` first",
         path.display()
     );
     path

@@ -1,7 +1,7 @@
 //! Serves the demo agent (`ag_ui_server::demo`) at `POST /` with resumable runs, kept in
 //! memory or on Redis, so that several instances can share runs.
 //!
-//! `cargo run -p ag-ui-redis --example serve -- [ADDR] [--store memory|redis://HOST:PORT/DB]
+//! `cargo run -p ag-ui-redis --example serve_redis -- [ADDR] [--store memory|redis://HOST:PORT/DB]
 //! [--lease-ms N] [--prefix P] [--pace-ms N] [--keep-alive-ms N]
 //! [--on-disconnect cancel|continue|grace-ms=N] [--retention-ms N]`
 //!
