@@ -206,44 +206,76 @@ fn main() {
             times[2 + i].push(t.elapsed().as_secs_f64());
         }
     }
-    let median = |v: &mut Vec<f64>| {
+    // Median, fastest and slowest round of one side, in seconds.
+    let spread = |v: &mut Vec<f64>| {
         v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
+        (v[v.len() / 2], v[0], v[v.len() - 1])
     };
     let [mut m1, mut r1, mut mn, mut rn] = times;
-    let (m1, r1, mn, rn) = (
-        median(&mut m1),
-        median(&mut r1),
-        median(&mut mn),
-        median(&mut rn),
-    );
     let one_events = (ONE + 4) as f64;
     let many_events = (RUNS as u64 * (EACH + 4)) as f64;
-    println!(
-        "interleaved, {rounds} rounds: one run: memory {:.0} events/s, redis {:.0} events/s \
-         (memory/redis {:.2}x); 100 runs: memory {:.0} events/s, redis {:.0} events/s \
-         (memory/redis {:.2}x)",
-        one_events / m1,
-        one_events / r1,
-        r1 / m1,
-        many_events / mn,
-        many_events / rn,
-        rn / mn
-    );
-
-    // Commands per event, counted by the store itself.
-    let (one, many) = rt.block_on(async {
-        let before = store.commands_sent();
-        let events = run(&client, on_redis, ONE).await;
-        let one = (store.commands_sent() - before, events);
-        let before = store.commands_sent();
-        let events = concurrent(&client, on_redis, RUNS, EACH).await;
-        (one, (store.commands_sent() - before, events))
-    });
-    for (name, (commands, events)) in [("one run of 2000 deltas", one), ("100 runs of 200", many)] {
+    println!("interleaved, {rounds} rounds (events/s: median, slowest to fastest round):");
+    for (case, events, memory, redis) in [
+        ("one run of 2000 deltas", one_events, &mut m1, &mut r1),
+        ("100 runs of 200 deltas", many_events, &mut mn, &mut rn),
+    ] {
+        let (m, m_fast, m_slow) = spread(memory);
+        let (r, r_fast, r_slow) = spread(redis);
         println!(
-            "redis commands, {name}: {commands} for {events} events ({:.3} per event)",
-            commands as f64 / events as f64
+            "  {case}: memory {:.0} ({:.0}-{:.0}), redis {:.0} ({:.0}-{:.0}); memory/redis {:.2}x",
+            events / m,
+            events / m_slow,
+            events / m_fast,
+            events / r,
+            events / r_slow,
+            events / r_fast,
+            r / m
+        );
+    }
+
+    // Commands per event, counted twice: by the store, and by redis-server itself
+    // (`total_commands_processed`, which also counts the one `INFO` of each reading).
+    let url = format!("redis://127.0.0.1:{}/0", redis.port);
+    let (one, many) = rt.block_on(async {
+        let mut info = redis::Client::open(url.as_str())
+            .expect("the bench's URL")
+            .get_multiplexed_async_connection()
+            .await
+            .expect("a connection for INFO");
+        let mut processed = async || -> u64 {
+            let text: String = redis::cmd("INFO")
+                .arg("stats")
+                .query_async(&mut info)
+                .await
+                .expect("INFO stats");
+            text.lines()
+                .find_map(|l| l.strip_prefix("total_commands_processed:"))
+                .and_then(|n| n.trim().parse().ok())
+                .expect("INFO stats has total_commands_processed")
+        };
+        let mut count = async |runs: usize, tokens: u64| {
+            // The store's runs are idle between cases: no lease renewals in flight.
+            let (sent, seen) = (store.commands_sent(), processed().await);
+            let events = if runs == 1 {
+                run(&client, on_redis, tokens).await
+            } else {
+                concurrent(&client, on_redis, runs, tokens).await
+            };
+            let processed_after = processed().await;
+            (store.commands_sent() - sent, processed_after - seen - 1, events)
+        };
+        let one = count(1, ONE).await;
+        let many = count(RUNS, EACH).await;
+        (one, many)
+    });
+    for (name, (sent, processed, events)) in
+        [("one run of 2000 deltas", one), ("100 runs of 200 deltas", many)]
+    {
+        println!(
+            "redis commands, {name}: {events} events; the store sent {sent} ({:.3} per event), \
+             redis-server processed {processed} ({:.3} per event)",
+            sent as f64 / events as f64,
+            processed as f64 / events as f64
         );
     }
     drop(rt);
