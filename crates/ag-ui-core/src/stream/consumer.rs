@@ -142,15 +142,44 @@ impl StreamConsumer {
     /// event. The events of the same call before the refused one are applied (read them
     /// from [`StreamConsumer::thread`]); they are not returned.
     pub fn feed(&mut self, bytes: &[u8]) -> Result<Vec<Event>, ConsumeError> {
+        let mut out = Vec::new();
+        self.feed_into(bytes, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`StreamConsumer::feed`], appending the events delivered to `out` (a buffer the
+    /// caller reuses from call to call, so that feeding costs no vector of its own). The
+    /// SSE messages are decoded from the reader's buffer, without a copy of their own.
+    ///
+    /// # Errors
+    /// As [`StreamConsumer::feed`]; the events of the same call before the refused one
+    /// are applied and left in `out`.
+    ///
+    /// ```
+    /// let mut consumer = ag_ui_core::StreamConsumer::new();
+    /// let mut events = Vec::new();
+    /// consumer.feed_into(b"data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n", &mut events)?;
+    /// assert_eq!(events.len(), 1);
+    /// events.clear(); // keeps its capacity for the next call
+    /// # Ok::<(), ag_ui_core::ConsumeError>(())
+    /// ```
+    pub fn feed_into(&mut self, bytes: &[u8], out: &mut Vec<Event>) -> Result<(), ConsumeError> {
         self.check_failed()?;
         if let Err(e) = self.sse.feed(bytes) {
             return Err(self.fail_sse(e));
         }
-        let mut out = Vec::new();
-        while let Some(text) = self.sse.next_message() {
-            self.text(&text, &mut out)?;
+        // The reader lends each message from its buffer while the rest of the consumer
+        // works on it: take it out for the loop (an empty reader allocates nothing).
+        let mut sse = std::mem::replace(&mut self.sse, SseReader::with_max_frame_bytes(0));
+        let mut result = Ok(());
+        while let Some(text) = sse.next_data() {
+            result = self.text(text, out);
+            if result.is_err() {
+                break;
+            }
         }
-        Ok(out)
+        self.sse = sse;
+        result
     }
 
     /// One event's JSON text (no SSE framing). Returns the events it delivers, applied.
