@@ -159,6 +159,16 @@ fn consume(_: &[String], sse: &[u8]) {
     black_box(consumer.into_thread());
 }
 
+/// The consumer reading only the thread: events moved into it, not returned.
+fn consume_to_thread(_: &[String], sse: &[u8]) {
+    let mut consumer = StreamConsumer::new();
+    for chunk in sse.chunks(SSE_CHUNK) {
+        black_box(consumer.feed_to_thread(chunk).expect("valid stream"));
+    }
+    black_box(consumer.finish().expect("complete stream"));
+    black_box(consumer.into_thread());
+}
+
 /// The consumer through `feed`, which returns a new vector per call.
 fn consume_feed(_: &[String], sse: &[u8]) {
     let mut consumer = StreamConsumer::new();
@@ -176,6 +186,7 @@ const CONTENDERS: &[(&str, Pass)] = &[
     ("pipeline + apply_owned", pipeline_apply),
     ("StreamConsumer::feed_into (SSE to ThreadState)", consume),
     ("StreamConsumer::feed", consume_feed),
+    ("StreamConsumer::feed_to_thread", consume_to_thread),
 ];
 
 fn median(mut xs: Vec<Duration>) -> Duration {
@@ -232,7 +243,6 @@ fn summary(rounds: usize) {
         find("state-delta-2-ops/100000-messages-10000-keys")
             / find("state-delta-2-ops/10-messages-10000-keys")
     );
-
 }
 
 /// Median and spread (lowest, highest) of `xs`.
@@ -267,16 +277,13 @@ fn consumer_summary(name: &str, lines: &[String], sse: &[u8], rounds: usize) {
         println!("   {name:<48} {m:>6.2} ms  ({lo:>6.2} – {hi:>6.2})");
     }
     let ratio = |a: usize, b: usize| {
-        let per_round: Vec<f64> = times[a]
-            .iter()
-            .zip(&times[b])
-            .map(|(x, y)| x / y)
-            .collect();
+        let per_round: Vec<f64> = times[a].iter().zip(&times[b]).map(|(x, y)| x / y).collect();
         let (m, lo, hi) = spread(&per_round);
         format!("{m:.2}x  ({lo:.2} – {hi:.2})")
     };
     println!("   consumer (feed_into) vs decode:       {}", ratio(4, 0));
     println!("   consumer (feed) vs decode:            {}", ratio(5, 0));
+    println!("   consumer (feed_to_thread) vs decode:  {}", ratio(6, 0));
     println!("   consumer vs SSE read + decode:        {}", ratio(4, 1));
     println!("   pipeline vs decode:                   {}", ratio(2, 0));
     println!("   pipeline + apply_owned vs decode:     {}", ratio(3, 0));
