@@ -290,6 +290,79 @@ fn consumer_summary(name: &str, lines: &[String], sse: &[u8], rounds: usize) {
     println!("   SSE read + decode vs decode:          {}", ratio(1, 0));
 }
 
+/// A 1 MB `STATE_SNAPSHOT` decoded and applied to a thread holding the previous one: by
+/// borrow (the thread copies the state), moved in (`apply_owned`), and through the consumer
+/// (`feed_into`, which applies by borrow, and `feed_to_thread`, which moves), interleaved.
+fn snapshot_summary(rounds: usize) {
+    let line = corpus::state_snapshot(corpus::SEED, 1_000_000);
+    let sse = sse_of(std::slice::from_ref(&line));
+    let started = sse_of(&[r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#.to_owned()]);
+    type Case = fn(&str, &[u8], &[u8]) -> Duration;
+    fn decode_only(line: &str, _: &[u8], _: &[u8]) -> Duration {
+        let t = Instant::now();
+        black_box(ag_ui_core::read::from_str::<Event>(line).expect("valid"));
+        t.elapsed()
+    }
+    fn borrowed(line: &str, _: &[u8], _: &[u8]) -> Duration {
+        let mut thread = ThreadState::new();
+        thread.apply_owned(ag_ui_core::read::from_str::<Event>(line).expect("valid"));
+        let t = Instant::now();
+        let event = ag_ui_core::read::from_str::<Event>(line).expect("valid");
+        black_box(thread.apply(&event));
+        drop(black_box(event));
+        t.elapsed()
+    }
+    fn owned(line: &str, _: &[u8], _: &[u8]) -> Duration {
+        let mut thread = ThreadState::new();
+        thread.apply_owned(ag_ui_core::read::from_str::<Event>(line).expect("valid"));
+        let t = Instant::now();
+        let event = ag_ui_core::read::from_str::<Event>(line).expect("valid");
+        black_box(thread.apply_owned(event));
+        t.elapsed()
+    }
+    fn consumer_into(_: &str, sse: &[u8], started: &[u8]) -> Duration {
+        let mut consumer = StreamConsumer::new();
+        let mut events = Vec::new();
+        consumer.feed_into(started, &mut events).expect("valid");
+        consumer.feed_into(sse, &mut events).expect("valid");
+        events.clear();
+        let t = Instant::now();
+        consumer.feed_into(sse, &mut events).expect("valid");
+        events.clear();
+        t.elapsed()
+    }
+    fn consumer_to_thread(_: &str, sse: &[u8], started: &[u8]) -> Duration {
+        let mut consumer = StreamConsumer::new();
+        consumer.feed_to_thread(started).expect("valid");
+        consumer.feed_to_thread(sse).expect("valid");
+        let t = Instant::now();
+        black_box(consumer.feed_to_thread(sse).expect("valid"));
+        t.elapsed()
+    }
+    let cases: &[(&str, Case)] = &[
+        ("decode alone", decode_only),
+        ("decode + apply (by borrow)", borrowed),
+        ("decode + apply_owned", owned),
+        ("StreamConsumer::feed_into", consumer_into),
+        ("StreamConsumer::feed_to_thread", consumer_to_thread),
+    ];
+    println!();
+    println!(
+        "== A {:.2} MB STATE_SNAPSHOT decoded and applied over the previous one ({rounds} interleaved rounds)",
+        line.len() as f64 / 1e6
+    );
+    let mut times: Vec<Vec<f64>> = vec![Vec::new(); cases.len()];
+    for _ in 0..rounds {
+        for (i, (_, case)) in cases.iter().enumerate() {
+            times[i].push(case(&line, &sse, &started).as_secs_f64() * 1e3);
+        }
+    }
+    for ((name, _), t) in cases.iter().zip(&times) {
+        let (m, lo, hi) = spread(t);
+        println!("   {name:<48} {m:>6.2} ms  ({lo:>6.2} – {hi:>6.2})");
+    }
+}
+
 fn criterion_benches(c: &mut Criterion, lines: &[String], sse: &[u8]) {
     let mut group = c.benchmark_group("apply");
     for (name, n, keys, event) in apply_cases() {
@@ -324,4 +397,5 @@ fn main() {
     }
     consumer_summary("streaming", &lines, &sse, rounds);
     consumer_summary("token-heavy", &tokens, &token_sse, rounds);
+    snapshot_summary(rounds);
 }

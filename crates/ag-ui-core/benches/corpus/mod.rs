@@ -86,6 +86,15 @@ pub(crate) fn token_heavy(seed: u64, events: usize) -> Corpus {
     }
 }
 
+/// One `STATE_SNAPSHOT` event line of about `bytes` bytes (documents, a numeric table and
+/// settings, as in the large-snapshot corpus).
+pub(crate) fn state_snapshot(seed: u64, bytes: usize) -> String {
+    let mut g = Gen::new(seed);
+    let state = g.rng.big_state(bytes);
+    ag_ui_core::write::to_string(&Event::from(StateSnapshotEvent::new(state)))
+        .expect("generated events encode")
+}
+
 /// The large-snapshot corpus: at least `snapshots` state snapshots of 100–300 KB, each in a
 /// short run of text deltas and patches.
 pub(crate) fn large_snapshots(seed: u64, snapshots: usize) -> Corpus {
