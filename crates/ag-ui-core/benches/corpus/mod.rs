@@ -18,8 +18,9 @@
 //! * [`large_snapshots`]: runs dominated by `STATE_SNAPSHOT`s of 100–300 KB.
 //! * [`token_heavy`]: what a chat completion streams: runs of text messages and tool calls
 //!   with a small state snapshot and an occasional state delta, so that
-//!   `TEXT_MESSAGE_CONTENT` and `TOOL_CALL_ARGS` deltas are about 85 % of the events (the
-//!   streaming corpus spends more of its bytes on snapshots and rare event types).
+//!   `TEXT_MESSAGE_CONTENT` and `TOOL_CALL_ARGS` deltas are 85–90 % of the events and of the
+//!   bytes (the streaming corpus spends more of its bytes on snapshots, reasoning and rare
+//!   event types).
 #![allow(
     dead_code,
     reason = "shared by several targets, each of which uses a different part"

@@ -197,9 +197,22 @@ impl SseReader {
     /// # Ok::<(), ag_ui_core::Error>(())
     /// ```
     pub fn next_data(&mut self) -> Option<&str> {
+        self.next_data_with_id().map(|(data, _)| data)
+    }
+
+    /// [`SseReader::next_data`] with the last event ID in force for that message (what
+    /// [`SseReader::last_event_id`] reports after it), both borrowed from the reader.
+    ///
+    /// ```
+    /// let mut reader = ag_ui_core::SseReader::new();
+    /// reader.feed(b"id: 7\ndata: a\n\n")?;
+    /// assert_eq!(reader.next_data_with_id(), Some(("a", Some("7"))));
+    /// # Ok::<(), ag_ui_core::Error>(())
+    /// ```
+    pub fn next_data_with_id(&mut self) -> Option<(&str, Option<&str>)> {
         let Ready { start, end, id } = self.ready.pop_front()?;
         self.current_id = id;
-        Some(&self.data[start..end])
+        Some((&self.data[start..end], self.current_id.as_deref()))
     }
 
     /// The last event ID (the SSE `id` field) in force for the message last returned by
