@@ -197,17 +197,21 @@ impl RunCore {
     }
 
     fn drain_messages(&mut self) {
-        while let Some(text) = self.reader.next_message() {
+        // Each message is read from the reader's buffer (no copy of its own) while the rest
+        // of the run works on it: the reader is taken out for the loop and put back.
+        let mut reader = std::mem::replace(&mut self.reader, SseReader::with_max_frame_bytes(0));
+        while let Some((text, id)) = reader.next_data_with_id() {
             if self.closed {
-                return;
+                break;
             }
-            if let Some(id) = self.reader.last_event_id()
+            if let Some(id) = id
                 && self.last_event_id.as_deref() != Some(id)
             {
                 self.last_event_id = Some(id.to_owned());
             }
-            self.push_text(&text);
+            self.push_text(text);
         }
+        self.reader = reader;
     }
 
     fn push_text(&mut self, text: &str) {

@@ -1,13 +1,16 @@
 //! Cost of the consumer side: applying one event to a `ThreadState` as the thread grows
 //! (it must not grow with it), and the whole `StreamConsumer` (SSE read, decode, expand,
-//! verify, apply) against decoding alone on the streaming corpus of `corpus/mod.rs`.
+//! verify, apply) against decoding alone on the streaming and token-heavy corpora of
+//! `corpus/mod.rs`.
 //!
 //! Criterion measures each case; then a summary times the contenders again, interleaved
-//! round by round so that machine noise hits all of them alike, and prints the ratios of
-//! the medians.
+//! round by round so that machine noise hits all of them alike, and prints each one's
+//! median and spread (the lowest and highest round) and, for the ratios, the median of the
+//! per-round ratios with their spread.
 //!
 //! `cargo bench -p ag-ui-core --bench consumer` runs everything;
-//! `cargo bench -p ag-ui-core --bench consumer -- summary` prints only the summary.
+//! `cargo bench -p ag-ui-core --bench consumer -- summary` prints only the summary;
+//! `-- summary-consumer` only its consumer tables.
 //! Without `--bench` (as `cargo test --benches` runs it) every case runs once.
 
 mod corpus;
@@ -115,8 +118,8 @@ fn sse_read_decode(_: &[String], sse: &[u8]) {
     let mut reader = ag_ui_core::SseReader::new();
     for chunk in sse.chunks(SSE_CHUNK) {
         reader.feed(chunk).expect("valid SSE");
-        while let Some(m) = reader.next_message() {
-            black_box(ag_ui_core::read::from_str::<Event>(&m).expect("valid"));
+        while let Some(m) = reader.next_data() {
+            black_box(ag_ui_core::read::from_str::<Event>(m).expect("valid"));
         }
     }
 }
@@ -141,7 +144,33 @@ fn pipeline_apply(lines: &[String], _: &[u8]) {
     black_box(thread);
 }
 
+/// The consumer as a client runs it: the events of each read into one reused vector.
 fn consume(_: &[String], sse: &[u8]) {
+    let mut consumer = StreamConsumer::new();
+    let mut events = Vec::new();
+    for chunk in sse.chunks(SSE_CHUNK) {
+        consumer
+            .feed_into(chunk, &mut events)
+            .expect("valid stream");
+        black_box(&events);
+        events.clear();
+    }
+    black_box(consumer.finish().expect("complete stream"));
+    black_box(consumer.into_thread());
+}
+
+/// The consumer reading only the thread: events moved into it, not returned.
+fn consume_to_thread(_: &[String], sse: &[u8]) {
+    let mut consumer = StreamConsumer::new();
+    for chunk in sse.chunks(SSE_CHUNK) {
+        black_box(consumer.feed_to_thread(chunk).expect("valid stream"));
+    }
+    black_box(consumer.finish().expect("complete stream"));
+    black_box(consumer.into_thread());
+}
+
+/// The consumer through `feed`, which returns a new vector per call.
+fn consume_feed(_: &[String], sse: &[u8]) {
     let mut consumer = StreamConsumer::new();
     for chunk in sse.chunks(SSE_CHUNK) {
         black_box(consumer.feed(chunk).expect("valid stream"));
@@ -152,13 +181,12 @@ fn consume(_: &[String], sse: &[u8]) {
 
 const CONTENDERS: &[(&str, Pass)] = &[
     ("decode (forgiving from_str)", decode),
-    ("SSE read + decode", sse_read_decode),
+    ("SSE read (next_data) + decode", sse_read_decode),
     ("pipeline (decode, expand, verify)", pipeline),
     ("pipeline + apply_owned", pipeline_apply),
-    (
-        "StreamConsumer (SSE, decode, expand, verify, apply)",
-        consume,
-    ),
+    ("StreamConsumer::feed_into (SSE to ThreadState)", consume),
+    ("StreamConsumer::feed", consume_feed),
+    ("StreamConsumer::feed_to_thread", consume_to_thread),
 ];
 
 fn median(mut xs: Vec<Duration>) -> Duration {
@@ -166,7 +194,7 @@ fn median(mut xs: Vec<Duration>) -> Duration {
     xs[xs.len() / 2]
 }
 
-fn summary(lines: &[String], sse: &[u8], rounds: usize) {
+fn summary(rounds: usize) {
     println!();
     println!(
         "== ThreadState apply cost ({rounds} interleaved rounds of {BATCH} applications, medians)"
@@ -215,14 +243,24 @@ fn summary(lines: &[String], sse: &[u8], rounds: usize) {
         find("state-delta-2-ops/100000-messages-10000-keys")
             / find("state-delta-2-ops/10-messages-10000-keys")
     );
+}
 
+/// Median and spread (lowest, highest) of `xs`.
+fn spread(xs: &[f64]) -> (f64, f64, f64) {
+    let mut v = xs.to_vec();
+    v.sort_by(f64::total_cmp);
+    (v[v.len() / 2], v[0], v[v.len() - 1])
+}
+
+/// The consumer contenders on one corpus, interleaved round by round.
+fn consumer_summary(name: &str, lines: &[String], sse: &[u8], rounds: usize) {
     println!();
     println!(
-        "== StreamConsumer vs decoding alone, streaming corpus ({} events, {:.2} MB; {rounds} interleaved rounds, medians)",
+        "== StreamConsumer vs decoding alone, {name} corpus ({} events, {:.2} MB; {rounds} interleaved rounds)",
         lines.len(),
         lines.iter().map(String::len).sum::<usize>() as f64 / 1e6
     );
-    let mut times: Vec<Vec<Duration>> = vec![Vec::new(); CONTENDERS.len()];
+    let mut times: Vec<Vec<f64>> = vec![Vec::new(); CONTENDERS.len()];
     for (_, pass) in CONTENDERS {
         pass(lines, sse); // warm-up
     }
@@ -230,34 +268,99 @@ fn summary(lines: &[String], sse: &[u8], rounds: usize) {
         for (i, (_, pass)) in CONTENDERS.iter().enumerate() {
             let t = Instant::now();
             pass(lines, sse);
-            times[i].push(t.elapsed());
+            times[i].push(t.elapsed().as_secs_f64() * 1e3);
         }
     }
-    let med: Vec<Duration> = times.into_iter().map(median).collect();
-    for ((name, _), t) in CONTENDERS.iter().zip(&med) {
-        println!("   {name:<54} {:>8.2} ms", t.as_secs_f64() * 1e3);
+    println!("   {:<48} {:>9} {:>19}", "", "median", "spread");
+    for ((name, _), t) in CONTENDERS.iter().zip(&times) {
+        let (m, lo, hi) = spread(t);
+        println!("   {name:<48} {m:>6.2} ms  ({lo:>6.2} – {hi:>6.2})");
     }
-    let ratio = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64();
+    let ratio = |a: usize, b: usize| {
+        let per_round: Vec<f64> = times[a].iter().zip(&times[b]).map(|(x, y)| x / y).collect();
+        let (m, lo, hi) = spread(&per_round);
+        format!("{m:.2}x  ({lo:.2} – {hi:.2})")
+    };
+    println!("   consumer (feed_into) vs decode:       {}", ratio(4, 0));
+    println!("   consumer (feed) vs decode:            {}", ratio(5, 0));
+    println!("   consumer (feed_to_thread) vs decode:  {}", ratio(6, 0));
+    println!("   consumer vs SSE read + decode:        {}", ratio(4, 1));
+    println!("   pipeline vs decode:                   {}", ratio(2, 0));
+    println!("   pipeline + apply_owned vs decode:     {}", ratio(3, 0));
+    println!("   SSE read + decode vs decode:          {}", ratio(1, 0));
+}
+
+/// A 1 MB `STATE_SNAPSHOT` decoded and applied to a thread holding the previous one: by
+/// borrow (the thread copies the state), moved in (`apply_owned`), and through the consumer
+/// (`feed_into`, which applies by borrow, and `feed_to_thread`, which moves), interleaved.
+fn snapshot_summary(rounds: usize) {
+    let line = corpus::state_snapshot(corpus::SEED, 1_000_000);
+    let sse = sse_of(std::slice::from_ref(&line));
+    let started = sse_of(&[r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#.to_owned()]);
+    type Case = fn(&str, &[u8], &[u8]) -> Duration;
+    fn decode_only(line: &str, _: &[u8], _: &[u8]) -> Duration {
+        let t = Instant::now();
+        black_box(ag_ui_core::read::from_str::<Event>(line).expect("valid"));
+        t.elapsed()
+    }
+    fn borrowed(line: &str, _: &[u8], _: &[u8]) -> Duration {
+        let mut thread = ThreadState::new();
+        thread.apply_owned(ag_ui_core::read::from_str::<Event>(line).expect("valid"));
+        let t = Instant::now();
+        let event = ag_ui_core::read::from_str::<Event>(line).expect("valid");
+        black_box(thread.apply(&event));
+        drop(black_box(event));
+        t.elapsed()
+    }
+    fn owned(line: &str, _: &[u8], _: &[u8]) -> Duration {
+        let mut thread = ThreadState::new();
+        thread.apply_owned(ag_ui_core::read::from_str::<Event>(line).expect("valid"));
+        let t = Instant::now();
+        let event = ag_ui_core::read::from_str::<Event>(line).expect("valid");
+        black_box(thread.apply_owned(event));
+        t.elapsed()
+    }
+    fn consumer_into(_: &str, sse: &[u8], started: &[u8]) -> Duration {
+        let mut consumer = StreamConsumer::new();
+        let mut events = Vec::new();
+        consumer.feed_into(started, &mut events).expect("valid");
+        consumer.feed_into(sse, &mut events).expect("valid");
+        events.clear();
+        let t = Instant::now();
+        consumer.feed_into(sse, &mut events).expect("valid");
+        events.clear();
+        t.elapsed()
+    }
+    fn consumer_to_thread(_: &str, sse: &[u8], started: &[u8]) -> Duration {
+        let mut consumer = StreamConsumer::new();
+        consumer.feed_to_thread(started).expect("valid");
+        consumer.feed_to_thread(sse).expect("valid");
+        let t = Instant::now();
+        black_box(consumer.feed_to_thread(sse).expect("valid"));
+        t.elapsed()
+    }
+    let cases: &[(&str, Case)] = &[
+        ("decode alone", decode_only),
+        ("decode + apply (by borrow)", borrowed),
+        ("decode + apply_owned", owned),
+        ("StreamConsumer::feed_into", consumer_into),
+        ("StreamConsumer::feed_to_thread", consumer_to_thread),
+    ];
+    println!();
     println!(
-        "   consumer vs decode:                {:.2}x",
-        ratio(med[4], med[0])
+        "== A {:.2} MB STATE_SNAPSHOT decoded and applied over the previous one ({rounds} interleaved rounds)",
+        line.len() as f64 / 1e6
     );
-    println!(
-        "   consumer vs SSE read + decode:     {:.2}x",
-        ratio(med[4], med[1])
-    );
-    println!(
-        "   pipeline vs decode:                {:.2}x",
-        ratio(med[2], med[0])
-    );
-    println!(
-        "   pipeline + apply_owned vs decode:  {:.2}x",
-        ratio(med[3], med[0])
-    );
-    println!(
-        "   SSE read + decode vs decode:       {:.2}x",
-        ratio(med[1], med[0])
-    );
+    let mut times: Vec<Vec<f64>> = vec![Vec::new(); cases.len()];
+    for _ in 0..rounds {
+        for (i, (_, case)) in cases.iter().enumerate() {
+            times[i].push(case(&line, &sse, &started).as_secs_f64() * 1e3);
+        }
+    }
+    for ((name, _), t) in cases.iter().zip(&times) {
+        let (m, lo, hi) = spread(t);
+        println!("   {name:<48} {m:>6.2} ms  ({lo:>6.2} – {hi:>6.2})");
+    }
 }
 
 fn criterion_benches(c: &mut Criterion, lines: &[String], sse: &[u8]) {
@@ -281,9 +384,18 @@ fn criterion_benches(c: &mut Criterion, lines: &[String], sse: &[u8]) {
 fn main() {
     let lines = corpus::streaming(corpus::SEED, STREAMING_EVENTS).lines;
     let sse = sse_of(&lines);
+    let tokens = corpus::token_heavy(corpus::SEED, STREAMING_EVENTS).lines;
+    let token_sse = sse_of(&tokens);
     let full = std::env::args().any(|a| a == "--bench");
     let mut c = Criterion::default().configure_from_args();
     criterion_benches(&mut c, &lines, &sse);
     c.final_summary();
-    summary(&lines, &sse, if full { ROUNDS } else { 1 });
+    let rounds = if full { ROUNDS } else { 1 };
+    // `-- summary-consumer` (a filter no Criterion case matches) skips the apply table.
+    if !std::env::args().any(|a| a == "summary-consumer") {
+        summary(rounds);
+    }
+    consumer_summary("streaming", &lines, &sse, rounds);
+    consumer_summary("token-heavy", &tokens, &token_sse, rounds);
+    snapshot_summary(rounds);
 }

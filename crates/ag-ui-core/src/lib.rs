@@ -5,6 +5,7 @@
 // in the first release; their paths stay as hidden re-exports.
 #[doc(hidden)]
 pub mod codec;
+pub(crate) mod hash;
 #[doc(hidden)]
 pub mod model;
 pub mod stream;

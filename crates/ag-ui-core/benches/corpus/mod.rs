@@ -16,6 +16,11 @@
 //!   other writes no timestamps and escapes every non-ASCII character as `\uXXXX` (as
 //!   Python's `json.dumps` does). One line in 64 has its `type` key last.
 //! * [`large_snapshots`]: runs dominated by `STATE_SNAPSHOT`s of 100–300 KB.
+//! * [`token_heavy`]: what a chat completion streams: runs of text messages and tool calls
+//!   with a small state snapshot and an occasional state delta, so that
+//!   `TEXT_MESSAGE_CONTENT` and `TOOL_CALL_ARGS` deltas are 85–90 % of the events and of the
+//!   bytes (the streaming corpus spends more of its bytes on snapshots, reasoning and rare
+//!   event types).
 #![allow(
     dead_code,
     reason = "shared by several targets, each of which uses a different part"
@@ -67,6 +72,28 @@ pub(crate) fn streaming(seed: u64, events: usize) -> Corpus {
         name: "streaming",
         lines,
     }
+}
+
+/// The token-heavy corpus: `events` events (a little more: the last run is completed).
+pub(crate) fn token_heavy(seed: u64, events: usize) -> Corpus {
+    let mut g = Gen::new(seed);
+    let mut lines = Vec::with_capacity(events + 512);
+    while lines.len() < events {
+        g.token_run(&mut lines);
+    }
+    Corpus {
+        name: "token-heavy",
+        lines,
+    }
+}
+
+/// One `STATE_SNAPSHOT` event line of about `bytes` bytes (documents, a numeric table and
+/// settings, as in the large-snapshot corpus).
+pub(crate) fn state_snapshot(seed: u64, bytes: usize) -> String {
+    let mut g = Gen::new(seed);
+    let state = g.rng.big_state(bytes);
+    ag_ui_core::write::to_string(&Event::from(StateSnapshotEvent::new(state)))
+        .expect("generated events encode")
 }
 
 /// The large-snapshot corpus: at least `snapshots` state snapshots of 100–300 KB, each in a
@@ -569,6 +596,38 @@ impl Gen {
             };
             self.push(fin);
         }
+        self.flush(out);
+    }
+
+    /// A run of the token-heavy corpus: 1–3 steps of a text message and 0–2 tool calls,
+    /// around a small state snapshot; deltas are most of its events.
+    fn token_run(&mut self, out: &mut Vec<String>) {
+        let thread = format!("thread_{}", self.rng.uuid());
+        let run = self.rng.uuid();
+        self.push(RunStartedEvent::new(thread.clone(), run.clone()));
+        let b = self.rng.range(300, 1500);
+        let snapshot = self.rng.object(0, b);
+        self.push(StateSnapshotEvent::new(snapshot));
+        for _ in 0..self.rng.range(1, 3) {
+            let step = self.rng.pick(STEPS).to_string();
+            self.push(StepStartedEvent::new(step.clone()));
+            self.text_message(None);
+            for _ in 0..self.rng.range(0, 2) {
+                self.tool_call(None);
+            }
+            if self.rng.chance(30) {
+                self.state_delta();
+            }
+            self.push(StepFinishedEvent::new(step));
+        }
+        let usage = TokenUsage::for_model("openai", "gpt-5")
+            .with_input_tokens(self.rng.range(100, 20_000) as u64)
+            .with_output_tokens(self.rng.range(10, 4000) as u64);
+        self.push(
+            RunFinishedEvent::new(thread, run)
+                .with_usage(vec![usage])
+                .with_outcome(RunFinishedOutcome::success()),
+        );
         self.flush(out);
     }
 

@@ -1,7 +1,9 @@
 //! Chunk expansion (spec §9.3): `TEXT_MESSAGE_CHUNK`, `TOOL_CALL_CHUNK` and
 //! `REASONING_MESSAGE_CHUNK` become the start / content / end events they abbreviate.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use crate::hash::HashMap;
 
 use crate::codec::shown::Shown;
 use crate::model::event::{

@@ -77,6 +77,9 @@ pub struct StreamConsumer {
     last_run_event: Option<EventType>,
     last_event: Option<EventType>,
     failed: Option<Failure>,
+    /// The events of one read on their way into the thread ([`StreamConsumer::feed_to_thread`]),
+    /// kept for its capacity.
+    scratch: Vec<Event>,
 }
 
 /// What the consumer failed with, to refuse later input with the same kind of error.
@@ -115,6 +118,7 @@ impl StreamConsumer {
             last_run_event: None,
             last_event: None,
             failed: None,
+            scratch: Vec::new(),
         }
     }
 
@@ -142,15 +146,80 @@ impl StreamConsumer {
     /// event. The events of the same call before the refused one are applied (read them
     /// from [`StreamConsumer::thread`]); they are not returned.
     pub fn feed(&mut self, bytes: &[u8]) -> Result<Vec<Event>, ConsumeError> {
+        let mut out = Vec::new();
+        self.feed_into(bytes, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`StreamConsumer::feed`], appending the events delivered to `out` (a buffer the
+    /// caller reuses from call to call, so that feeding costs no vector of its own). The
+    /// SSE messages are decoded from the reader's buffer, without a copy of their own.
+    ///
+    /// # Errors
+    /// As [`StreamConsumer::feed`]; the events of the same call before the refused one
+    /// are applied and left in `out`.
+    ///
+    /// ```
+    /// let mut consumer = ag_ui_core::StreamConsumer::new();
+    /// let mut events = Vec::new();
+    /// consumer.feed_into(b"data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n", &mut events)?;
+    /// assert_eq!(events.len(), 1);
+    /// events.clear(); // keeps its capacity for the next call
+    /// # Ok::<(), ag_ui_core::ConsumeError>(())
+    /// ```
+    pub fn feed_into(&mut self, bytes: &[u8], out: &mut Vec<Event>) -> Result<(), ConsumeError> {
+        self.feed_with(bytes, out, true)
+    }
+
+    /// SSE bytes, in any chunking, applied to the thread and not returned: each event is
+    /// moved into the thread rather than copied (the cheapest way from bytes to a
+    /// [`ThreadState`], for a caller that reads only the thread). Returns how many events
+    /// the call delivered.
+    ///
+    /// # Errors
+    /// As [`StreamConsumer::feed`]; the events of the same call before the refused one are
+    /// applied.
+    ///
+    /// ```
+    /// let mut consumer = ag_ui_core::StreamConsumer::new();
+    /// let sse = b"data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n\
+    ///             data: {\"type\":\"TEXT_MESSAGE_CHUNK\",\"messageId\":\"m\",\"delta\":\"Hi\"}\n\n";
+    /// assert_eq!(consumer.feed_to_thread(sse)?, 3); // RUN_STARTED, START, CONTENT
+    /// assert_eq!(consumer.thread().messages().len(), 1);
+    /// # Ok::<(), ag_ui_core::ConsumeError>(())
+    /// ```
+    pub fn feed_to_thread(&mut self, bytes: &[u8]) -> Result<usize, ConsumeError> {
+        let before = self.delivered;
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let result = self.feed_with(bytes, &mut scratch, false);
+        self.scratch = scratch;
+        result.map(|()| self.delivered - before)
+    }
+
+    /// Reads the SSE messages of `bytes` into `out`; with `keep` false each event is moved
+    /// into the thread and `out` is left empty.
+    fn feed_with(
+        &mut self,
+        bytes: &[u8],
+        out: &mut Vec<Event>,
+        keep: bool,
+    ) -> Result<(), ConsumeError> {
         self.check_failed()?;
         if let Err(e) = self.sse.feed(bytes) {
             return Err(self.fail_sse(e));
         }
-        let mut out = Vec::new();
-        while let Some(text) = self.sse.next_message() {
-            self.text(&text, &mut out)?;
+        // The reader lends each message from its buffer while the rest of the consumer
+        // works on it: take it out for the loop (an empty reader allocates nothing).
+        let mut sse = std::mem::replace(&mut self.sse, SseReader::with_max_frame_bytes(0));
+        let mut result = Ok(());
+        while let Some(text) = sse.next_data() {
+            result = self.text(text, out, keep);
+            if result.is_err() {
+                break;
+            }
         }
-        Ok(out)
+        self.sse = sse;
+        result
     }
 
     /// One event's JSON text (no SSE framing). Returns the events it delivers, applied.
@@ -160,7 +229,7 @@ impl StreamConsumer {
     pub fn push_text(&mut self, json: &str) -> Result<Vec<Event>, ConsumeError> {
         self.check_failed()?;
         let mut out = Vec::new();
-        self.text(json, &mut out)?;
+        self.text(json, &mut out, true)?;
         Ok(out)
     }
 
@@ -175,7 +244,7 @@ impl StreamConsumer {
         self.check_failed()?;
         let mut out = Vec::new();
         match self.sse.finish() {
-            Ok(Some(text)) => self.text(&text, &mut out)?,
+            Ok(Some(text)) => self.text(&text, &mut out, true)?,
             Ok(None) => {}
             Err(e) => return Err(self.fail_sse(e)),
         }
@@ -234,14 +303,25 @@ impl StreamConsumer {
         self.delivered
     }
 
-    fn text(&mut self, json: &str, out: &mut Vec<Event>) -> Result<(), ConsumeError> {
+    /// Decodes and applies one event's text; the events it delivers stay in `out` when
+    /// `keep`, else they are moved into the thread.
+    fn text(&mut self, json: &str, out: &mut Vec<Event>, keep: bool) -> Result<(), ConsumeError> {
         let index = self.pipeline.events_seen();
         let start = out.len();
         match self.pipeline.push_text_into(json, out) {
             Ok((warnings, omitted)) => {
                 self.warnings.extend(warnings);
                 self.omitted_warnings += omitted;
-                self.apply_from(index, &out[start..]);
+                if keep {
+                    self.apply_from(index, &out[start..]);
+                } else {
+                    for event in out.drain(start..) {
+                        let t = self.note(event.event_type());
+                        let applied = self.thread.apply_owned(event);
+                        self.warnings
+                            .extend(applied.into_iter().map(|w| w.at_event(index, Some(t))));
+                    }
+                }
                 Ok(())
             }
             Err(e) => {
@@ -260,19 +340,24 @@ impl StreamConsumer {
     /// Applies `events`, the events delivered for the input event `index`, in order.
     fn apply_from(&mut self, index: usize, events: &[Event]) {
         for event in events {
-            let t = event.event_type();
-            if matches!(
-                t,
-                EventType::RunStarted | EventType::RunFinished | EventType::RunError
-            ) {
-                self.last_run_event = Some(t);
-            }
-            self.last_event = Some(t);
+            let t = self.note(event.event_type());
             let applied = self.thread.apply(event);
             self.warnings
                 .extend(applied.into_iter().map(|w| w.at_event(index, Some(t))));
-            self.delivered += 1;
         }
+    }
+
+    /// Counts a delivered event of type `t` (about to be applied); returns `t`.
+    fn note(&mut self, t: EventType) -> EventType {
+        if matches!(
+            t,
+            EventType::RunStarted | EventType::RunFinished | EventType::RunError
+        ) {
+            self.last_run_event = Some(t);
+        }
+        self.last_event = Some(t);
+        self.delivered += 1;
+        t
     }
 
     fn check_failed(&self) -> Result<(), ConsumeError> {

@@ -22,7 +22,7 @@ pub struct EventDecoder {
     message_id: Option<String>,
     mint: Box<dyn FnMut() -> String + Send>,
     /// Fields whose `null` was already reported in the current run.
-    nulls_reported: std::collections::HashSet<String>,
+    nulls_reported: crate::hash::HashSet<String>,
 }
 
 impl std::fmt::Debug for EventDecoder {
@@ -50,7 +50,7 @@ impl EventDecoder {
             reasoning_id: None,
             message_id: None,
             mint: Box::new(default_id),
-            nulls_reported: std::collections::HashSet::new(),
+            nulls_reported: crate::hash::HashSet::default(),
         }
     }
 

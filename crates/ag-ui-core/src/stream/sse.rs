@@ -64,17 +64,23 @@ pub fn write_sse_frame<W: Write, T: Serialize + ?Sized>(mut w: W, value: &T) -> 
 pub struct SseReader {
     buf: Vec<u8>,
     scanned: usize,
+    /// The data of the complete messages not yet handed out, back to back, then that of the
+    /// message being read (from `open`): one buffer reused for the whole stream, so that a
+    /// message costs no allocation of its own.
     data: String,
+    /// Where the data of the message being read starts in `data`.
+    open: usize,
     has_data: bool,
     /// Stream offset of `buf[0]`.
     consumed: u64,
     max_frame: usize,
-    /// Complete messages, each with the last event ID in force when it was dispatched.
-    ready: std::collections::VecDeque<(String, Option<String>)>,
-    /// The last event ID buffer (set by `id` fields).
-    last_id: Option<String>,
+    /// Complete messages: the range of their data in `data`, and the last event ID in
+    /// force when they were dispatched.
+    ready: std::collections::VecDeque<Ready>,
+    /// The last event ID buffer (set by `id` fields), shared with the messages it applies to.
+    last_id: Option<std::sync::Arc<str>>,
     /// The last event ID of the message last handed out.
-    current_id: Option<String>,
+    current_id: Option<std::sync::Arc<str>>,
     failed: bool,
     /// The last line ended in a CR at the end of a chunk: an LF opening the next chunk is
     /// the rest of that CRLF, not a blank line.
@@ -87,6 +93,14 @@ pub struct SseReader {
     message_bytes: usize,
     /// Whether the last complete line was blank (or there was none yet).
     after_blank: bool,
+}
+
+/// A complete message waiting in [`SseReader`]'s buffer.
+#[derive(Debug)]
+struct Ready {
+    start: usize,
+    end: usize,
+    id: Option<std::sync::Arc<str>>,
 }
 
 impl Default for SseReader {
@@ -115,6 +129,7 @@ impl SseReader {
             buf: Vec::new(),
             scanned: 0,
             data: String::new(),
+            open: 0,
             has_data: false,
             consumed: 0,
             max_frame: max,
@@ -140,6 +155,7 @@ impl SseReader {
         if self.failed {
             return Err(self.sse_error(self.consumed, "the reader already failed"));
         }
+        self.reclaim();
         self.buf.extend_from_slice(bytes);
         if !self.started {
             let n = self.buf.len().min(BOM.len());
@@ -162,11 +178,41 @@ impl SseReader {
         r
     }
 
-    /// The next complete message's data, if any.
+    /// The next complete message's data, if any, as an owned `String` (one allocation per
+    /// message; [`SseReader::next_data`] lends it instead).
     pub fn next_message(&mut self) -> Option<String> {
-        let (data, id) = self.ready.pop_front()?;
+        self.next_data().map(str::to_owned)
+    }
+
+    /// The next complete message's data, if any, borrowed from the reader's buffer: no
+    /// allocation per message. The buffer is reused once every message fed so far has
+    /// been taken out.
+    ///
+    /// ```
+    /// let mut reader = ag_ui_core::SseReader::new();
+    /// reader.feed(b"data: a\n\ndata: b\ndata: c\n\n")?;
+    /// assert_eq!(reader.next_data(), Some("a"));
+    /// assert_eq!(reader.next_data(), Some("b\nc"));
+    /// assert_eq!(reader.next_data(), None);
+    /// # Ok::<(), ag_ui_core::Error>(())
+    /// ```
+    pub fn next_data(&mut self) -> Option<&str> {
+        self.next_data_with_id().map(|(data, _)| data)
+    }
+
+    /// [`SseReader::next_data`] with the last event ID in force for that message (what
+    /// [`SseReader::last_event_id`] reports after it), both borrowed from the reader.
+    ///
+    /// ```
+    /// let mut reader = ag_ui_core::SseReader::new();
+    /// reader.feed(b"id: 7\ndata: a\n\n")?;
+    /// assert_eq!(reader.next_data_with_id(), Some(("a", Some("7"))));
+    /// # Ok::<(), ag_ui_core::Error>(())
+    /// ```
+    pub fn next_data_with_id(&mut self) -> Option<(&str, Option<&str>)> {
+        let Ready { start, end, id } = self.ready.pop_front()?;
         self.current_id = id;
-        Some(data)
+        Some((&self.data[start..end], self.current_id.as_deref()))
     }
 
     /// The last event ID (the SSE `id` field) in force for the message last returned by
@@ -198,6 +244,7 @@ impl SseReader {
         if self.failed {
             return Err(self.sse_error(self.consumed, "the reader already failed"));
         }
+        self.reclaim();
         // The first bytes of a byte order mark and nothing else: they are a line.
         self.started = true;
         let r = self.process(true).and_then(|()| {
@@ -214,6 +261,26 @@ impl SseReader {
         r?;
         self.dispatch();
         Ok(self.next_message())
+    }
+
+    /// Drops the data of the messages already handed out, keeping those still waiting and
+    /// the message being read (moved to the front of the buffer).
+    fn reclaim(&mut self) {
+        let keep = self.ready.front().map_or(self.open, |r| r.start);
+        if keep == self.data.len() {
+            self.data.clear();
+        } else if keep > 0 && keep >= self.data.len() / 2 {
+            // Only when the prefix handed out is at least half the buffer: a caller that
+            // leaves messages waiting costs linear time, not quadratic.
+            self.data.drain(..keep);
+        } else {
+            return;
+        }
+        self.open -= keep;
+        for r in &mut self.ready {
+            r.start -= keep;
+            r.end -= keep;
+        }
     }
 
     fn sse_error(&self, offset: u64, message: impl Into<String>) -> Error {
@@ -329,7 +396,7 @@ impl SseReader {
         };
         if field == b"id" {
             if !value.contains(&0) {
-                self.last_id = Some(String::from_utf8_lossy(value).into_owned());
+                self.last_id = Some(String::from_utf8_lossy(value).into());
             }
             return Ok(());
         }
@@ -355,8 +422,12 @@ impl SseReader {
 
     fn dispatch(&mut self) {
         if self.has_data {
-            self.ready
-                .push_back((std::mem::take(&mut self.data), self.last_id.clone()));
+            self.ready.push_back(Ready {
+                start: self.open,
+                end: self.data.len(),
+                id: self.last_id.clone(),
+            });
+            self.open = self.data.len();
             self.has_data = false;
         }
     }

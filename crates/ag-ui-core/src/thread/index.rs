@@ -1,7 +1,7 @@
 //! The index that makes applying an event O(size of the event): message id → position in
 //! the transcript, tool call id → (owning message id, position in its `toolCalls`).
 
-use std::collections::HashMap;
+use crate::hash::HashMap;
 
 use crate::model::message::Message;
 
@@ -20,8 +20,8 @@ impl Index {
     /// Indexes a whole transcript (O(messages + calls)).
     pub(super) fn build(messages: &[Message]) -> Self {
         let mut index = Index {
-            messages: HashMap::with_capacity(messages.len()),
-            calls: HashMap::new(),
+            messages: crate::hash::map_with_capacity(messages.len()),
+            calls: HashMap::default(),
         };
         for (pos, m) in messages.iter().enumerate() {
             index.add_message(m, pos);

@@ -1,7 +1,5 @@
 //! Text, reasoning and activity messages, encrypted values and `MESSAGES_SNAPSHOT`.
 
-use std::collections::HashMap;
-
 use serde_json::Value;
 
 use super::{
@@ -322,7 +320,8 @@ impl ThreadState {
     pub(super) fn messages_snapshot(&mut self, snapshot: Vec<Message>) {
         let has = |role: Role| snapshot.iter().any(|m| m.role() == role);
         let (keep_activity, keep_reasoning) = (!has(Role::Activity), !has(Role::Reasoning));
-        let mut by_id: HashMap<String, usize> = HashMap::with_capacity(snapshot.len());
+        let mut by_id: crate::hash::HashMap<String, usize> =
+            crate::hash::map_with_capacity(snapshot.len());
         for (i, m) in snapshot.iter().enumerate() {
             by_id.entry(m.id().as_str().to_owned()).or_insert(i);
         }

@@ -120,3 +120,42 @@ fn streaming_corpus_is_a_valid_stream_for_the_consumer() {
     assert!(consumer.events_delivered() >= c.lines.len());
     assert!(!consumer.thread().messages().is_empty());
 }
+
+/// The token-heavy corpus is exact, about 85 % text and tool-argument deltas, and a valid
+/// stream for the consumer (read from the reader's buffer, into one reused vector).
+#[test]
+fn token_heavy_corpus_is_mostly_deltas_and_a_valid_stream() {
+    let c = corpus::token_heavy(corpus::SEED, 5_000);
+    let seen = check_exact(&c);
+    let deltas = seen.get(&EventType::TextMessageContent).unwrap_or(&0)
+        + seen.get(&EventType::ToolCallArgs).unwrap_or(&0);
+    let share = deltas as f64 / c.lines.len() as f64;
+    assert!((0.80..=0.92).contains(&share), "deltas are {share:.3}");
+    let mut sse = Vec::new();
+    for line in &c.lines {
+        sse.extend_from_slice(b"data: ");
+        sse.extend_from_slice(line.as_bytes());
+        sse.extend_from_slice(b"\n\n");
+    }
+    let mut consumer = ag_ui_core::StreamConsumer::new();
+    let mut events = Vec::new();
+    let mut delivered = 0;
+    for chunk in sse.chunks(4096) {
+        consumer.feed_into(chunk, &mut events).unwrap();
+        delivered += events.len();
+        events.clear();
+    }
+    delivered += consumer.finish().unwrap().len();
+    assert_eq!(delivered, consumer.events_delivered());
+    assert_eq!(delivered, c.lines.len());
+    let warnings: Vec<_> = consumer
+        .take_warnings()
+        .into_iter()
+        .filter(|w| w.kind != ag_ui_core::WarningKind::PatchFailed)
+        .collect();
+    assert!(
+        warnings.is_empty(),
+        "{:?}",
+        &warnings[..warnings.len().min(5)]
+    );
+}

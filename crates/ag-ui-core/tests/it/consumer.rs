@@ -257,3 +257,41 @@ fn warnings_left_out_by_the_reader_are_counted() {
     assert_eq!(consumer.take_warnings().len(), 100);
     assert_eq!(consumer.omitted_warnings(), 51);
 }
+
+/// `feed_into` (one reused vector) and `feed_to_thread` (events moved into the thread)
+/// deliver what `feed` does and leave the same thread, in any chunking.
+#[test]
+fn feed_into_and_feed_to_thread_agree_with_feed() {
+    let bytes = sse(&run_events());
+    for size in [1, 3, 16, bytes.len()] {
+        let mut a = StreamConsumer::new();
+        let mut b = StreamConsumer::new();
+        let mut c = StreamConsumer::new();
+        let (mut from_feed, mut from_into, mut events) = (Vec::new(), Vec::new(), Vec::new());
+        let mut counted = 0;
+        for chunk in bytes.chunks(size) {
+            from_feed.extend(a.feed(chunk).unwrap());
+            b.feed_into(chunk, &mut events).unwrap();
+            from_into.append(&mut events);
+            counted += c.feed_to_thread(chunk).unwrap();
+        }
+        from_feed.extend(a.finish().unwrap());
+        from_into.extend(b.finish().unwrap());
+        counted += c.finish().unwrap().len();
+        let json = |events: &[ag_ui_core::Event]| serde_json::to_value(events).unwrap();
+        assert_eq!(json(&from_feed), json(&from_into), "chunks of {size}");
+        assert_eq!(counted, from_feed.len());
+        assert_eq!(c.events_delivered(), from_feed.len());
+        for consumer in [&b, &c] {
+            assert_eq!(
+                serde_json::to_value(consumer.thread().messages()).unwrap(),
+                serde_json::to_value(a.thread().messages()).unwrap()
+            );
+            assert_eq!(consumer.thread().state(), a.thread().state());
+        }
+        assert_eq!(
+            serde_json::to_value(a.thread().messages()).unwrap(),
+            expected_messages()
+        );
+    }
+}

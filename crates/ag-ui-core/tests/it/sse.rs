@@ -107,3 +107,55 @@ fn spec_stream_reads_back_event_by_event() {
     let again: String = events.iter().map(|e| to_sse_frame(e).unwrap()).collect();
     assert_eq!(again, frames);
 }
+
+/// `next_data` lends the same messages `next_message` returns, with the same event IDs,
+/// whether the caller drains the reader after every read or leaves messages waiting across
+/// reads (their data is kept while the buffer is reused).
+#[test]
+fn lending_reader_agrees_with_the_owned_one_however_messages_are_taken() {
+    let mut stream = Vec::new();
+    for i in 0..300 {
+        if i % 7 == 0 {
+            stream.extend_from_slice(format!("id: {i}\n").as_bytes());
+        }
+        stream.extend_from_slice(format!("data: {{\"n\":{i}}}\ndata: é{i}\n\n").as_bytes());
+    }
+    stream.extend_from_slice(b"data: last");
+    let owned: Vec<(String, Option<String>)> = {
+        let mut r = SseReader::new();
+        r.feed(&stream).unwrap();
+        let mut out = Vec::new();
+        while let Some(m) = r.next_message() {
+            out.push((m, r.last_event_id().map(str::to_owned)));
+        }
+        let last = r.finish().unwrap().unwrap();
+        out.push((last, r.last_event_id().map(str::to_owned)));
+        out
+    };
+    assert_eq!(owned.len(), 301);
+    // Take at most `take` messages after each read of `chunk` bytes.
+    for (chunk, take) in [(1, 1), (7, 1), (64, 2), (64, usize::MAX), (4096, 3)] {
+        let mut r = SseReader::new();
+        let mut lent = Vec::new();
+        for c in stream.chunks(chunk) {
+            r.feed(c).unwrap();
+            for _ in 0..take {
+                let Some(m) = r.next_data() else { break };
+                let m = m.to_owned();
+                lent.push((m, r.last_event_id().map(str::to_owned)));
+            }
+        }
+        while let Some(m) = r.next_data() {
+            let m = m.to_owned();
+            lent.push((m, r.last_event_id().map(str::to_owned)));
+        }
+        if let Some(m) = r.finish().unwrap() {
+            lent.push((m, r.last_event_id().map(str::to_owned)));
+        }
+        while let Some(m) = r.next_data() {
+            let m = m.to_owned();
+            lent.push((m, r.last_event_id().map(str::to_owned)));
+        }
+        assert_eq!(lent, owned, "chunks of {chunk}, {take} taken per read");
+    }
+}

@@ -1,6 +1,8 @@
 //! The lifecycle state machine of spec §9.1.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::hash::{HashMap, HashSet};
 
 use crate::codec::shown::{Shown, listed};
 use crate::model::event::{Event, EventType, ReasoningEncryptedValueSubtype};

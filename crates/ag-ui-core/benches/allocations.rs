@@ -1,0 +1,126 @@
+//! Allocations the consumer makes per delivered event.
+//!
+//! A counting global allocator (`stats_alloc`, this binary only) counts every allocation and reallocation
+//! while a `StreamConsumer` reads SSE bytes into one reused event vector, the way a client
+//! runs it. Two measures:
+//!
+//! * per delivered event, over the whole streaming and token-heavy corpora of
+//!   `corpus/mod.rs` (16 KiB reads);
+//! * per token event: a run is opened, then the allocations made while 10,000 deltas of one
+//!   kind are fed (`TEXT_MESSAGE_CONTENT`, `TOOL_CALL_ARGS`, and `TEXT_MESSAGE_CHUNK`
+//!   continuing an open message) are divided by the events delivered for them.
+//!
+//! `cargo bench -p ag-ui-core --bench allocations` prints the table. Counts, not times: the
+//! figures are the same on every run of the same code.
+
+mod corpus;
+
+use std::alloc::System;
+
+use ag_ui_core::{Event, StreamConsumer};
+use stats_alloc::{INSTRUMENTED_SYSTEM, StatsAlloc};
+
+#[global_allocator]
+static ALLOCATOR: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
+
+/// Allocations and reallocations so far.
+fn allocations() -> usize {
+    let stats = ALLOCATOR.stats();
+    stats.allocations + stats.reallocations
+}
+
+const SSE_CHUNK: usize = 16 * 1024;
+const TOKENS: usize = 10_000;
+
+fn sse_of<'a>(lines: impl IntoIterator<Item = &'a str>) -> Vec<u8> {
+    let mut sse = Vec::new();
+    for line in lines {
+        sse.extend_from_slice(b"data: ");
+        sse.extend_from_slice(line.as_bytes());
+        sse.extend_from_slice(b"\n\n");
+    }
+    sse
+}
+
+/// Feeds `sse` in 16 KiB reads into one reused vector; returns (allocations, events).
+fn feed(consumer: &mut StreamConsumer, sse: &[u8], events: &mut Vec<Event>) -> (usize, usize) {
+    let before = allocations();
+    let mut delivered = 0;
+    for chunk in sse.chunks(SSE_CHUNK) {
+        consumer.feed_into(chunk, events).expect("valid stream");
+        delivered += events.len();
+        events.clear();
+    }
+    (allocations() - before, delivered)
+}
+
+fn corpus_row(corpus: &corpus::Corpus) {
+    let sse = sse_of(corpus.lines.iter().map(String::as_str));
+    let mut consumer = StreamConsumer::new();
+    let mut events = Vec::new();
+    let (n, delivered) = feed(&mut consumer, &sse, &mut events);
+    println!(
+        "   {:<44} {:>9} allocations, {:>7} events: {:>5.2} per event",
+        format!(
+            "{} corpus ({} input events)",
+            corpus.name,
+            corpus.lines.len()
+        ),
+        n,
+        delivered,
+        n as f64 / delivered as f64
+    );
+}
+
+fn token_row(name: &str, open: &[&str], delta: &str) {
+    let mut consumer = StreamConsumer::new();
+    let mut events = Vec::new();
+    let start = sse_of(
+        std::iter::once(r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#)
+            .chain(open.iter().copied()),
+    );
+    feed(&mut consumer, &start, &mut events);
+    // Warm up: buffers reach their working size before counting.
+    let warm = sse_of(std::iter::repeat_n(delta, 1_000));
+    feed(&mut consumer, &warm, &mut events);
+    let sse = sse_of(std::iter::repeat_n(delta, TOKENS));
+    let (n, delivered) = feed(&mut consumer, &sse, &mut events);
+    println!(
+        "   {name:<44} {n:>9} allocations, {delivered:>7} events: {:>5.2} per event",
+        n as f64 / delivered as f64
+    );
+}
+
+fn main() {
+    println!();
+    println!("== Allocations per delivered event, StreamConsumer::feed_into, 16 KiB reads");
+    corpus_row(&corpus::streaming(corpus::SEED, 20_000));
+    corpus_row(&corpus::token_heavy(corpus::SEED, 20_000));
+    token_row(
+        "TEXT_MESSAGE_CONTENT \"tok \"",
+        &[
+            r#"{"type":"TEXT_MESSAGE_START","messageId":"msg_7QvXkP2mRt9LbN4wYz8cHs1d","role":"assistant"}"#,
+        ],
+        r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"msg_7QvXkP2mRt9LbN4wYz8cHs1d","delta":"tok "}"#,
+    );
+    token_row(
+        "TOOL_CALL_ARGS \"{\\\"q\\\":\"",
+        &[
+            r#"{"type":"TEXT_MESSAGE_START","messageId":"msg_1","role":"assistant"}"#,
+            r#"{"type":"TOOL_CALL_START","toolCallId":"call_Hk3mPq9ZtR2wXb7LcN5vYs8a","toolCallName":"search","parentMessageId":"msg_1"}"#,
+        ],
+        r#"{"type":"TOOL_CALL_ARGS","toolCallId":"call_Hk3mPq9ZtR2wXb7LcN5vYs8a","delta":"{\"q\":"}"#,
+    );
+    token_row(
+        "TEXT_MESSAGE_CHUNK continuing",
+        &[
+            r#"{"type":"TEXT_MESSAGE_CHUNK","messageId":"msg_7QvXkP2mRt9LbN4wYz8cHs1d","delta":"a"}"#,
+        ],
+        r#"{"type":"TEXT_MESSAGE_CHUNK","delta":"tok "}"#,
+    );
+    token_row(
+        "TEXT_MESSAGE_CONTENT, 1 ms timestamps",
+        &[r#"{"type":"TEXT_MESSAGE_START","messageId":"m","role":"assistant"}"#],
+        r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"tok ","timestamp":1767225600000}"#,
+    );
+}
