@@ -15,91 +15,9 @@
 //! event dropped or changed. Event indices in warnings and errors count the events as the
 //! agent sent them, dropped ones included.
 
-use std::fmt;
-use std::str::FromStr;
+use ag_ui_core::{Content, Message, ProtocolVersion, RunAgentInput};
 
-use ag_ui_core::{Content, Message, RunAgentInput};
-
-use crate::error::ClientError;
 use crate::warning::{RunWarning, WarningSource};
-
-/// A protocol or package version as peers declare it: `MAJOR.MINOR` (the 1.0 grammar of
-/// `protocolVersion`) or `MAJOR.MINOR.PATCH` (the 0.x package versions older agents report).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[non_exhaustive]
-pub struct ProtocolVersion {
-    /// Major component.
-    pub major: u32,
-    /// Minor component.
-    pub minor: u32,
-    /// Patch component (0 when not given).
-    pub patch: u32,
-}
-
-impl ProtocolVersion {
-    /// AG-UI 1.0, the version this client speaks.
-    pub const V1_0: ProtocolVersion = ProtocolVersion::new(1, 0, 0);
-    /// The last version before content parts (user message `content` is text only).
-    pub const BEFORE_CONTENT_PARTS: ProtocolVersion = ProtocolVersion::new(0, 0, 39);
-    /// The last version before subagents (`SUBAGENT_*`, `subagentRunId`).
-    pub const BEFORE_SUBAGENTS: ProtocolVersion = ProtocolVersion::new(0, 0, 57);
-
-    /// A version from its components.
-    #[must_use]
-    pub const fn new(major: u32, minor: u32, patch: u32) -> Self {
-        ProtocolVersion {
-            major,
-            minor,
-            patch,
-        }
-    }
-
-    /// Parses `MAJOR.MINOR` or `MAJOR.MINOR.PATCH` (decimal components, nothing else).
-    #[must_use]
-    pub fn parse(s: &str) -> Option<Self> {
-        let mut parts = s.split('.');
-        let num = |p: Option<&str>| -> Option<u32> {
-            let p = p?;
-            if p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()) {
-                return None;
-            }
-            p.parse().ok()
-        };
-        let major = num(parts.next())?;
-        let minor = num(parts.next())?;
-        let patch = match parts.next() {
-            None => 0,
-            p => num(p)?,
-        };
-        if parts.next().is_some() {
-            return None;
-        }
-        Some(ProtocolVersion::new(major, minor, patch))
-    }
-}
-
-impl FromStr for ProtocolVersion {
-    type Err = ClientError;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        ProtocolVersion::parse(s).ok_or_else(|| ClientError::Config {
-            message: format!(
-                "protocol version {s:?} is not MAJOR.MINOR or MAJOR.MINOR.PATCH (e.g. \"1.0\", \
-                 \"0.0.45\")"
-            ),
-        })
-    }
-}
-
-impl fmt::Display for ProtocolVersion {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.patch == 0 {
-            write!(f, "{}.{}", self.major, self.minor)
-        } else {
-            write!(f, "{}.{}.{}", self.major, self.minor, self.patch)
-        }
-    }
-}
 
 /// What the client changes for a peer with a given ceiling.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

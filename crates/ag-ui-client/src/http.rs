@@ -13,13 +13,13 @@ use bytes::Bytes;
 use futures_core::Stream;
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 
-use crate::compat::ProtocolVersion;
 use crate::end::{Reconnecting, RunEnd, RunItem};
 use crate::error::{ClientError, DEFAULT_MAX_ERROR_BODY_BYTES, TimeoutPhase, media_type};
 use crate::request::{self, RunOptions};
 use crate::resume::{self, Resume, RunStopper};
 use crate::stream::{AbortHandle, RunCore};
 use crate::warning::RunWarning;
+use ag_ui_core::ProtocolVersion;
 
 /// Builds an [`HttpAgent`].
 #[derive(Debug, Clone)]

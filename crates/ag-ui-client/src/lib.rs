@@ -18,7 +18,8 @@ mod stream;
 mod warning;
 
 pub use ag_ui_core::BoxError;
-pub use compat::ProtocolVersion;
+/// The protocol version type of `ag-ui-core`, re-exported (one type across the workspace).
+pub use ag_ui_core::ProtocolVersion;
 pub use end::{Reconnecting, RunEnd, RunItem, RunOutcome};
 pub use error::{ClientError, ClientErrorKind, TimeoutPhase};
 pub use warning::{RunWarning, WarningSource};

@@ -6,9 +6,10 @@ use ag_ui_core::{
 };
 use serde_json::Value;
 
-use crate::compat::{Compat, ProtocolVersion};
+use crate::compat::Compat;
 use crate::error::ClientError;
 use crate::warning::{RunWarning, WarningSource};
+use ag_ui_core::ProtocolVersion;
 
 /// What a run sends besides the thread's messages and state: tools, context, forwarded
 /// props, ids and resume answers. Everything is optional; the defaults are what the
@@ -150,18 +151,28 @@ pub fn normalize_input(
     (input, warnings)
 }
 
-/// Reads a `RunAgentInput` from JSON as the 1.0 receiver does: unknown fields stripped,
-/// optional `null`s read as absent and 0.x `binary` content parts upgraded to media parts,
-/// each reported as a warning.
+/// Reads a `RunAgentInput` from JSON as the receiver of the newest version does: unknown
+/// fields stripped, optional `null`s read as absent and 0.x `binary` content parts upgraded
+/// to media parts, each reported as a warning. The upgrade of a `binary` part is reported
+/// only for an input that declares no `protocolVersion` or one older than 1.0: the notice
+/// is for a 0.x caller, and the translation itself loses nothing, so an input of a current
+/// caller is upgraded quietly.
 ///
 /// # Errors
 /// [`ClientError::InvalidRequest`] naming the JSON Pointer of what is malformed.
 pub fn read_input(json: &str) -> Result<(RunAgentInput, Vec<RunWarning>), ClientError> {
     let decoded = ag_ui_core::read::decode::<RunAgentInput>(json, ReadMode::Forgiving)
         .map_err(|e| ClientError::invalid_request(format!("the RunAgentInput is invalid: {e}")))?;
+    let current = decoded
+        .value
+        .protocol_version
+        .as_deref()
+        .and_then(ProtocolVersion::parse)
+        .is_some_and(|v| v >= ProtocolVersion::V1_0);
     let warnings = decoded
         .warnings
         .into_iter()
+        .filter(|w| !(current && w.kind == ag_ui_core::WarningKind::LegacyBinaryPart))
         .map(|w| RunWarning {
             source: WarningSource::Request,
             event_index: None,
