@@ -26,7 +26,8 @@ pub fn fixtures_dir() -> PathBuf {
 /// any other name is a 1.0 case.
 #[must_use]
 pub fn protocol_of(name: &str) -> ProtocolVersion {
-    name.strip_prefix('v')
+    let file = name.rsplit('/').next().unwrap_or(name);
+    file.strip_prefix('v')
         .and_then(|rest| rest.split_once('-'))
         .and_then(|(version, _)| ProtocolVersion::parse(version))
         .unwrap_or(ProtocolVersion::V1_0)
