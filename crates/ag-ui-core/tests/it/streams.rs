@@ -405,7 +405,7 @@ fn rule_ids_round_trip() {
         assert_eq!(Rule::from_id(rule.as_str()), Some(rule));
         assert_eq!(rule.to_string(), rule.as_str());
     }
-    assert_eq!(Rule::from_id("L6"), None);
+    assert_eq!(Rule::from_id("L8"), None);
 }
 
 fn start() -> Event {
