@@ -95,6 +95,30 @@ impl ProtocolVersion {
         self.min(other)
     }
 
+    /// The version a producer of this crate answers a run input with, given the input's
+    /// `protocolVersion`: the highest version both sides speak. An input without one comes
+    /// from a caller older than 1.0, served 1.0 as before; a declaration that is not
+    /// `MAJOR.MINOR` is read as a newer version (it cannot be older than the field), so it
+    /// is answered with [`LATEST`](Self::LATEST).
+    ///
+    /// ```
+    /// use ag_ui_core::ProtocolVersion;
+    ///
+    /// assert_eq!(ProtocolVersion::answer_for(Some("1.1")), ProtocolVersion::V1_1);
+    /// assert_eq!(ProtocolVersion::answer_for(Some("1.0")), ProtocolVersion::V1_0);
+    /// assert_eq!(ProtocolVersion::answer_for(Some("1.10")), ProtocolVersion::LATEST);
+    /// assert_eq!(ProtocolVersion::answer_for(None), ProtocolVersion::V1_0);
+    /// ```
+    #[must_use]
+    pub fn answer_for(declared: Option<&str>) -> ProtocolVersion {
+        match declared {
+            None => ProtocolVersion::V1_0,
+            Some(text) => ProtocolVersion::parse(text).map_or(ProtocolVersion::LATEST, |v| {
+                v.common(ProtocolVersion::LATEST)
+            }),
+        }
+    }
+
     /// The members of [`VERSIONED_FIELDS`] that this version does not know.
     pub fn unknown_fields(self) -> impl Iterator<Item = &'static VersionedField> {
         VERSIONED_FIELDS.iter().filter(move |f| f.since > self)
