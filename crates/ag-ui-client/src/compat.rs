@@ -15,7 +15,7 @@
 //! event dropped or changed. Event indices in warnings and errors count the events as the
 //! agent sent them, dropped ones included.
 
-use ag_ui_core::{Content, Message, ProtocolVersion, RunAgentInput};
+use ag_ui_core::{Content, Message, ProtocolVersion, RunAgentInput, Versioned};
 
 use crate::warning::{RunWarning, WarningSource};
 
@@ -23,11 +23,31 @@ use crate::warning::{RunWarning, WarningSource};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Compat {
     ceiling: Option<ProtocolVersion>,
+    /// The version the client speaks (declares, unless the ceiling is older).
+    speaks: ProtocolVersion,
 }
 
 impl Compat {
     pub(crate) fn new(ceiling: Option<ProtocolVersion>) -> Self {
-        Compat { ceiling }
+        Compat {
+            ceiling,
+            speaks: ProtocolVersion::V1_0,
+        }
+    }
+
+    /// The same, for a client that speaks `speaks`.
+    pub(crate) fn speaking(mut self, speaks: ProtocolVersion) -> Self {
+        self.speaks = speaks;
+        self
+    }
+
+    /// The `protocolVersion` the request declares: the version the client speaks, or the
+    /// peer's ceiling when that is older (and not older than 1.0, which omits the field).
+    pub(crate) fn declared(&self) -> ProtocolVersion {
+        match self.ceiling {
+            Some(c) if c < self.speaks => ProtocolVersion::new(c.major, c.minor, 0),
+            _ => self.speaks,
+        }
     }
 
     fn below(&self, v: ProtocolVersion) -> bool {
@@ -55,7 +75,21 @@ impl Compat {
     /// content was flattened (saying how many non-text parts were dropped, if any).
     pub(crate) fn downgrade(&self, input: &mut RunAgentInput) -> Vec<RunWarning> {
         let mut warnings = Vec::new();
-        if !self.sends_protocol_version() {
+        if self.sends_protocol_version() {
+            let declared = self.declared();
+            input.protocol_version = Some(declared.to_string());
+            // What the declared version does not know is left out, and said so: the value
+            // goes back without its type (AG-UI 1.1 processing model).
+            for w in input.downgrade(declared) {
+                warnings.push(RunWarning {
+                    source: WarningSource::Compatibility,
+                    event_index: None,
+                    event_type: None,
+                    kind: Some(w.kind),
+                    message: format!("request: {w}"),
+                });
+            }
+        } else {
             input.protocol_version = None;
         }
         let flatten_user = self.at_or_below(ProtocolVersion::BEFORE_CONTENT_PARTS);

@@ -35,7 +35,9 @@ pub use error::DEFAULT_MAX_ERROR_BODY_BYTES;
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub use http::{HttpAgent, HttpAgentBuilder, HttpRun};
-pub use request::{RunOptions, build_input, normalize_input, read_input};
+pub use request::{
+    RunOptions, build_input, build_input_as, normalize_input, normalize_input_as, read_input,
+};
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub use resume::{

@@ -327,3 +327,16 @@ fn the_versioned_fields_table_names_what_the_downgrade_strips() {
         assert_eq!(w[0].pointer, at, "{}", f.definition);
     }
 }
+
+#[test]
+fn the_0_x_translation_warning_names_the_type_received() {
+    let mut d = EventDecoder::new(ReadMode::Forgiving).with_id_generator(|| "id-1".to_owned());
+    let out = d
+        .decode(r#"{"type":"THINKING_START","title":"t"}"#)
+        .unwrap();
+    let legacy = &out.warnings[0];
+    assert_eq!(legacy.kind, WarningKind::LegacyEvent);
+    let shown = legacy.to_string();
+    assert!(shown.contains("received THINKING_START"), "{shown}");
+    assert!(shown.contains("REASONING_START"), "{shown}");
+}
