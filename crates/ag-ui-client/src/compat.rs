@@ -9,6 +9,7 @@
 //! | below 1.0 | `protocolVersion` omitted; tool message content parts flattened to text | |
 //! | at or below 0.0.57 | `subagentRunId` stripped from messages | `SUBAGENT_*` events dropped, `subagentRunId` removed from events |
 //! | at or below 0.0.39 | user message content parts flattened to text | |
+//! | below the version the client speaks ([`HttpAgentBuilder::protocol_version`](crate::HttpAgentBuilder::protocol_version)), from 1.0 | `protocolVersion` is the ceiling's; what it lacks (`encryptedValueType` for 1.0) left out | |
 //!
 //! Flattening keeps the text parts in order and drops the rest; each flattened message is
 //! reported as a warning (with the number of media parts dropped, if any), and so is each
