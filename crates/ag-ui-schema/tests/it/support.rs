@@ -219,11 +219,6 @@ pub(crate) fn exact_accepts(def: &str, doc: &Value) -> bool {
         .is_ok()
 }
 
-/// Whether the 1.0 schema accepts `doc` as `def`.
-pub(crate) fn schema_accepts(def: &str, doc: &Value) -> bool {
-    validator(def).is_valid(doc)
-}
-
 /// Whether the schema of `version` accepts `doc` as `def`.
 pub(crate) fn schema_accepts_in(version: ProtocolVersion, def: &str, doc: &Value) -> bool {
     validator_in(version, def).is_valid(doc)
