@@ -16,7 +16,12 @@
 //! event dropped or changed. Event indices in warnings and errors count the events as the
 //! agent sent them, dropped ones included.
 
-use ag_ui_core::{Content, Message, ProtocolVersion, RunAgentInput, Versioned};
+use ag_ui_core::{Content, Message, RunAgentInput, Versioned};
+
+/// First-release path of the version type, which now lives in `ag-ui-core` (documented at
+/// [`crate::ProtocolVersion`]).
+#[doc(hidden)]
+pub use ag_ui_core::ProtocolVersion;
 
 use crate::warning::{RunWarning, WarningSource};
 

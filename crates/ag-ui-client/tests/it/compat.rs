@@ -22,6 +22,13 @@ fn multimodal_user() -> Message {
 }
 
 #[test]
+fn the_version_type_is_core_s_under_both_paths() {
+    // The first release's path names the same type.
+    let v: ag_ui_client::compat::ProtocolVersion = ag_ui_core::ProtocolVersion::V1_1;
+    assert_eq!(v, ProtocolVersion::V1_1);
+}
+
+#[test]
 fn versions_parse_compare_and_print() {
     assert_eq!(ProtocolVersion::parse("1.0"), Some(ProtocolVersion::V1_0));
     assert_eq!(
