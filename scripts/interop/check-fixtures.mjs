@@ -20,6 +20,7 @@ import {
   covers,
   isEvent,
   jsonEqual,
+  knownTo,
   loadCases,
   loadExceptions,
   schemaVerdict,
@@ -76,7 +77,8 @@ function check(c, name, ok, detail) {
   }
 }
 
-const cases = loadCases();
+// The official SDKs are 1.0.0: cases needing a newer version are not theirs to judge.
+const cases = loadCases().filter((c) => knownTo(c, [1, 0]));
 for (const c of cases) {
   const want = schemaVerdict(c);
   if (want) {

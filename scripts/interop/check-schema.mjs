@@ -1,5 +1,6 @@
-// Validates every case of fixtures/ with ajv (its draft 2020-12 build) against the published
-// schema, crates/ag-ui-schema/schema/ag-ui.schema.json, and expects the verdicts the Rust
+// Validates every case of fixtures/ with ajv (its draft 2020-12 build) against each published
+// schema (crates/ag-ui-schema/schema/ag-ui.schema.json for 1.0, ag-ui-1.1.schema.json for 1.1;
+// each judges the cases its version knows), and expects the verdicts the Rust
 // tests of ag-ui-schema reach:
 //
 //   valid       accepted as its definition (addressed by anchor, `…#TextPart`), as the union
@@ -15,26 +16,29 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import Ajv2020 from "ajv/dist/2020.js";
-import { HERE, isEvent, loadCases, schemaVerdict, unionOf } from "./corpus.mjs";
+import {
+  HERE, SCHEMAS, isEvent, knownTo, loadCases, schemaVerdict, unionOf,
+} from "./corpus.mjs";
 
-const FILE = join(HERE, "..", "..", "crates", "ag-ui-schema", "schema", "ag-ui.schema.json");
-const bundle = JSON.parse(readFileSync(FILE, "utf8"));
-const ID = bundle.$id;
+const ajvs = SCHEMAS.map(({ version, file }) => {
+  const bundle = JSON.parse(
+    readFileSync(join(HERE, "..", "..", "crates", "ag-ui-schema", "schema", file), "utf8"),
+  );
+  const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
+  // ajv 8 resolves `$anchor` but does not list it among the keywords strict mode knows.
+  ajv.addKeyword("$anchor");
+  ajv.addSchema(bundle);
+  return { version, file, ajv, id: bundle.$id, validators: new Map() };
+});
 
-const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
-// ajv 8 resolves `$anchor` but does not list it among the keywords strict mode knows.
-ajv.addKeyword("$anchor");
-ajv.addSchema(bundle);
-
-const validators = new Map();
-function validator(target) {
-  if (!validators.has(target)) {
-    const ref = target === "" ? ID : `${ID}#${target}`;
-    const v = ajv.getSchema(ref);
+function validator(schema, target) {
+  if (!schema.validators.has(target)) {
+    const ref = target === "" ? schema.id : `${schema.id}#${target}`;
+    const v = schema.ajv.getSchema(ref);
     if (!v) throw new Error(`${ref} does not resolve`);
-    validators.set(target, v);
+    schema.validators.set(target, v);
   }
-  return validators.get(target);
+  return schema.validators.get(target);
 }
 
 function targets(def) {
@@ -84,24 +88,27 @@ function check(name, ok, detail) {
   if (!ok) failures.push(`${name}: ${detail}`);
 }
 
-for (const c of loadCases()) {
-  const verdict = schemaVerdict(c);
-  for (const t of targets(c.def)) {
-    const label = `${c.path} as ${t === "" ? "the root" : t}`;
-    const v = validator(t);
-    if (verdict !== null) {
-      const ok = v(c.input);
-      check(label, ok === (verdict === "accept"),
-        `${ok ? "accepted" : "rejected"}, expected ${verdict}: ${JSON.stringify(v.errors?.slice(0, 3))}`);
-      if (c.kind === "invalid" && !ok) {
-        const want = expected(c.expect, c.def, t);
-        check(`${label} (location)`, reported(v.errors, want),
-          `no ${want.keyword} at ${JSON.stringify(want.pointer)} among ${v.errors.length} errors`);
+// Each schema judges the cases its version knows: a 1.0 case in both, a 1.1 case in 1.1.
+for (const schema of SCHEMAS.map((_, i) => ajvs[i])) {
+  for (const c of loadCases().filter((c) => knownTo(c, schema.version))) {
+    const verdict = schemaVerdict(c);
+    for (const t of targets(c.def)) {
+      const label = `${c.path} as ${t === "" ? "the root" : t} (${schema.file})`;
+      const v = validator(schema, t);
+      if (verdict !== null) {
+        const ok = v(c.input);
+        check(label, ok === (verdict === "accept"),
+          `${ok ? "accepted" : "rejected"}, expected ${verdict}: ${JSON.stringify(v.errors?.slice(0, 3))}`);
+        if (c.kind === "invalid" && !ok) {
+          const want = expected(c.expect, c.def, t);
+          check(`${label} (location)`, reported(v.errors, want),
+            `no ${want.keyword} at ${JSON.stringify(want.pointer)} among ${v.errors.length} errors`);
+        }
       }
-    }
-    const normalized = c.kind === "forgiving" ? c.output : c.kind === "roundtrip" ? c.expected : null;
-    if (normalized !== null && normalized !== undefined) {
-      check(`${label} (normalized)`, v(normalized), JSON.stringify(v.errors?.slice(0, 3)));
+      const normalized = c.kind === "forgiving" ? c.output : c.kind === "roundtrip" ? c.expected : null;
+      if (normalized !== null && normalized !== undefined) {
+        check(`${label} (normalized)`, v(normalized), JSON.stringify(v.errors?.slice(0, 3)));
+      }
     }
   }
 }

@@ -28,8 +28,12 @@ from jsonschema import Draft202012Validator
 from check_fixtures import is_event, load_cases, schema_verdict, union_of
 
 HERE = Path(__file__).resolve().parent
-FILE = HERE.parent.parent / "crates" / "ag-ui-schema" / "schema" / "ag-ui.schema.json"
-BUNDLE = json.loads(FILE.read_text(encoding="utf-8"))
+SCHEMA_DIR = HERE.parent.parent / "crates" / "ag-ui-schema" / "schema"
+# The published schemas, one per protocol version; each judges the cases its version knows.
+SCHEMAS = {(1, 0): SCHEMA_DIR / "ag-ui.schema.json", (1, 1): SCHEMA_DIR / "ag-ui-1.1.schema.json"}
+BUNDLES = {v: json.loads(f.read_text(encoding="utf-8")) for v, f in SCHEMAS.items()}
+FILE = SCHEMAS[(1, 0)]
+BUNDLE = BUNDLES[(1, 0)]
 TAGS = {
     "Event": "type",
     "Message": "role",
@@ -40,18 +44,20 @@ TAGS = {
     "JsonPatchOperation": "op",
 }
 
-Draft202012Validator.check_schema(BUNDLE)
-_validators: dict[str, Draft202012Validator] = {}
+for _bundle in BUNDLES.values():
+    Draft202012Validator.check_schema(_bundle)
+_validators: dict[tuple[tuple[int, int], str], Draft202012Validator] = {}
 
 
-def validator(target: str) -> Draft202012Validator:
-    """A validator of one definition, addressed by its anchor ("" = the root)."""
-    if target not in _validators:
-        doc = copy.deepcopy(BUNDLE)
+def validator(version: tuple[int, int], target: str) -> Draft202012Validator:
+    """A validator of one definition of the schema of `version`, addressed by its anchor
+    ("" = the root)."""
+    if (version, target) not in _validators:
+        doc = copy.deepcopy(BUNDLES[version])
         if target:
             doc["$ref"] = f"#{target}"
-        _validators[target] = Draft202012Validator(doc)
-    return _validators[target]
+        _validators[(version, target)] = Draft202012Validator(doc)
+    return _validators[(version, target)]
 
 
 def targets(d: str) -> list[str]:
@@ -99,29 +105,39 @@ def reported(errors, want) -> bool:
 
 def check_fixtures() -> tuple[int, list[str]]:
     checks, failures = 0, []
-    for c in load_cases():
-        verdict = schema_verdict(c)
-        for t in targets(c["def"]):
-            label = f"{c['path']} as {t or 'the root'}"
-            v = validator(t)
-            if verdict is not None:
-                errors = list(v.iter_errors(c["input"]))
-                ok = not errors
+    for version, file in SCHEMAS.items():
+        for c in load_cases():
+            if c["protocol"] > version:
+                continue
+            checks, failures = check_case(c, version, file.name, checks, failures)
+    return checks, failures
+
+
+def check_case(c: dict, version: tuple[int, int], name: str, checks: int,
+               failures: list[str]) -> tuple[int, list[str]]:
+    """Checks case `c` against the schema of `version` (published as `name`)."""
+    verdict = schema_verdict(c)
+    for t in targets(c["def"]):
+        label = f"{c['path']} as {t or 'the root'} ({name})"
+        v = validator(version, t)
+        if verdict is not None:
+            errors = list(v.iter_errors(c["input"]))
+            ok = not errors
+            checks += 1
+            if ok != (verdict == "accept"):
+                failures.append(f"{label}: {'accepted' if ok else 'rejected'}, expected {verdict}: "
+                                f"{[e.message for e in errors[:3]]}")
+            if c["kind"] == "invalid" and not ok:
+                want = expected(c["expect"], c["def"], t)
                 checks += 1
-                if ok != (verdict == "accept"):
-                    failures.append(f"{label}: {'accepted' if ok else 'rejected'}, expected {verdict}: "
-                                    f"{[e.message for e in errors[:3]]}")
-                if c["kind"] == "invalid" and not ok:
-                    want = expected(c["expect"], c["def"], t)
-                    checks += 1
-                    if not reported(errors, want):
-                        failures.append(f"{label}: no {want[0]} at {want[1]!r}")
-            normalized = c.get("output") if c["kind"] == "forgiving" else c.get("expected")
-            if normalized is not None:
-                checks += 1
-                errors = list(v.iter_errors(normalized))
-                if errors:
-                    failures.append(f"{label} (normalized): {[e.message for e in errors[:3]]}")
+                if not reported(errors, want):
+                    failures.append(f"{label}: no {want[0]} at {want[1]!r}")
+        normalized = c.get("output") if c["kind"] == "forgiving" else c.get("expected")
+        if normalized is not None:
+            checks += 1
+            errors = list(v.iter_errors(normalized))
+            if errors:
+                failures.append(f"{label} (normalized): {[e.message for e in errors[:3]]}")
     return checks, failures
 
 
@@ -153,6 +169,9 @@ def check_codegen() -> tuple[int, list[str]]:
         if root is None:
             return checks, failures + ["generated models lack the root model AgUi10"]
         for c in load_cases():
+            # The generated models are those of the 1.0 schema.
+            if c["protocol"] > (1, 0):
+                continue
             if c["kind"] != "valid" or not (is_event(c["def"]) or c["def"] == "RunAgentInput"):
                 continue
             model = models.RunAgentInput if c["def"] == "RunAgentInput" else root

@@ -37,7 +37,29 @@ export function isEvent(def) {
   return def === "Event" || def.endsWith("Event");
 }
 
-/** Every case under fixtures/<Definition>/<kind>/, sorted by path. */
+/**
+ * The protocol version a case needs, as [major, minor]: a file name starting
+ * `v<MAJOR>.<MINOR>-` names it (fixtures/README.md, "Versions"); any other case is a 1.0 case.
+ */
+export function protocolOf(path) {
+  const m = /^v(\d+)\.(\d+)-/.exec(path.split("/").pop());
+  return m ? [Number(m[1]), Number(m[2])] : [1, 0];
+}
+
+/** Whether a peer speaking `version` ([major, minor]) knows what case `c` needs. */
+export function knownTo(c, version) {
+  const [a, b] = c.protocol;
+  return a < version[0] || (a === version[0] && b <= version[1]);
+}
+
+/** The published schemas, one per protocol version, with the cases each must judge. */
+export const SCHEMAS = [
+  { version: [1, 0], file: "ag-ui.schema.json" },
+  { version: [1, 1], file: "ag-ui-1.1.schema.json" },
+];
+
+/** Every case under fixtures/<Definition>/<kind>/, sorted by path, with the protocol
+ * version it needs (`protocol`, see protocolOf). */
 export function loadCases() {
   const cases = [];
   const defs = readdirSync(FIXTURES)
@@ -56,7 +78,7 @@ export function loadCases() {
         if (!file.endsWith(".json") || file.endsWith(".expect.json")) continue;
         const path = `${def}/${kind}/${file}`;
         const doc = JSON.parse(readFileSync(join(FIXTURES, path), "utf8"));
-        const c = { path, def, kind };
+        const c = { path, def, kind, protocol: protocolOf(path) };
         if (kind === "valid") c.input = doc;
         else if (kind === "invalid") {
           c.input = doc;

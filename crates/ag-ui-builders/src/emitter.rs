@@ -183,6 +183,8 @@ pub struct RunEmitter {
     /// Message ids used in the run (text, tool, reasoning, activity) and their owners.
     messages: HashMap<MessageId, Option<SubagentRunId>>,
     interrupt_ids: Vec<InterruptId>,
+    /// The protocol version the `RUN_STARTED` declared (1.0 when it declared none).
+    protocol: ag_ui_core::ProtocolVersion,
     unanswered: Vec<ToolCallId>,
     activities: Vec<Activity>,
     state: Option<Value>,
@@ -259,10 +261,25 @@ impl RunEmitter {
         Self::start_with(event::run_started(thread_id, run_id))
     }
 
-    /// Starts the run `input` asks for (its thread and run ids).
+    /// Starts the run `input` asks for (its thread and run ids), declaring the highest
+    /// protocol version both sides speak
+    /// ([`ProtocolVersion::answer_for`](ag_ui_core::ProtocolVersion::answer_for) the input's
+    /// `protocolVersion`): `"1.1"` for a caller that declares 1.1, `"1.0"` for one that
+    /// declares 1.0 or nothing.
     #[must_use]
     pub fn start_for(input: &ag_ui_core::RunAgentInput) -> Self {
-        Self::start(input.thread_id.clone(), input.run_id.clone())
+        let version = ag_ui_core::ProtocolVersion::answer_for(input.protocol_version.as_deref());
+        Self::start_with(
+            event::run_started(input.thread_id.clone(), input.run_id.clone())
+                .with_protocol_version(version.to_string()),
+        )
+    }
+
+    /// The protocol version the run declared on `RUN_STARTED` (1.0 when it declared none):
+    /// what the run may emit.
+    #[must_use]
+    pub fn protocol_version(&self) -> ag_ui_core::ProtocolVersion {
+        self.protocol
     }
 
     /// Starts a run with a `RUN_STARTED` of your own (to set `parentRunId`, echo the
@@ -280,6 +297,11 @@ impl RunEmitter {
             calls: Vec::new(),
             messages: HashMap::new(),
             interrupt_ids: Vec::new(),
+            protocol: started
+                .protocol_version
+                .as_deref()
+                .and_then(ag_ui_core::ProtocolVersion::parse)
+                .unwrap_or(ag_ui_core::ProtocolVersion::V1_0),
             unanswered: Vec::new(),
             activities: Vec::new(),
             state: None,
@@ -628,6 +650,61 @@ impl RunEmitter {
         )
     }
 
+    /// [`reasoning_encrypted_value`](Self::reasoning_encrypted_value) with the kind of
+    /// artefact the value is (`encryptedValueType`, AG-UI 1.1, e.g.
+    /// `anthropic.redacted_thinking`).
+    ///
+    /// # Errors
+    /// As [`typed_encrypted_value`](Self::typed_encrypted_value).
+    pub fn typed_reasoning_encrypted_value(
+        &mut self,
+        value: impl Into<String>,
+        value_type: impl Into<String>,
+    ) -> Result<(), Error> {
+        self.live()?;
+        let id = self.lane().last_reasoning.clone().ok_or(Error::NotOpen {
+            kind: "reasoning message",
+            id: String::new(),
+        })?;
+        self.typed_encrypted_value(
+            ReasoningEncryptedValueSubtype::Message,
+            id.into_string(),
+            value,
+            value_type,
+        )
+    }
+
+    /// [`encrypted_value`](Self::encrypted_value) with the kind of artefact the value is
+    /// (`encryptedValueType`, AG-UI 1.1): the value and its type are stored together, and
+    /// a later value without a type removes it.
+    ///
+    /// # Errors
+    /// [`Error::NotInVersion`] when the run declared a protocol version older than 1.1 (a
+    /// stream that carries the type speaks 1.1); as [`encrypted_value`](Self::encrypted_value).
+    pub fn typed_encrypted_value(
+        &mut self,
+        subtype: ReasoningEncryptedValueSubtype,
+        entity_id: impl Into<String>,
+        value: impl Into<String>,
+        value_type: impl Into<String>,
+    ) -> Result<(), Error> {
+        self.live()?;
+        let needs = ag_ui_core::ProtocolVersion::V1_1;
+        if self.protocol < needs {
+            return Err(Error::NotInVersion {
+                member: "encryptedValueType",
+                declared: self.protocol,
+                needs,
+            });
+        }
+        self.encrypted_value_of(
+            subtype,
+            entity_id.into(),
+            value.into(),
+            Some(value_type.into()),
+        )
+    }
+
     /// Attaches an encrypted artefact to any message or tool call
     /// (`REASONING_ENCRYPTED_VALUE`), attributed to the entity's owner when the run knows
     /// the entity, else to the current owner.
@@ -641,7 +718,16 @@ impl RunEmitter {
         value: impl Into<String>,
     ) -> Result<(), Error> {
         self.live()?;
-        let entity_id = entity_id.into();
+        self.encrypted_value_of(subtype, entity_id.into(), value.into(), None)
+    }
+
+    fn encrypted_value_of(
+        &mut self,
+        subtype: ReasoningEncryptedValueSubtype,
+        entity_id: String,
+        value: String,
+        value_type: Option<String>,
+    ) -> Result<(), Error> {
         let known = match subtype {
             ReasoningEncryptedValueSubtype::ToolCall => self
                 .calls
@@ -654,9 +740,9 @@ impl RunEmitter {
             _ => None,
         };
         let owner = known.unwrap_or_else(|| self.owner());
-        self.emit(
-            event::reasoning_encrypted_value(subtype, entity_id, value).owned_by(owner.as_ref()),
-        )?;
+        let mut e = event::reasoning_encrypted_value(subtype, entity_id, value);
+        e.encrypted_value_type = value_type;
+        self.emit(e.owned_by(owner.as_ref()))?;
         Ok(())
     }
 
@@ -1347,8 +1433,8 @@ impl RunEmitter {
     /// their ids with [`new_interrupt_id`](Self::new_interrupt_id).
     ///
     /// # Errors
-    /// [`Error::NoInterrupts`] when `interrupts` is empty; [`Error::AlreadyOpen`] when two
-    /// interrupts share an id; as [`finish`](Self::finish) (a tool-approval interrupt for a
+    /// [`Error::NoInterrupts`] when `interrupts` is empty; [`Error::DuplicateInterrupt`] when
+    /// two interrupts share an id; as [`finish`](Self::finish) (a tool-approval interrupt for a
     /// call whose arguments are not complete JSON is refused).
     pub fn interrupt(
         &mut self,
@@ -1373,7 +1459,7 @@ impl RunEmitter {
     /// # Errors
     /// [`Error::IncompleteArguments`] when the outcome hands out a call of this run
     /// (`pendingToolCallIds`, or an interrupt's `toolCallId`) whose arguments are not
-    /// complete JSON; [`Error::AlreadyOpen`] when two interrupts share an id;
+    /// complete JSON; [`Error::DuplicateInterrupt`] when two interrupts share an id;
     /// [`Error::SubagentActive`] while a subagent invocation is active; [`Error::RunEnded`].
     pub fn finish_with(
         &mut self,
@@ -1470,8 +1556,7 @@ impl RunEmitter {
             RunFinishedOutcome::Interrupt(i) => {
                 for (n, int) in i.interrupts.iter().enumerate() {
                     if i.interrupts[..n].iter().any(|o| o.id == int.id) {
-                        return Err(Error::AlreadyOpen {
-                            kind: "interrupt",
+                        return Err(Error::DuplicateInterrupt {
                             id: int.id.to_string(),
                         });
                     }

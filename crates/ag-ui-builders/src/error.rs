@@ -66,6 +66,27 @@ pub enum Error {
     /// An interrupt outcome needs at least one interrupt.
     #[error("an interrupt outcome needs at least one interrupt")]
     NoInterrupts,
+    /// Two interrupts of one outcome carry the same id (each interrupt of a run needs its
+    /// own).
+    #[error("two interrupts carry the id {id:?}: each interrupt of a run needs its own id")]
+    DuplicateInterrupt {
+        /// The id given twice.
+        id: String,
+    },
+    /// A member that the protocol version the run declared does not have (for instance
+    /// `encryptedValueType`, added by AG-UI 1.1, in a run that declared 1.0).
+    #[error(
+        "{member} needs AG-UI {needs}, and this run declared {declared}: start it with \
+         protocolVersion {needs} (RunEmitter::start_for does for a caller that speaks it)"
+    )]
+    NotInVersion {
+        /// The member's wire name.
+        member: &'static str,
+        /// The version the run declared on `RUN_STARTED`.
+        declared: ag_ui_core::ProtocolVersion,
+        /// The first version with the member.
+        needs: ag_ui_core::ProtocolVersion,
+    },
     /// A tool result answers a call that is not open: never made in this conversation, or
     /// already answered.
     #[error("no open tool call {tool_call_id:?} to answer (open calls: {open:?})")]

@@ -9,107 +9,51 @@
 //! | below 1.0 | `protocolVersion` omitted; tool message content parts flattened to text | |
 //! | at or below 0.0.57 | `subagentRunId` stripped from messages | `SUBAGENT_*` events dropped, `subagentRunId` removed from events |
 //! | at or below 0.0.39 | user message content parts flattened to text | |
+//! | below the version the client speaks ([`HttpAgentBuilder::protocol_version`](crate::HttpAgentBuilder::protocol_version)), from 1.0 | `protocolVersion` is the ceiling's; what it lacks (`encryptedValueType` for 1.0) left out | |
 //!
 //! Flattening keeps the text parts in order and drops the rest; each flattened message is
 //! reported as a warning (with the number of media parts dropped, if any), and so is each
 //! event dropped or changed. Event indices in warnings and errors count the events as the
 //! agent sent them, dropped ones included.
 
-use std::fmt;
-use std::str::FromStr;
+use ag_ui_core::{Content, Message, RunAgentInput, Versioned};
 
-use ag_ui_core::{Content, Message, RunAgentInput};
+/// First-release path of the version type, which now lives in `ag-ui-core` (documented at
+/// [`crate::ProtocolVersion`]).
+#[doc(hidden)]
+pub use ag_ui_core::ProtocolVersion;
 
-use crate::error::ClientError;
 use crate::warning::{RunWarning, WarningSource};
-
-/// A protocol or package version as peers declare it: `MAJOR.MINOR` (the 1.0 grammar of
-/// `protocolVersion`) or `MAJOR.MINOR.PATCH` (the 0.x package versions older agents report).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[non_exhaustive]
-pub struct ProtocolVersion {
-    /// Major component.
-    pub major: u32,
-    /// Minor component.
-    pub minor: u32,
-    /// Patch component (0 when not given).
-    pub patch: u32,
-}
-
-impl ProtocolVersion {
-    /// AG-UI 1.0, the version this client speaks.
-    pub const V1_0: ProtocolVersion = ProtocolVersion::new(1, 0, 0);
-    /// The last version before content parts (user message `content` is text only).
-    pub const BEFORE_CONTENT_PARTS: ProtocolVersion = ProtocolVersion::new(0, 0, 39);
-    /// The last version before subagents (`SUBAGENT_*`, `subagentRunId`).
-    pub const BEFORE_SUBAGENTS: ProtocolVersion = ProtocolVersion::new(0, 0, 57);
-
-    /// A version from its components.
-    #[must_use]
-    pub const fn new(major: u32, minor: u32, patch: u32) -> Self {
-        ProtocolVersion {
-            major,
-            minor,
-            patch,
-        }
-    }
-
-    /// Parses `MAJOR.MINOR` or `MAJOR.MINOR.PATCH` (decimal components, nothing else).
-    #[must_use]
-    pub fn parse(s: &str) -> Option<Self> {
-        let mut parts = s.split('.');
-        let num = |p: Option<&str>| -> Option<u32> {
-            let p = p?;
-            if p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()) {
-                return None;
-            }
-            p.parse().ok()
-        };
-        let major = num(parts.next())?;
-        let minor = num(parts.next())?;
-        let patch = match parts.next() {
-            None => 0,
-            p => num(p)?,
-        };
-        if parts.next().is_some() {
-            return None;
-        }
-        Some(ProtocolVersion::new(major, minor, patch))
-    }
-}
-
-impl FromStr for ProtocolVersion {
-    type Err = ClientError;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        ProtocolVersion::parse(s).ok_or_else(|| ClientError::Config {
-            message: format!(
-                "protocol version {s:?} is not MAJOR.MINOR or MAJOR.MINOR.PATCH (e.g. \"1.0\", \
-                 \"0.0.45\")"
-            ),
-        })
-    }
-}
-
-impl fmt::Display for ProtocolVersion {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.patch == 0 {
-            write!(f, "{}.{}", self.major, self.minor)
-        } else {
-            write!(f, "{}.{}.{}", self.major, self.minor, self.patch)
-        }
-    }
-}
 
 /// What the client changes for a peer with a given ceiling.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Compat {
     ceiling: Option<ProtocolVersion>,
+    /// The version the client speaks (declares, unless the ceiling is older).
+    speaks: ProtocolVersion,
 }
 
 impl Compat {
     pub(crate) fn new(ceiling: Option<ProtocolVersion>) -> Self {
-        Compat { ceiling }
+        Compat {
+            ceiling,
+            speaks: ProtocolVersion::V1_0,
+        }
+    }
+
+    /// The same, for a client that speaks `speaks`.
+    pub(crate) fn speaking(mut self, speaks: ProtocolVersion) -> Self {
+        self.speaks = speaks;
+        self
+    }
+
+    /// The `protocolVersion` the request declares: the version the client speaks, or the
+    /// peer's ceiling when that is older (and not older than 1.0, which omits the field).
+    pub(crate) fn declared(&self) -> ProtocolVersion {
+        match self.ceiling {
+            Some(c) if c < self.speaks => ProtocolVersion::new(c.major, c.minor, 0),
+            _ => self.speaks,
+        }
     }
 
     fn below(&self, v: ProtocolVersion) -> bool {
@@ -137,7 +81,21 @@ impl Compat {
     /// content was flattened (saying how many non-text parts were dropped, if any).
     pub(crate) fn downgrade(&self, input: &mut RunAgentInput) -> Vec<RunWarning> {
         let mut warnings = Vec::new();
-        if !self.sends_protocol_version() {
+        if self.sends_protocol_version() {
+            let declared = self.declared();
+            input.protocol_version = Some(declared.to_string());
+            // What the declared version does not know is left out, and said so: the value
+            // goes back without its type (AG-UI 1.1 processing model).
+            for w in input.downgrade(declared) {
+                warnings.push(RunWarning {
+                    source: WarningSource::Compatibility,
+                    event_index: None,
+                    event_type: None,
+                    kind: Some(w.kind),
+                    message: format!("request: {w}"),
+                });
+            }
+        } else {
             input.protocol_version = None;
         }
         let flatten_user = self.at_or_below(ProtocolVersion::BEFORE_CONTENT_PARTS);

@@ -13,13 +13,13 @@ use bytes::Bytes;
 use futures_core::Stream;
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 
-use crate::compat::ProtocolVersion;
 use crate::end::{Reconnecting, RunEnd, RunItem};
 use crate::error::{ClientError, DEFAULT_MAX_ERROR_BODY_BYTES, TimeoutPhase, media_type};
 use crate::request::{self, RunOptions};
 use crate::resume::{self, Resume, RunStopper};
 use crate::stream::{AbortHandle, RunCore};
 use crate::warning::RunWarning;
+use ag_ui_core::ProtocolVersion;
 
 /// Builds an [`HttpAgent`].
 #[derive(Debug, Clone)]
@@ -33,6 +33,7 @@ pub struct HttpAgentBuilder {
     thread_id: Option<ThreadId>,
     thread: ThreadState,
     ceiling: Option<ProtocolVersion>,
+    speaks: ProtocolVersion,
     max_error_body: usize,
     max_frame_bytes: Option<usize>,
     resume_attempts: u32,
@@ -57,6 +58,7 @@ impl HttpAgentBuilder {
             thread_id: None,
             thread: ThreadState::new(),
             ceiling: None,
+            speaks: ProtocolVersion::V1_0,
             max_error_body: DEFAULT_MAX_ERROR_BODY_BYTES,
             max_frame_bytes: None,
             resume_attempts: resume::DEFAULT_RESUME_ATTEMPTS,
@@ -129,6 +131,15 @@ impl HttpAgentBuilder {
     /// The history the first run continues.
     pub fn thread(mut self, thread: ThreadState) -> Self {
         self.thread = thread;
+        self
+    }
+
+    /// The protocol version the client declares and speaks: [`ProtocolVersion::V1_0`] by
+    /// default (what the official 1.0.0 clients declare), [`ProtocolVersion::V1_1`] to opt
+    /// in. A client declaring 1.0 sends back the encrypted values of a thread without their
+    /// `encryptedValueType` (each removal a warning); one declaring 1.1 sends both.
+    pub fn protocol_version(mut self, version: ProtocolVersion) -> Self {
+        self.speaks = version;
         self
     }
 
@@ -211,6 +222,7 @@ impl HttpAgentBuilder {
             thread_id: self.thread_id.unwrap_or_else(ThreadId::random),
             thread: self.thread,
             ceiling: self.ceiling,
+            speaks: self.speaks,
             max_error_body: self.max_error_body,
             max_frame_bytes: self.max_frame_bytes,
             resume_attempts: self.resume_attempts,
@@ -244,6 +256,7 @@ pub struct HttpAgent {
     thread_id: ThreadId,
     thread: ThreadState,
     ceiling: Option<ProtocolVersion>,
+    speaks: ProtocolVersion,
     max_error_body: usize,
     max_frame_bytes: Option<usize>,
     resume_attempts: u32,
@@ -330,7 +343,13 @@ impl HttpAgent {
     /// agent's protocol ceiling removed.
     #[must_use]
     pub fn prepare(&self, options: &RunOptions) -> (RunAgentInput, Vec<RunWarning>) {
-        request::build_input(&self.thread_id, &self.thread, options, self.ceiling)
+        request::build_input_as(
+            &self.thread_id,
+            &self.thread,
+            options,
+            self.ceiling,
+            self.speaks,
+        )
     }
 
     /// Starts a run of the thread with `options`. Nothing is sent until the returned
@@ -388,7 +407,7 @@ impl HttpAgent {
         input: RunAgentInput,
         mut warnings: Vec<RunWarning>,
     ) -> HttpRun<'_> {
-        let (input, downgrade) = request::normalize_input(input, self.ceiling);
+        let (input, downgrade) = request::normalize_input_as(input, self.ceiling, self.speaks);
         warnings.extend(downgrade);
         self.thread_id = input.thread_id.clone();
         self.thread = ThreadState::new()

@@ -18,7 +18,8 @@ mod stream;
 mod warning;
 
 pub use ag_ui_core::BoxError;
-pub use compat::ProtocolVersion;
+/// The protocol version type of `ag-ui-core`, re-exported (one type across the workspace).
+pub use ag_ui_core::ProtocolVersion;
 pub use end::{Reconnecting, RunEnd, RunItem, RunOutcome};
 pub use error::{ClientError, ClientErrorKind, TimeoutPhase};
 pub use warning::{RunWarning, WarningSource};
@@ -34,7 +35,9 @@ pub use error::DEFAULT_MAX_ERROR_BODY_BYTES;
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub use http::{HttpAgent, HttpAgentBuilder, HttpRun};
-pub use request::{RunOptions, build_input, normalize_input, read_input};
+pub use request::{
+    RunOptions, build_input, build_input_as, normalize_input, normalize_input_as, read_input,
+};
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub use resume::{

@@ -1,14 +1,14 @@
 //! Building the `RunAgentInput` a run sends (spec §8.1).
 
 use ag_ui_core::{
-    Context, Message, PROTOCOL_VERSION, ReadMode, ResumeEntry, RunAgentInput, RunId, ThreadId,
-    ThreadState, Tool,
+    Context, Message, ReadMode, ResumeEntry, RunAgentInput, RunId, ThreadId, ThreadState, Tool,
 };
 use serde_json::Value;
 
-use crate::compat::{Compat, ProtocolVersion};
+use crate::compat::Compat;
 use crate::error::ClientError;
 use crate::warning::{RunWarning, WarningSource};
+use ag_ui_core::ProtocolVersion;
 
 /// What a run sends besides the thread's messages and state: tools, context, forwarded
 /// props, ids and resume answers. Everything is optional; the defaults are what the
@@ -103,13 +103,29 @@ impl RunOptions {
 ///
 /// As the official client (spec §8.1): `tools`, `context`, `forwardedProps` and `state`
 /// are always sent, activity messages (client-only) are left out, `protocolVersion` is
-/// `"1.0"` unless the ceiling is older.
+/// `"1.0"` unless the ceiling is older. [`build_input_as`] for a client speaking another
+/// version.
 #[must_use]
 pub fn build_input(
     thread_id: &ThreadId,
     thread: &ThreadState,
     options: &RunOptions,
     ceiling: Option<ProtocolVersion>,
+) -> (RunAgentInput, Vec<RunWarning>) {
+    build_input_as(thread_id, thread, options, ceiling, ProtocolVersion::V1_0)
+}
+
+/// [`build_input`] for a client that speaks `version`: the input declares `version` (or
+/// the ceiling, when older), and what the declared version does not know (the
+/// `encryptedValueType` of AG-UI 1.1 for a 1.0 declaration) is left out, each removal a
+/// [`WarningSource::Compatibility`] warning.
+#[must_use]
+pub fn build_input_as(
+    thread_id: &ThreadId,
+    thread: &ThreadState,
+    options: &RunOptions,
+    ceiling: Option<ProtocolVersion>,
+    version: ProtocolVersion,
 ) -> (RunAgentInput, Vec<RunWarning>) {
     let mut input = RunAgentInput::new(
         thread_id.clone(),
@@ -122,7 +138,7 @@ pub fn build_input(
     input.context = Some(options.context.clone());
     input.forwarded_props = options.forwarded_props.clone();
     input.resume = options.resume.clone();
-    normalize_input(input, ceiling)
+    normalize_input_as(input, ceiling, version)
 }
 
 /// Completes and downgrades an input given whole, as [`build_input`] does for the ones it
@@ -130,8 +146,18 @@ pub fn build_input(
 /// messages, `protocolVersion`, and the downgrade for `ceiling`.
 #[must_use]
 pub fn normalize_input(
+    input: RunAgentInput,
+    ceiling: Option<ProtocolVersion>,
+) -> (RunAgentInput, Vec<RunWarning>) {
+    normalize_input_as(input, ceiling, ProtocolVersion::V1_0)
+}
+
+/// [`normalize_input`] for a client that speaks `version`, as [`build_input_as`] says.
+#[must_use]
+pub fn normalize_input_as(
     mut input: RunAgentInput,
     ceiling: Option<ProtocolVersion>,
+    version: ProtocolVersion,
 ) -> (RunAgentInput, Vec<RunWarning>) {
     input
         .messages
@@ -144,24 +170,33 @@ pub fn normalize_input(
     input
         .state
         .get_or_insert_with(|| Value::Object(serde_json::Map::new()));
-    input.protocol_version = Some(PROTOCOL_VERSION.to_owned());
-    let compat = Compat::new(ceiling);
+    let compat = Compat::new(ceiling).speaking(version);
     let warnings = compat.downgrade(&mut input);
     (input, warnings)
 }
 
-/// Reads a `RunAgentInput` from JSON as the 1.0 receiver does: unknown fields stripped,
-/// optional `null`s read as absent and 0.x `binary` content parts upgraded to media parts,
-/// each reported as a warning.
+/// Reads a `RunAgentInput` from JSON as the receiver of the newest version does: unknown
+/// fields stripped, optional `null`s read as absent and 0.x `binary` content parts upgraded
+/// to media parts, each reported as a warning. The upgrade of a `binary` part is reported
+/// only for an input that declares no `protocolVersion` or one older than 1.0: the notice
+/// is for a 0.x caller, and the translation itself loses nothing, so an input of a current
+/// caller is upgraded quietly.
 ///
 /// # Errors
 /// [`ClientError::InvalidRequest`] naming the JSON Pointer of what is malformed.
 pub fn read_input(json: &str) -> Result<(RunAgentInput, Vec<RunWarning>), ClientError> {
     let decoded = ag_ui_core::read::decode::<RunAgentInput>(json, ReadMode::Forgiving)
         .map_err(|e| ClientError::invalid_request(format!("the RunAgentInput is invalid: {e}")))?;
+    let current = decoded
+        .value
+        .protocol_version
+        .as_deref()
+        .and_then(ProtocolVersion::parse)
+        .is_some_and(|v| v >= ProtocolVersion::V1_0);
     let warnings = decoded
         .warnings
         .into_iter()
+        .filter(|w| !(current && w.kind == ag_ui_core::WarningKind::LegacyBinaryPart))
         .map(|w| RunWarning {
             source: WarningSource::Request,
             event_index: None,

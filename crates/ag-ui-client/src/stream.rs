@@ -11,10 +11,11 @@ use ag_ui_core::{ConsumeError, Event, PipelineError, SseReader, StreamConsumer, 
 use futures_core::Stream;
 use futures_util::task::AtomicWaker;
 
-use crate::compat::{self, Compat, ProtocolVersion};
+use crate::compat::{self, Compat};
 use crate::end::{RunEnd, RunItem, RunOutcome};
 use crate::error::ClientError;
 use crate::warning::{self, RunWarning, WarningSource};
+use ag_ui_core::ProtocolVersion;
 
 /// Stops a run from anywhere (another task, a signal handler): the run's stream closes its
 /// byte source at once (for HTTP, the connection) and ends with [`ClientError::Aborted`].

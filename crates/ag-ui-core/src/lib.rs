@@ -22,6 +22,7 @@ pub mod read {
     pub use crate::codec::read::{
         MAX_WARNINGS, decode, decode_slice, decode_value, from_slice, from_str,
     };
+    pub use crate::model::version::decode_for;
 
     // First-release paths of the root types.
     #[doc(hidden)]
@@ -35,6 +36,7 @@ pub mod write {
     //! framing of the same JSON is [`crate::sse`]; [`crate::read`] is the other direction.
 
     pub use crate::codec::write::{to_string, to_vec};
+    pub use crate::model::version::{to_string_for, to_vec_for};
 }
 
 pub mod sse {
@@ -98,6 +100,9 @@ pub use model::patch::{
 pub use model::patch_apply::PatchError;
 pub use model::tool::{Context, FunctionCall, Tool, ToolCall};
 pub use model::usage::TokenUsage;
+pub use model::version::{
+    ParseVersionError, ProtocolVersion, VERSIONED_FIELDS, Versioned, VersionedField,
+};
 pub use stream::chunk::ChunkExpander;
 pub use stream::consumer::{ConsumeError, StreamConsumer};
 pub use stream::decoder::EventDecoder;
@@ -118,7 +123,11 @@ pub use stream::sse::{PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, to_sse_frame, write_sse_
 #[doc(hidden)]
 pub use stream::verify::verify_events;
 
-/// The protocol version this crate implements, as declared in `protocolVersion`.
+/// The `protocolVersion` this workspace's clients and producers declare unless told
+/// otherwise: `"1.0"`, what the official 1.0.0 SDKs speak, so that a 1.0 peer sees exactly
+/// 1.0 traffic. The newest version the crate reads and writes is
+/// [`ProtocolVersion::LATEST`]; [`ProtocolVersion::V1_1`] is opt-in where a version is
+/// declared.
 pub const PROTOCOL_VERSION: &str = "1.0";
 
 /// 0.x name of [`ContentPart`].

@@ -21,6 +21,18 @@ pub fn fixtures_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
 }
 
+/// The protocol version a case is written for, from its file name (`fixtures/README.md`,
+/// "Versions"): a name starting `v<MAJOR>.<MINOR>-` (`v1.1-with-type`) needs that version;
+/// any other name is a 1.0 case.
+#[must_use]
+pub fn protocol_of(name: &str) -> ProtocolVersion {
+    let file = name.rsplit('/').next().unwrap_or(name);
+    file.strip_prefix('v')
+        .and_then(|rest| rest.split_once('-'))
+        .and_then(|(version, _)| ProtocolVersion::parse(version))
+        .unwrap_or(ProtocolVersion::V1_0)
+}
+
 /// What kind of case a file is.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]

@@ -4,6 +4,7 @@
 use std::fmt;
 
 use ag_ui_core as core;
+use ag_ui_core::ProtocolVersion;
 use schemars::generate::{SchemaGenerator, SchemaSettings};
 use serde_json::{Map, Value, json};
 
@@ -12,6 +13,32 @@ use serde_json::{Map, Value, json};
 /// anchor (`urn:ag-ui-rs:schema:1.0#RunAgentInput`); within the file, `#RunAgentInput`
 /// suffices.
 pub const SCHEMA_ID: &str = "urn:ag-ui-rs:schema:1.0";
+
+/// The protocol versions a bundle is published for, oldest first: one file each
+/// ([`file_name_for`]), generated from the same types ([`bundle_for`]).
+pub const VERSIONS: [ProtocolVersion; 2] = [ProtocolVersion::V1_0, ProtocolVersion::V1_1];
+
+/// The `$id` of the bundle for `version`: [`SCHEMA_ID`] for 1.0, and the URN naming the
+/// version for the others (`urn:ag-ui-rs:schema:1.1`).
+#[must_use]
+pub fn schema_id_for(version: ProtocolVersion) -> String {
+    format!("urn:ag-ui-rs:schema:{version}")
+}
+
+/// The file name the bundle for `version` is published under: [`FILE_NAME`] for 1.0 (where
+/// it has always been), `ag-ui-<version>.schema.json` for the others.
+#[must_use]
+pub fn file_name_for(version: ProtocolVersion) -> String {
+    if version == ProtocolVersion::V1_0 {
+        FILE_NAME.to_owned()
+    } else {
+        format!("ag-ui-{version}.schema.json")
+    }
+}
+
+/// The published AG-UI 1.1 bundle, `schema/ag-ui-1.1.schema.json` of this crate, as text:
+/// exactly what [`bundle_text_for`] returns for 1.1 (a test keeps them equal).
+pub const SCHEMA_JSON_1_1: &str = include_str!("../schema/ag-ui-1.1.schema.json");
 
 /// The published bundle, `schema/ag-ui.schema.json` of this crate, as text: exactly what
 /// [`bundle_text`] returns (a test keeps them equal), without generating it.
@@ -62,18 +89,36 @@ fn err(message: impl Into<String>) -> Error {
     }
 }
 
-/// Builds the bundle: the JSON Schema 2020-12 document whose root validates an `Event` and
-/// whose `$defs` hold every definition ([`DEFINITIONS`]), each with a `$anchor` of its own
-/// name.
+/// Builds the AG-UI 1.0 bundle: [`bundle_for`] 1.0.
 ///
 /// # Errors
-/// [`Error`] when the derived schemas break a convention of the bundle; this is a bug in
-/// `ag-ui-core`'s schema attributes, never a runtime condition.
+/// As [`bundle_for`].
 pub fn bundle() -> Result<Value, Error> {
+    bundle_for(ProtocolVersion::V1_0)
+}
+
+/// Builds the bundle for `version`: the JSON Schema 2020-12 document whose root validates
+/// an `Event` and whose `$defs` hold every definition ([`DEFINITIONS`]), each with a
+/// `$anchor` of its own name. The members a version does not know
+/// ([`ag_ui_core::VERSIONED_FIELDS`]) are left out of its bundle, so the 1.0 bundle closes
+/// every object to exactly the 1.0 members.
+///
+/// # Errors
+/// [`Error`] when the derived schemas break a convention of the bundle, or `version` is
+/// none of [`VERSIONS`]; the former is a bug in `ag-ui-core`'s schema attributes, never a
+/// runtime condition.
+pub fn bundle_for(version: ProtocolVersion) -> Result<Value, Error> {
+    if !VERSIONS.contains(&version) {
+        return Err(err(format!(
+            "no bundle is published for AG-UI {version} (the versions are {})",
+            VERSIONS.map(|v| v.to_string()).join(", ")
+        )));
+    }
     let mut defs = derive_definitions();
+    strip_unknown(&mut defs, version)?;
     inline_unnamed(&mut defs)?;
     add_json_patch_and_state(&mut defs)?;
-    extract_mixins(&mut defs)?;
+    extract_mixins(&mut defs, version)?;
     for (name, def) in &mut defs {
         clean_descriptions(def);
         if let Value::Object(obj) = def {
@@ -84,32 +129,40 @@ pub fn bundle() -> Result<Value, Error> {
     let names: Vec<&str> = defs.keys().map(String::as_str).collect();
     if names != DEFINITIONS {
         return Err(err(format!(
-            "the definitions are not the {} of AG-UI 1.0 ({DEFINITIONS:?}): got {names:?}",
+            "the definitions are not the {} of AG-UI {version} ({DEFINITIONS:?}): got {names:?}",
             DEFINITIONS.len()
         )));
     }
     Ok(json!({
         "$schema": META_SCHEMA,
-        "$id": SCHEMA_ID,
-        "title": "AG-UI 1.0",
-        "description": "The AG-UI (Agent-User Interaction protocol) 1.0 wire format, generated from \
-                        the ag-ui-core Rust types. The root validates one event; every definition \
-                        is addressable by its name as an anchor (`#RunAgentInput`). Objects are \
-                        closed except the mixins, the open-by-key objects and the JSON Patch \
-                        operations; optional fields are absent or typed, never `null` \
-                        (`RunAgentInput.state` excepted). Ordering rules between events are not \
-                        expressed here.",
+        "$id": schema_id_for(version),
+        "title": format!("AG-UI {version}"),
+        "description": format!("The AG-UI (Agent-User Interaction protocol) {version} wire format, \
+                        generated from the ag-ui-core Rust types. The root validates one event; \
+                        every definition is addressable by its name as an anchor \
+                        (`#RunAgentInput`). Objects are closed except the mixins, the open-by-key \
+                        objects and the JSON Patch operations; optional fields are absent or \
+                        typed, never `null` (`RunAgentInput.state` excepted). Ordering rules \
+                        between events are not expressed here."),
         "$ref": "#/$defs/Event",
         "$defs": defs,
     }))
 }
 
-/// The bundle as published: pretty-printed JSON with a final newline.
+/// The 1.0 bundle as published: [`bundle_text_for`] 1.0.
 ///
 /// # Errors
 /// As [`bundle`].
 pub fn bundle_text() -> Result<String, Error> {
-    let mut text = serde_json::to_string_pretty(&bundle()?)
+    bundle_text_for(ProtocolVersion::V1_0)
+}
+
+/// The bundle for `version` as published: pretty-printed JSON with a final newline.
+///
+/// # Errors
+/// As [`bundle_for`].
+pub fn bundle_text_for(version: ProtocolVersion) -> Result<String, Error> {
+    let mut text = serde_json::to_string_pretty(&bundle_for(version)?)
         .map_err(|e| err(format!("cannot print the bundle: {e}")))?;
     text.push('\n');
     Ok(text)
@@ -178,6 +231,31 @@ fn derive_definitions() -> Map<String, Value> {
         core::ReasoningEncryptedValueSubtype,
     );
     g.take_definitions(true)
+}
+
+/// Removes from `defs` the members `version` does not know, as
+/// [`ag_ui_core::VERSIONED_FIELDS`] lists them; a listed member the derive did not produce
+/// is an error (the table and the types disagree).
+fn strip_unknown(defs: &mut Map<String, Value>, version: ProtocolVersion) -> Result<(), Error> {
+    for f in version.unknown_fields() {
+        let removed = defs
+            .get_mut(f.definition)
+            .and_then(|d| d.get_mut("properties"))
+            .and_then(Value::as_object_mut)
+            .and_then(|p| p.remove(f.field));
+        if removed.is_none() {
+            return Err(err(format!(
+                "{} has no `{}`, which VERSIONED_FIELDS lists for AG-UI {}",
+                f.definition, f.field, f.since
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Whether `version` knows the member `key` (it is none of its unknown fields).
+fn knows(version: ProtocolVersion, key: &str) -> bool {
+    !version.unknown_fields().any(|f| f.field == key)
 }
 
 /// Names the bundle keeps although no wire type is named so: `JsonPatch` (an alias of
@@ -333,7 +411,13 @@ const BASE_MESSAGE: Mixin = Mixin {
     description: "`BaseMessage`: the fields shared by developer, system, assistant and user \
                   messages. Open: each of them composes it with `allOf`, narrows `role` to its \
                   own constant and closes the whole shape.",
-    shared: &["id", "name", "encryptedValue", "metadata"],
+    shared: &[
+        "id",
+        "name",
+        "encryptedValue",
+        "encryptedValueType",
+        "metadata",
+    ],
     tag: Some(("role", "#/$defs/Role", || {
         "The message role; each message narrows it to its own constant.".to_owned()
     })),
@@ -369,7 +453,7 @@ fn is_required(def: &Value, key: &str) -> bool {
 
 /// Moves the shared fields of each mixin out of the definitions composing it, checking
 /// that they describe them identically.
-fn extract_mixins(defs: &mut Map<String, Value>) -> Result<(), Error> {
+fn extract_mixins(defs: &mut Map<String, Value>, version: ProtocolVersion) -> Result<(), Error> {
     let events = union_members(defs, "Event")?;
     let attributable: Vec<String> = defs
         .iter()
@@ -382,9 +466,13 @@ fn extract_mixins(defs: &mut Map<String, Value>) -> Result<(), Error> {
     let base_messages: Vec<String> = union_members(defs, "Message")?
         .into_iter()
         .filter(|m| {
-            defs.get(m)
-                .and_then(props)
-                .is_some_and(|p| BASE_MESSAGE.shared.iter().all(|k| p.contains_key(*k)))
+            defs.get(m).and_then(props).is_some_and(|p| {
+                BASE_MESSAGE
+                    .shared
+                    .iter()
+                    .filter(|k| knows(version, k))
+                    .all(|k| p.contains_key(*k))
+            })
         })
         .collect();
     for (mixin, members) in [
@@ -392,12 +480,23 @@ fn extract_mixins(defs: &mut Map<String, Value>) -> Result<(), Error> {
         (&ATTRIBUTABLE, &attributable),
         (&BASE_MESSAGE, &base_messages),
     ] {
-        compose(defs, mixin, members)?;
+        compose(defs, mixin, members, version)?;
     }
     Ok(())
 }
 
-fn compose(defs: &mut Map<String, Value>, mixin: &Mixin, members: &[String]) -> Result<(), Error> {
+fn compose(
+    defs: &mut Map<String, Value>,
+    mixin: &Mixin,
+    members: &[String],
+    version: ProtocolVersion,
+) -> Result<(), Error> {
+    let keys: Vec<&str> = mixin
+        .shared
+        .iter()
+        .copied()
+        .filter(|k| knows(version, k))
+        .collect();
     let first = members
         .first()
         .ok_or_else(|| err(format!("nothing composes {}", mixin.name)))?;
@@ -408,7 +507,7 @@ fn compose(defs: &mut Map<String, Value>, mixin: &Mixin, members: &[String]) -> 
             json!({ "$ref": enum_ref, "description": description() }),
         );
     }
-    for key in mixin.shared {
+    for key in &keys {
         let schema = defs
             .get(first)
             .and_then(props)
@@ -424,7 +523,7 @@ fn compose(defs: &mut Map<String, Value>, mixin: &Mixin, members: &[String]) -> 
         let Some(Value::Object(p)) = def.get_mut("properties") else {
             return Err(err(format!("{member} has no properties")));
         };
-        for key in mixin.shared {
+        for key in &keys {
             let own = p.remove(*key);
             if own.as_ref() != shared.get(*key) {
                 return Err(err(format!(

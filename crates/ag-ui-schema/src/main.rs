@@ -1,21 +1,27 @@
-//! `ag-ui-schema`: prints the AG-UI 1.0 JSON Schema bundle, writes it into a directory, or
-//! checks a copy of it.
+//! `ag-ui-schema`: prints an AG-UI JSON Schema bundle, writes the bundles into a directory,
+//! or checks copies of them.
 //!
 //! ```text
-//! ag-ui-schema                      print the schema on stdout
-//! ag-ui-schema --out DIR            write DIR/ag-ui.schema.json
-//! ag-ui-schema --check FILE_OR_DIR  exit 1 unless FILE (or DIR/ag-ui.schema.json) is the schema
+//! ag-ui-schema                      print the AG-UI 1.0 schema on stdout
+//! ag-ui-schema --out DIR            write every version's file into DIR
+//! ag-ui-schema --check FILE_OR_DIR  exit 1 unless FILE (or every version's file in DIR) is the schema
+//! ag-ui-schema --protocol 1.1 …     the same for one version only (1.0 or 1.1)
 //! ```
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: ag-ui-schema [--out DIR | --check FILE_OR_DIR]\n\
+use ag_ui_core::ProtocolVersion;
+
+const USAGE: &str = "usage: ag-ui-schema [--protocol VERSION] [--out DIR | --check FILE_OR_DIR]\n\
     \n  (no option)            print the AG-UI 1.0 JSON Schema on stdout\
-    \n  --out DIR              write DIR/ag-ui.schema.json (DIR is created if missing)\
-    \n  --check FILE_OR_DIR    compare FILE, or DIR/ag-ui.schema.json, with the schema;\
-    \n                         exit 1 when it is missing or differs";
+    \n  --protocol VERSION     the protocol version of the schema (1.0 or 1.1); without it,\
+    \n                         --out and --check take every version and printing takes 1.0\
+    \n  --out DIR              write DIR/ag-ui.schema.json (1.0) and DIR/ag-ui-1.1.schema.json\
+    \n                         (DIR is created if missing)\
+    \n  --check FILE_OR_DIR    compare FILE, or each version's file in DIR, with the schema;\
+    \n                         exit 1 when one is missing or differs";
 
 enum Command {
     Print,
@@ -23,11 +29,34 @@ enum Command {
     Check(PathBuf),
 }
 
-fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<Command>, String> {
+struct Args {
+    command: Command,
+    protocol: Option<ProtocolVersion>,
+}
+
+fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, String> {
     let mut command = Command::Print;
+    let mut protocol = None;
     while let Some(arg) = args.next() {
+        if arg == "-h" || arg == "--help" {
+            return Ok(None);
+        }
+        if arg == "--protocol" {
+            let text = args.next().ok_or("--protocol needs a version")?;
+            let version = ProtocolVersion::parse(&text)
+                .filter(|v| ag_ui_schema::VERSIONS.contains(v))
+                .ok_or_else(|| {
+                    format!(
+                        "no schema for protocol {text:?}: the versions are {}",
+                        ag_ui_schema::VERSIONS.map(|v| v.to_string()).join(", ")
+                    )
+                })?;
+            if protocol.replace(version).is_some() {
+                return Err("--protocol is given once".to_owned());
+            }
+            continue;
+        }
         let next = match arg.as_str() {
-            "-h" | "--help" => return Ok(None),
             "--out" | "--check" => args
                 .next()
                 .map(PathBuf::from)
@@ -43,12 +72,12 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<Command>, Stri
             Command::Check(next)
         };
     }
-    Ok(Some(command))
+    Ok(Some(Args { command, protocol }))
 }
 
 fn main() -> ExitCode {
-    let command = match parse(std::env::args().skip(1)) {
-        Ok(Some(c)) => c,
+    let args = match parse(std::env::args().skip(1)) {
+        Ok(Some(a)) => a,
         Ok(None) => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;
@@ -58,18 +87,33 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let text = match ag_ui_schema::bundle_text() {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("ag-ui-schema: cannot generate the schema: {e}");
-            return ExitCode::FAILURE;
-        }
+    let versions: Vec<ProtocolVersion> = match (args.protocol, &args.command) {
+        (Some(v), _) => vec![v],
+        (None, Command::Print) => vec![ProtocolVersion::V1_0],
+        (None, Command::Check(path)) if !path.is_dir() => vec![ProtocolVersion::V1_0],
+        (None, _) => ag_ui_schema::VERSIONS.to_vec(),
     };
-    match command {
-        Command::Print => print(&text),
-        Command::Write(dir) => write(&dir, &text),
-        Command::Check(path) => check(&path, &text),
+    let mut status = ExitCode::SUCCESS;
+    for version in versions {
+        let text = match ag_ui_schema::bundle_text_for(version) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("ag-ui-schema: cannot generate the {version} schema: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        let name = ag_ui_schema::file_name_for(version);
+        let done = match &args.command {
+            Command::Print => print(&text),
+            Command::Write(dir) => write(&dir.join(&name), &text),
+            Command::Check(path) if path.is_dir() => check(&path.join(&name), &text, version),
+            Command::Check(path) => check(path, &text, version),
+        };
+        if done != ExitCode::SUCCESS {
+            status = done;
+        }
     }
+    status
 }
 
 fn print(text: &str) -> ExitCode {
@@ -83,9 +127,9 @@ fn print(text: &str) -> ExitCode {
     }
 }
 
-fn write(dir: &Path, text: &str) -> ExitCode {
-    let path = dir.join(ag_ui_schema::FILE_NAME);
-    if let Err(e) = std::fs::create_dir_all(dir).and_then(|()| std::fs::write(&path, text)) {
+fn write(path: &Path, text: &str) -> ExitCode {
+    let created = path.parent().map_or(Ok(()), std::fs::create_dir_all);
+    if let Err(e) = created.and_then(|()| std::fs::write(path, text)) {
         eprintln!("ag-ui-schema: cannot write {}: {e}", path.display());
         return ExitCode::FAILURE;
     }
@@ -93,21 +137,17 @@ fn write(dir: &Path, text: &str) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn check(path: &Path, text: &str) -> ExitCode {
-    let file = if path.is_dir() {
-        path.join(ag_ui_schema::FILE_NAME)
-    } else {
-        path.to_owned()
-    };
-    match std::fs::read_to_string(&file) {
+fn check(file: &Path, text: &str, version: ProtocolVersion) -> ExitCode {
+    match std::fs::read_to_string(file) {
         Ok(found) if found == text => {
             eprintln!("{} is up to date", file.display());
             ExitCode::SUCCESS
         }
         Ok(_) => {
             eprintln!(
-                "ag-ui-schema: {0} differs from the schema; regenerate it with \
-                 `ag-ui-schema > {0}` (in this repository: `cargo run -q -p ag-ui-schema > {0}`)",
+                "ag-ui-schema: {0} differs from the {version} schema; regenerate it with \
+                 `ag-ui-schema --protocol {version} > {0}` (in this repository: \
+                 `cargo run -q -p ag-ui-schema -- --protocol {version} > {0}`)",
                 file.display()
             );
             ExitCode::FAILURE

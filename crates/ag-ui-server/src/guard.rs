@@ -119,6 +119,10 @@ pub enum ReportKind<'a> {
     Rejected(&'a Rejection),
     /// The request was read with what the forgiving reader accepted.
     Forgiven(&'a [Warning]),
+    /// Members of an event that the caller's protocol version does not know were left
+    /// out for it (one [`WarningKind::Downgraded`](ag_ui_core::WarningKind::Downgraded)
+    /// warning each, pointers relative to the event).
+    Downgraded(&'a [Warning]),
     /// The client went away before the stream ended; the run's cancellation was tripped.
     Disconnected,
 }
@@ -231,6 +235,14 @@ fn trace(report: &Report<'_>) {
                 "AG-UI request read with forgiven deviations"
             );
         }
+        ReportKind::Downgraded(warnings) => {
+            let list: Vec<String> = warnings.iter().map(|w| w.pointer.clone()).collect();
+            tracing::info!(
+                thread_id, run_id, request_id, count = warnings.len(),
+                left_out = %list.join("; "),
+                "AG-UI event downgraded for the caller's protocol version"
+            );
+        }
         ReportKind::Disconnected => tracing::debug!(
             thread_id,
             run_id,
@@ -277,6 +289,8 @@ pub struct RunGuard {
     #[cfg(feature = "tracing")]
     span: tracing::Span,
     pre_1_0_peer: bool,
+    /// The protocol version the caller is sent: the highest both sides speak.
+    peer: ag_ui_core::ProtocolVersion,
 }
 
 impl std::fmt::Debug for RunGuard {
@@ -307,6 +321,7 @@ impl RunGuard {
             #[cfg(feature = "tracing")]
             span: tracing::Span::none(),
             pre_1_0_peer: false,
+            peer: ag_ui_core::ProtocolVersion::LATEST,
         }
     }
 
@@ -329,7 +344,12 @@ impl RunGuard {
     /// is a single `RUN_ERROR` with [`CODE_AGENT_PANIC`]. An `input` without
     /// `protocolVersion` comes from a caller older than 1.0: its stream is sent a success
     /// outcome without `pendingToolCallIds` and no `cancelled` outcome, which such callers
-    /// refuse (the rest as the agent produced it).
+    /// refuse (the rest as the agent produced it). The stream is sent in the highest
+    /// protocol version both sides speak
+    /// ([`ProtocolVersion::answer_for`](ag_ui_core::ProtocolVersion::answer_for)): for a
+    /// caller of 1.0 or older, what 1.1 added is left out (each removal a
+    /// [`ReportKind::Downgraded`]) and a `RUN_STARTED` declaring a newer version declares
+    /// the caller's.
     ///
     /// [`Agent::run`]: crate::Agent::run
     #[must_use]
@@ -367,6 +387,8 @@ impl RunGuard {
             Self::new(Box::pin(futures_util::stream::empty()), cancel, options).with_ids(ids);
         // No protocolVersion: a caller older than 1.0, sent only what it can read.
         guard.pre_1_0_peer = input.protocol_version.is_none();
+        // The highest version both sides speak: what the stream is sent in.
+        guard.peer = ag_ui_core::ProtocolVersion::answer_for(input.protocol_version.as_deref());
         #[cfg(feature = "tracing")]
         let entered = guard.span.clone();
         #[cfg(feature = "tracing")]
@@ -527,9 +549,13 @@ impl Stream for RunGuard {
         #[cfg(feature = "tracing")]
         let _entered = span.enter();
         loop {
-            if let Some(event) = this.ready.pop_front() {
+            if let Some(mut event) = this.ready.pop_front() {
                 if this.pre_1_0_peer {
-                    return Poll::Ready(Some(crate::peer::downgrade_for_pre_1_0(event)));
+                    event = crate::peer::downgrade_for_pre_1_0(event);
+                }
+                let left_out = crate::peer::downgrade_for_version(&mut event, this.peer);
+                if !left_out.is_empty() {
+                    this.report(ReportKind::Downgraded(&left_out));
                 }
                 return Poll::Ready(Some(event));
             }

@@ -12,9 +12,30 @@
 //! - a `cancelled` outcome, which such a client does not know, is removed (an absent
 //!   outcome is the only way left to end the run without an error).
 //!
-//! Everything else is sent as the agent produced it.
+//! Everything else is sent as the agent produced it, in the caller's protocol version
+//! ([`downgrade_for_version`]: 1.0 for such a caller).
 
-use ag_ui_core::{Event, RunFinishedOutcome};
+use ag_ui_core::{Event, ProtocolVersion, RunFinishedOutcome, Versioned, Warning};
+
+/// Sends `event` in `peer`'s protocol version: what that version does not know is left out
+/// (returned, one warning per member), and a `RUN_STARTED` declaring a newer version
+/// declares `peer` instead, since the stream it starts now speaks `peer` (a producer that
+/// translates down declares what it emits). For [`ProtocolVersion::LATEST`] nothing
+/// changes.
+pub(crate) fn downgrade_for_version(event: &mut Event, peer: ProtocolVersion) -> Vec<Warning> {
+    if peer >= ProtocolVersion::LATEST {
+        return Vec::new();
+    }
+    if let Event::RunStarted(e) = event
+        && e.protocol_version
+            .as_deref()
+            .and_then(ProtocolVersion::parse)
+            .is_some_and(|declared| declared > peer)
+    {
+        e.protocol_version = Some(peer.to_string());
+    }
+    event.downgrade(peer)
+}
 
 /// `event` as a pre-1.0 caller can read it (see the module docs).
 pub(crate) fn downgrade_for_pre_1_0(event: Event) -> Event {

@@ -33,7 +33,7 @@ pub use activity::{activity_delta, activity_snapshot};
 pub use reasoning::{
     message_encrypted_value, reasoning_encrypted_value, reasoning_end, reasoning_message_chunk,
     reasoning_message_content, reasoning_message_end, reasoning_message_start, reasoning_start,
-    tool_call_encrypted_value,
+    tool_call_encrypted_value, typed_encrypted_value,
 };
 pub use run::{
     run_error, run_finished, run_finished_cancelled, run_finished_interrupt, run_finished_success,

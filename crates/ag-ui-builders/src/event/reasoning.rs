@@ -86,3 +86,17 @@ pub fn tool_call_encrypted_value(
         encrypted_value,
     )
 }
+
+/// `REASONING_ENCRYPTED_VALUE(subtype, entity_id, encrypted_value)` with the kind of
+/// artefact the value is (`encryptedValueType`, AG-UI 1.1, e.g.
+/// `anthropic.redacted_thinking`): the value and its type are set together.
+#[must_use]
+pub fn typed_encrypted_value(
+    subtype: ReasoningEncryptedValueSubtype,
+    entity_id: impl Into<String>,
+    encrypted_value: impl Into<String>,
+    encrypted_value_type: impl Into<String>,
+) -> ReasoningEncryptedValueEvent {
+    reasoning_encrypted_value(subtype, entity_id, encrypted_value)
+        .with_encrypted_value_type(encrypted_value_type)
+}

@@ -873,10 +873,7 @@ fn interrupt_ids_are_minted_and_unique() {
             confirmation(first.clone(), "Sure?"),
         ])
         .unwrap_err(),
-        Error::AlreadyOpen {
-            kind: "interrupt",
-            id: "int-1".into()
-        }
+        Error::DuplicateInterrupt { id: "int-1".into() }
     );
     run.interrupt([
         tool_approval(first, call, "Send?"),
@@ -1008,4 +1005,58 @@ fn emitter_methods_follow_one_naming_scheme() {
         })
         .collect();
     assert!(broken.is_empty(), "outside the naming scheme: {broken:?}");
+}
+
+#[test]
+fn a_typed_encrypted_value_needs_a_run_that_declared_1_1() {
+    use ag_ui_core::{ProtocolVersion, RunAgentInput};
+    let old = RunAgentInput::new("t1", "r1", vec![]).with_protocol_version("1.0");
+    let mut run = RunEmitter::start_for(&old).with_ids(SequentialIds::new());
+    assert_eq!(run.protocol_version(), ProtocolVersion::V1_0);
+    run.reasoning("thinking").unwrap();
+    let err = run
+        .typed_reasoning_encrypted_value("sig", "anthropic.signature")
+        .unwrap_err();
+    assert_eq!(
+        err,
+        Error::NotInVersion {
+            member: "encryptedValueType",
+            declared: ProtocolVersion::V1_0,
+            needs: ProtocolVersion::V1_1
+        }
+    );
+    assert!(err.to_string().contains("1.1"), "{err}");
+
+    let new = RunAgentInput::new("t1", "r1", vec![]).with_protocol_version("1.1");
+    let mut run = RunEmitter::start_for(&new).with_ids(SequentialIds::new());
+    run.reasoning("thinking").unwrap();
+    run.typed_reasoning_encrypted_value("sig", "anthropic.signature")
+        .unwrap();
+    run.finish().unwrap();
+    let events: Vec<serde_json::Value> = run
+        .events()
+        .iter()
+        .map(|e| serde_json::to_value(e).unwrap())
+        .collect();
+    assert_eq!(events[0]["protocolVersion"], "1.1");
+    let typed = events
+        .iter()
+        .find(|e| e["type"] == "REASONING_ENCRYPTED_VALUE")
+        .unwrap();
+    assert_eq!(typed["encryptedValue"], "sig");
+    assert_eq!(typed["encryptedValueType"], "anthropic.signature");
+    // Without a declared version, and for a pre-1.0 caller, the run declares 1.0.
+    let bare = RunAgentInput::new("t1", "r1", vec![]);
+    let run = RunEmitter::start_for(&bare);
+    assert_eq!(run.protocol_version(), ProtocolVersion::V1_0);
+}
+
+#[test]
+fn an_outcome_with_two_interrupts_of_one_id_is_refused() {
+    let err = ag_ui_builders::outcome::interrupted([
+        confirmation("i1", "Sure?"),
+        confirmation("i1", "Really?"),
+    ])
+    .unwrap_err();
+    assert_eq!(err, Error::DuplicateInterrupt { id: "i1".into() });
 }

@@ -22,6 +22,13 @@ fn multimodal_user() -> Message {
 }
 
 #[test]
+fn the_version_type_is_core_s_under_both_paths() {
+    // The first release's path names the same type.
+    let v: ag_ui_client::compat::ProtocolVersion = ag_ui_core::ProtocolVersion::V1_1;
+    assert_eq!(v, ProtocolVersion::V1_1);
+}
+
+#[test]
 fn versions_parse_compare_and_print() {
     assert_eq!(ProtocolVersion::parse("1.0"), Some(ProtocolVersion::V1_0));
     assert_eq!(
@@ -165,4 +172,84 @@ async fn subagent_events_are_dropped_with_a_warning_for_a_peer_that_predates_the
         let _ = chat;
     })
     .await;
+}
+
+fn typed_thread() -> ag_ui_core::ThreadState {
+    ag_ui_core::ThreadState::new().with_messages(vec![Message::Reasoning(
+        ag_ui_core::ReasoningMessage::new("r1", "")
+            .with_encrypted_value("sig")
+            .with_encrypted_value_type("anthropic.signature"),
+    )])
+}
+
+#[test]
+fn the_client_declares_1_0_by_default_and_1_1_when_it_opts_in() {
+    let thread_id = ag_ui_core::ThreadId::from("t1");
+    let options = RunOptions::default();
+    // By default: 1.0, and the value goes back without its type, with a warning.
+    let (input, warnings) = ag_ui_client::build_input(&thread_id, &typed_thread(), &options, None);
+    assert_eq!(input.protocol_version.as_deref(), Some("1.0"));
+    let sent = to_json(&input);
+    assert_eq!(
+        sent["messages"][0],
+        json!({"id":"r1","role":"reasoning","content":"","encryptedValue":"sig"})
+    );
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert_eq!(warnings[0].source, WarningSource::Compatibility);
+    assert_eq!(warnings[0].kind, Some(ag_ui_core::WarningKind::Downgraded));
+    assert!(
+        warnings[0]
+            .message
+            .contains("/messages/0/encryptedValueType")
+    );
+    // Opted in: 1.1, value and type.
+    let (input, warnings) = ag_ui_client::build_input_as(
+        &thread_id,
+        &typed_thread(),
+        &options,
+        None,
+        ProtocolVersion::V1_1,
+    );
+    assert_eq!(input.protocol_version.as_deref(), Some("1.1"));
+    assert_eq!(
+        to_json(&input)["messages"][0]["encryptedValueType"],
+        "anthropic.signature"
+    );
+    assert!(warnings.is_empty(), "{warnings:?}");
+    // Opted in, toward an agent known to speak 1.0: 1.0 again.
+    let (input, warnings) =
+        ag_ui_client::normalize_input_as(input, Some(ProtocolVersion::V1_0), ProtocolVersion::V1_1);
+    assert_eq!(input.protocol_version.as_deref(), Some("1.0"));
+    assert!(
+        to_json(&input)["messages"][0]
+            .get("encryptedValueType")
+            .is_none()
+    );
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+}
+
+#[test]
+fn a_binary_part_is_upgraded_quietly_for_a_current_caller_and_with_a_notice_for_an_old_one() {
+    let part = r#"{"type":"binary","mimeType":"image/png","data":"iVBORw0KGgo="}"#;
+    let body = |version: &str| {
+        format!(
+            r#"{{"threadId":"t","runId":"r",{version}"messages":[{{"id":"u1","role":"user","content":[{part}]}}]}}"#
+        )
+    };
+    let binary = |w: &Vec<ag_ui_client::RunWarning>| {
+        w.iter()
+            .filter(|w| w.kind == Some(ag_ui_core::WarningKind::LegacyBinaryPart))
+            .count()
+    };
+    for current in [r#""protocolVersion":"1.0","#, r#""protocolVersion":"1.1","#] {
+        let (input, warnings) = ag_ui_client::read_input(&body(current)).unwrap();
+        assert_eq!(binary(&warnings), 0, "{current}: {warnings:?}");
+        assert_eq!(
+            to_json(&input)["messages"][0]["content"][0]["type"],
+            "image",
+            "{current}"
+        );
+    }
+    let (_, warnings) = ag_ui_client::read_input(&body("")).unwrap();
+    assert_eq!(binary(&warnings), 1, "{warnings:?}");
 }

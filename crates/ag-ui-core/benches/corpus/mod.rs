@@ -475,6 +475,8 @@ struct Gen {
     clock: i64,
     /// Events of the run being generated.
     events: Vec<Event>,
+    /// The thread of the stream: every run on a stream carries the input's `threadId`.
+    thread: Option<String>,
 }
 
 fn msg_id(r: &mut Rng) -> String {
@@ -495,6 +497,7 @@ impl Gen {
             rng: Rng(seed),
             clock: 1_767_225_600_000,
             events: Vec::new(),
+            thread: None,
         }
     }
 
@@ -524,8 +527,15 @@ impl Gen {
         }
     }
 
+    /// The stream's thread id. A fresh one is drawn for every run all the same, so that the
+    /// random sequence (and every other id) does not depend on it.
+    fn thread(&mut self) -> String {
+        let fresh = format!("thread_{}", self.rng.uuid());
+        self.thread.get_or_insert(fresh).clone()
+    }
+
     fn run(&mut self, out: &mut Vec<String>) {
-        let thread = format!("thread_{}", self.rng.uuid());
+        let thread = self.thread();
         let run = self.rng.uuid();
         let mut started = RunStartedEvent::new(thread.clone(), run.clone());
         if self.rng.chance(30) {
@@ -632,7 +642,7 @@ impl Gen {
     }
 
     fn large_run(&mut self, out: &mut Vec<String>) {
-        let thread = format!("thread_{}", self.rng.uuid());
+        let thread = self.thread();
         let run = self.rng.uuid();
         self.push(RunStartedEvent::new(thread.clone(), run.clone()));
         let target = self.rng.range(100_000, 300_000);

@@ -50,8 +50,9 @@ pub enum WarningKind {
     /// success). In a required slot (a media part's `source`) the object holding it is
     /// removed from its list instead. The pointer names the unknown tag (spec §2.3).
     UnknownMember,
-    /// `RUN_STARTED.protocolVersion` is newer than [`crate::PROTOCOL_VERSION`] or not
-    /// `MAJOR.MINOR` (spec §10): the stream is read on, but material the producer's version
+    /// `RUN_STARTED.protocolVersion` is newer than
+    /// [`ProtocolVersion::LATEST`](crate::ProtocolVersion::LATEST) or not `MAJOR.MINOR`
+    /// (spec §10): the stream is read on, but material the producer's version
     /// added is stripped. Only [`crate::EventDecoder`] produces this warning; the schema
     /// accepts any string, so exact mode does too.
     ProtocolVersion,
@@ -68,6 +69,9 @@ pub enum WarningKind {
     /// [`crate::ThreadState`]: a chunk event reached the reducer. Chunks are expanded into
     /// start / content / end events first (spec §9.3), so they are never applied.
     ChunkNotApplied,
+    /// A member that the peer's protocol version does not know, left out when writing for
+    /// that peer ([`crate::write::to_string_for`]): the peer does not receive it.
+    Downgraded,
 }
 
 impl WarningKind {
@@ -91,11 +95,12 @@ impl WarningKind {
             Self::ToolCallRenamed => "tool-call-renamed",
             Self::PatchFailed => "patch-failed",
             Self::ChunkNotApplied => "chunk-not-applied",
+            Self::Downgraded => "downgraded",
         }
     }
 
     /// Every kind, in declaration order.
-    pub const ALL: [WarningKind; 16] = [
+    pub const ALL: [WarningKind; 17] = [
         Self::UnknownField,
         Self::NullAsAbsent,
         Self::NullState,
@@ -112,6 +117,7 @@ impl WarningKind {
         Self::ToolCallRenamed,
         Self::PatchFailed,
         Self::ChunkNotApplied,
+        Self::Downgraded,
     ];
 
     /// The kind named `name` (the inverse of [`WarningKind::as_str`]).
@@ -160,7 +166,7 @@ impl WarningKind {
                 "union member with a tag unknown to AG-UI 1.0 (removed with what holds it)"
             }
             Self::ProtocolVersion => {
-                "producer protocol version newer than 1.0 or not MAJOR.MINOR (read on; newer material is stripped)"
+                "producer protocol version newer than this reader knows or not MAJOR.MINOR (read on; newer material is stripped)"
             }
             Self::MissingMessage => "event for a message the thread does not hold (skipped)",
             Self::MissingToolCall => "event for a tool call the thread does not hold (skipped)",
@@ -169,6 +175,9 @@ impl WarningKind {
             Self::PatchFailed => "JSON Patch failed; nothing of it was applied",
             Self::ChunkNotApplied => {
                 "chunk event given to the reducer (expand chunks first; not applied)"
+            }
+            Self::Downgraded => {
+                "member the peer's protocol version does not know (left out for that peer)"
             }
         }
     }

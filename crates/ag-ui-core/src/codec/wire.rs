@@ -150,6 +150,22 @@ impl Wire for Value {
     }
 }
 
+/// A member that may only be written beside another one (`encryptedValueType` beside
+/// `encryptedValue`, AG-UI 1.1) but is not: writing it is an encoding error, raised inside
+/// the member so that the error names its pointer. Holds the wire name of the member it
+/// needs.
+pub(crate) struct Unpaired(pub(crate) &'static str);
+
+impl Serialize for Unpaired {
+    #[cold]
+    fn serialize<S: Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
+        Err(serde::ser::Error::custom(format_args!(
+            "set without `{}` (a producer never sends the one without the other)",
+            self.0
+        )))
+    }
+}
+
 /// Serializes a [`Wire`] value by reference.
 pub(crate) struct W<'a, T>(pub(crate) &'a T);
 
@@ -594,6 +610,7 @@ macro_rules! wire_struct {
                 ),* $(,)?
             }
             $(open { $open:ident })?
+            $(paired { $($pfield:ident = $pwire:literal needs $pbase:ident = $pbwire:literal),* $(,)? })?
         }
     ) => {
         $(#[$meta])*
@@ -744,6 +761,11 @@ macro_rules! wire_struct {
             fn serialize<S: ::serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                 use ::serde::ser::SerializeMap;
                 let mut m = s.serialize_map(None)?;
+                $($(
+                    if self.$pfield.is_some() && self.$pbase.is_none() {
+                        m.serialize_entry($pwire, &$crate::codec::wire::Unpaired($pbwire))?;
+                    }
+                )*)?
                 $( m.serialize_entry($tagkey, $tagval)?; )?
                 $( m.serialize_entry($rwire, &$crate::codec::wire::W(&self.$rfield))?; )*
                 $(

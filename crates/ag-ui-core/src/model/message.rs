@@ -73,8 +73,14 @@ macro_rules! text_message {
                     name / with_name: String = "name" [Absent],
                     /// Opaque provider artefact the client stores and sends back on later turns.
                     encrypted_value / with_encrypted_value: String = "encryptedValue" [Absent],
+                    /// What kind of artefact `encryptedValue` is, named by its producer (AG-UI 1.1, e.g.
+                    /// `anthropic.redacted_thinking`); opaque, and only ever written beside `encryptedValue`.
+                    encrypted_value_type / with_encrypted_value_type: String = "encryptedValueType" [Absent],
                     /// Extra information; accumulates from the events that build the message.
                     metadata / with_metadata: Metadata = "metadata" [Absent],
+                }
+                paired {
+                    encrypted_value_type = "encryptedValueType" needs encrypted_value = "encryptedValue",
                 }
             }
         }
@@ -105,12 +111,18 @@ wire_struct! {
             name / with_name: String = "name" [Absent],
             /// Opaque provider artefact the client stores and sends back on later turns.
             encrypted_value / with_encrypted_value: String = "encryptedValue" [Absent],
+            /// What kind of artefact `encryptedValue` is, named by its producer (AG-UI 1.1, e.g.
+            /// `anthropic.redacted_thinking`); opaque, and only ever written beside `encryptedValue`.
+            encrypted_value_type / with_encrypted_value_type: String = "encryptedValueType" [Absent],
             /// Extra information; accumulates from the events that build the message.
             metadata / with_metadata: Metadata = "metadata" [Absent],
             /// The text (string only); absent when the turn is only tool calls.
             content / with_content: String = "content" [Absent],
             /// Calls made in this turn, in order (an empty array is valid).
             tool_calls / with_tool_calls: Vec<ToolCall> = "toolCalls" [Absent],
+        }
+        paired {
+            encrypted_value_type = "encryptedValueType" needs encrypted_value = "encryptedValue",
         }
     }
 }
@@ -132,8 +144,14 @@ wire_struct! {
             name / with_name: String = "name" [Absent],
             /// Opaque provider artefact the client stores and sends back on later turns.
             encrypted_value / with_encrypted_value: String = "encryptedValue" [Absent],
+            /// What kind of artefact `encryptedValue` is, named by its producer (AG-UI 1.1, e.g.
+            /// `anthropic.redacted_thinking`); opaque, and only ever written beside `encryptedValue`.
+            encrypted_value_type / with_encrypted_value_type: String = "encryptedValueType" [Absent],
             /// Extra information; accumulates from the events that build the message.
             metadata / with_metadata: Metadata = "metadata" [Absent],
+        }
+        paired {
+            encrypted_value_type = "encryptedValueType" needs encrypted_value = "encryptedValue",
         }
     }
 }
@@ -157,8 +175,14 @@ wire_struct! {
             error / with_error: String = "error" [Absent],
             /// Opaque provider artefact the client stores and sends back on later turns.
             encrypted_value / with_encrypted_value: String = "encryptedValue" [Absent],
+            /// What kind of artefact `encryptedValue` is, named by its producer (AG-UI 1.1, e.g.
+            /// `anthropic.redacted_thinking`); opaque, and only ever written beside `encryptedValue`.
+            encrypted_value_type / with_encrypted_value_type: String = "encryptedValueType" [Absent],
             /// Extra information; accumulates from the events that build the message.
             metadata / with_metadata: Metadata = "metadata" [Absent],
+        }
+        paired {
+            encrypted_value_type = "encryptedValueType" needs encrypted_value = "encryptedValue",
         }
     }
 }
@@ -201,8 +225,14 @@ wire_struct! {
             subagent_run_id / with_subagent_run_id: SubagentRunId = "subagentRunId" [Reject],
             /// Opaque encrypted chain-of-thought the client must send back unchanged.
             encrypted_value / with_encrypted_value: String = "encryptedValue" [Absent],
+            /// What kind of artefact `encryptedValue` is, named by its producer (AG-UI 1.1, e.g.
+            /// `anthropic.redacted_thinking`); opaque, and only ever written beside `encryptedValue`.
+            encrypted_value_type / with_encrypted_value_type: String = "encryptedValueType" [Absent],
             /// Extra information; accumulates from the events that build the message.
             metadata / with_metadata: Metadata = "metadata" [Absent],
+        }
+        paired {
+            encrypted_value_type = "encryptedValueType" needs encrypted_value = "encryptedValue",
         }
     }
 }

@@ -17,3 +17,4 @@ pub(crate) mod patch;
 pub(crate) mod patch_apply;
 pub(crate) mod tool;
 pub(crate) mod usage;
+pub(crate) mod version;

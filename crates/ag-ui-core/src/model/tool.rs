@@ -44,8 +44,14 @@ wire_struct! {
         optional {
             /// Opaque provider artefact for this call.
             encrypted_value / with_encrypted_value: String = "encryptedValue" [Absent],
+            /// What kind of artefact `encryptedValue` is, named by its producer (AG-UI 1.1, e.g.
+            /// `anthropic.redacted_thinking`); opaque, and only ever written beside `encryptedValue`.
+            encrypted_value_type / with_encrypted_value_type: String = "encryptedValueType" [Absent],
             /// Per-call metadata (tool-call events merge here, not into the parent message).
             metadata / with_metadata: Metadata = "metadata" [Absent],
+        }
+        paired {
+            encrypted_value_type = "encryptedValueType" needs encrypted_value = "encryptedValue",
         }
     }
 }

@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 use crate::codec::error::{Repr, Result};
 use crate::codec::read::{self, Decoded, ReadMode, Rejection, Warning, WarningKind};
 use crate::model::event::{Event, LEGACY_EVENT_TYPES};
+use crate::model::version::{ProtocolVersion, Versioned};
 
 /// A stateful event decoder for one stream.
 ///
@@ -18,6 +19,8 @@ use crate::model::event::{Event, LEGACY_EVENT_TYPES};
 /// the process and, in practice, across processes.
 pub struct EventDecoder {
     mode: ReadMode,
+    /// The version read as (members newer than it are unknown fields).
+    protocol: ProtocolVersion,
     reasoning_id: Option<String>,
     message_id: Option<String>,
     mint: Box<dyn FnMut() -> String + Send>,
@@ -47,11 +50,22 @@ impl EventDecoder {
     pub fn new(mode: ReadMode) -> Self {
         EventDecoder {
             mode,
+            protocol: ProtocolVersion::LATEST,
             reasoning_id: None,
             message_id: None,
             mint: Box::new(default_id),
             nulls_reported: crate::hash::HashSet::default(),
         }
+    }
+
+    /// Reads as a receiver of `version` does (by default [`ProtocolVersion::LATEST`]): a
+    /// member that version does not know is an unknown field, stripped with an
+    /// `unknown-field` warning (refused in exact mode), and a declared `protocolVersion`
+    /// newer than `version` is warned about.
+    #[must_use]
+    pub fn with_protocol_version(mut self, version: ProtocolVersion) -> Self {
+        self.protocol = version;
+        self
     }
 
     /// Replaces the id generator used when translating 0.x reasoning events.
@@ -70,8 +84,8 @@ impl EventDecoder {
     /// A `null` read as absent (`null-as-absent`, `legacy-null`) is reported once per field
     /// name per run: servers that write them write them on every event.
     ///
-    /// A `RUN_STARTED` whose `protocolVersion` is newer than [`crate::PROTOCOL_VERSION`] or
-    /// not `MAJOR.MINOR` is decoded with a [`WarningKind::ProtocolVersion`] warning (spec
+    /// A `RUN_STARTED` whose `protocolVersion` is newer than
+    /// [`ProtocolVersion::LATEST`](crate::ProtocolVersion::LATEST) or not `MAJOR.MINOR` is decoded with a [`WarningKind::ProtocolVersion`] warning (spec
     /// §10: proceed, and warn); an older, equal or absent version is quiet.
     pub fn decode(&mut self, json: &str) -> Result<Decoded<Option<Event>>> {
         self.decode_detailed(json).map_err(|r| r.error)
@@ -84,9 +98,16 @@ impl EventDecoder {
     ) -> Result<Decoded<Option<Event>>, Rejection> {
         match read::decode_detailed::<Event>(json, self.mode) {
             Ok(mut d) => {
+                if self.protocol < ProtocolVersion::LATEST {
+                    self.strip_newer(&mut d)?;
+                }
                 if let Event::RunStarted(e) = &d.value {
                     self.nulls_reported.clear();
-                    if let Some(w) = e.protocol_version.as_deref().and_then(version_warning) {
+                    if let Some(w) = e
+                        .protocol_version
+                        .as_deref()
+                        .and_then(|v| version_warning(v, self.protocol))
+                    {
                         d.warnings.push(w);
                     }
                 }
@@ -115,6 +136,27 @@ impl EventDecoder {
         }
     }
 
+    /// Strips what [`EventDecoder::with_protocol_version`]'s version does not know.
+    fn strip_newer(&self, d: &mut Decoded<Event>) -> Result<(), Rejection> {
+        let mut stripped = Vec::new();
+        d.value
+            .strip_unknown_to(self.protocol, "", &mut |p| stripped.push(p));
+        if let Some(first) = stripped.first()
+            && self.mode == ReadMode::Exact
+        {
+            return Err(Rejection::from(crate::Error::from(Repr::NotExact {
+                kind: WarningKind::UnknownField,
+                pointer: first.clone(),
+            })));
+        }
+        d.warnings.extend(
+            stripped
+                .into_iter()
+                .map(|p| Warning::new(WarningKind::UnknownField, p)),
+        );
+        Ok(())
+    }
+
     fn unknown(&mut self, json: &str, event_type: &str) -> Result<Decoded<Option<Event>>> {
         let Some(successor) = LEGACY_EVENT_TYPES
             .iter()
@@ -140,7 +182,15 @@ impl EventDecoder {
             .into());
         }
         let mut map: Map<String, Value> = read::from_str(json)?;
-        let mut warnings = vec![Warning::new(WarningKind::LegacyEvent, "/type")];
+        // The warning names the type that was received; the event it became is the one
+        // delivered (and the one a stream stage records as the warning's event type).
+        let mut warnings =
+            vec![
+                Warning::new(WarningKind::LegacyEvent, "/type").with_detail(format!(
+                    "received {event_type}, translated to {}",
+                    successor.as_str()
+                )),
+            ];
         map.insert("type".into(), Value::String(successor.as_str().into()));
         let id = match event_type {
             "THINKING_START" => {
@@ -177,7 +227,7 @@ impl EventDecoder {
 }
 
 /// The §10 warning for a producer's declared version, if it needs one.
-fn version_warning(version: &str) -> Option<Warning> {
+fn version_warning(version: &str, reader: ProtocolVersion) -> Option<Warning> {
     let parse = |v: &str| -> Option<(u64, u64)> {
         let (major, minor) = v.split_once('.')?;
         let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
@@ -186,14 +236,13 @@ fn version_warning(version: &str) -> Option<Warning> {
         }
         Some((major.parse().ok()?, minor.parse().ok()?))
     };
-    let ours = parse(crate::PROTOCOL_VERSION)?;
+    let ours = (u64::from(reader.major), u64::from(reader.minor));
     let detail = match parse(version) {
         None => format!(
             "{version:?} is not MAJOR.MINOR (spec §10); read as a version this reader may not know"
         ),
         Some(theirs) if theirs > ours => format!(
-            "the producer speaks {version}, newer than {}: unknown material is stripped",
-            crate::PROTOCOL_VERSION
+            "the producer speaks {version}, newer than {reader}: unknown material is stripped"
         ),
         Some(_) => return None,
     };

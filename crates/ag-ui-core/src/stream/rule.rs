@@ -21,6 +21,12 @@ pub enum Rule {
     /// `RUN_FINISHED` is rejected while a step, message, reasoning span, tool call or
     /// subagent is still open.
     L5,
+    /// The `RUN_FINISHED` that closes a run carries the `runId` of its `RUN_STARTED` (a
+    /// `RUN_ERROR` carries no ids, so a failed run has nothing to compare).
+    L6,
+    /// Every run of a stream carries the stream's `threadId` (the input's: the first
+    /// `RUN_STARTED`'s) on `RUN_STARTED` and `RUN_FINISHED`.
+    L7,
     /// `TEXT_MESSAGE_START` is rejected while a text message with that id is open.
     M1,
     /// `TEXT_MESSAGE_CONTENT` / `TEXT_MESSAGE_END` need an open text message.
@@ -71,6 +77,8 @@ pub enum Rule {
     O5,
     /// `subagentRunId: null` is an error anywhere (spec §6 rule 12).
     O6,
+    /// The interrupts of one `RUN_FINISHED` interrupt outcome carry distinct ids.
+    I1,
     /// The first chunk of a stream needs its id (and a tool chunk its `toolCallName`).
     C1,
     /// A continuation chunk may repeat an opener field only with the same value.
@@ -81,12 +89,14 @@ pub enum Rule {
 
 impl Rule {
     /// Every rule, in catalogue order.
-    pub const ALL: [Rule; 27] = [
+    pub const ALL: [Rule; 30] = [
         Rule::L1,
         Rule::L2,
         Rule::L3,
         Rule::L4,
         Rule::L5,
+        Rule::L6,
+        Rule::L7,
         Rule::M1,
         Rule::M2,
         Rule::T1,
@@ -106,6 +116,7 @@ impl Rule {
         Rule::O4,
         Rule::O5,
         Rule::O6,
+        Rule::I1,
         Rule::C1,
         Rule::C2,
         Rule::C3,
@@ -120,6 +131,8 @@ impl Rule {
             Rule::L3 => "L3",
             Rule::L4 => "L4",
             Rule::L5 => "L5",
+            Rule::L6 => "L6",
+            Rule::L7 => "L7",
             Rule::M1 => "M1",
             Rule::M2 => "M2",
             Rule::T1 => "T1",
@@ -139,6 +152,7 @@ impl Rule {
             Rule::O4 => "O4",
             Rule::O5 => "O5",
             Rule::O6 => "O6",
+            Rule::I1 => "I1",
             Rule::C1 => "C1",
             Rule::C2 => "C2",
             Rule::C3 => "C3",

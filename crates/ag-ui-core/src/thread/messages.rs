@@ -192,7 +192,12 @@ impl ThreadState {
         let id = e.entity_id.as_str();
         match e.subtype {
             ReasoningEncryptedValueSubtype::ToolCall => match self.tool_call_mut(id) {
-                Some(call) => call.encrypted_value = Some(e.encrypted_value),
+                Some(call) => {
+                    // The value and its type are replaced together: a stale type never
+                    // labels newer bytes (AG-UI 1.1).
+                    call.encrypted_value = Some(e.encrypted_value);
+                    call.encrypted_value_type = e.encrypted_value_type;
+                }
                 None => w.push(
                     Warning::new(WarningKind::MissingToolCall, "/entityId").with_detail(format!(
                         "the thread holds no tool call with id {id:?}; encrypted value dropped"
@@ -204,13 +209,13 @@ impl ThreadState {
                     w.push(missing_message("/entityId", id));
                     return;
                 };
-                let slot = match &mut self.messages[p] {
-                    Message::Developer(m) => &mut m.encrypted_value,
-                    Message::System(m) => &mut m.encrypted_value,
-                    Message::Assistant(m) => &mut m.encrypted_value,
-                    Message::User(m) => &mut m.encrypted_value,
-                    Message::Tool(m) => &mut m.encrypted_value,
-                    Message::Reasoning(m) => &mut m.encrypted_value,
+                let (value, kind) = match &mut self.messages[p] {
+                    Message::Developer(m) => (&mut m.encrypted_value, &mut m.encrypted_value_type),
+                    Message::System(m) => (&mut m.encrypted_value, &mut m.encrypted_value_type),
+                    Message::Assistant(m) => (&mut m.encrypted_value, &mut m.encrypted_value_type),
+                    Message::User(m) => (&mut m.encrypted_value, &mut m.encrypted_value_type),
+                    Message::Tool(m) => (&mut m.encrypted_value, &mut m.encrypted_value_type),
+                    Message::Reasoning(m) => (&mut m.encrypted_value, &mut m.encrypted_value_type),
                     Message::Activity(_) => {
                         w.push(role_mismatch(
                             "/entityId",
@@ -221,7 +226,8 @@ impl ThreadState {
                         return;
                     }
                 };
-                *slot = Some(e.encrypted_value);
+                *value = Some(e.encrypted_value);
+                *kind = e.encrypted_value_type;
             }
         }
     }

@@ -196,7 +196,7 @@ impl ThreadState {
             Event::ReasoningMessageStart(e) => self.reasoning_start(e, w),
             Event::ReasoningMessageContent(e) => self.reasoning_content(&e, w),
             Event::ReasoningMessageEnd(e) => self.reasoning_end(e, w),
-            Event::ReasoningEncryptedValue(e) => self.encrypted_value(e, w),
+            Event::ReasoningEncryptedValue(e) => self.encrypted_value(*e, w),
             Event::RunStarted(_) => self.run_started(),
             Event::RunFinished(e) => self.run_finished(e.outcome),
             Event::RunError(e) => {

@@ -99,6 +99,9 @@ fn a_stream_without_a_terminal_event_is_incomplete_but_keeps_what_it_applied() {
         serde_json::to_value(c.thread().messages()).unwrap(),
         json!([{"id":"m","role":"assistant","content":"Héllo"}])
     );
+    // A truncated run is never a success: it stays running, with no outcome.
+    assert_eq!(c.thread().run_status(), ag_ui_core::RunStatus::Running);
+    assert_eq!(c.thread().outcome(), None);
 }
 
 #[test]

@@ -22,3 +22,4 @@ mod strategies;
 mod streams;
 mod table;
 mod thread;
+mod version;

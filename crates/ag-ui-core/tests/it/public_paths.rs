@@ -7,7 +7,7 @@
 mod canonical {
     #[allow(unused_imports)]
     use ag_ui_core::read::{
-        MAX_WARNINGS, decode, decode_slice, decode_value, from_slice, from_str,
+        MAX_WARNINGS, decode, decode_for, decode_slice, decode_value, from_slice, from_str,
     };
     #[allow(unused_imports)]
     use ag_ui_core::sse::{
@@ -16,11 +16,15 @@ mod canonical {
     #[allow(unused_imports)]
     use ag_ui_core::stream::verify_events;
     #[allow(unused_imports)]
-    use ag_ui_core::write::{to_string, to_vec};
+    use ag_ui_core::write::{to_string, to_string_for, to_vec, to_vec_for};
     #[allow(unused_imports)]
     use ag_ui_core::{
         BoxError, ConsumeError, Error, ErrorKind, PatchError, PipelineError, RunLifecycle,
         RunStatus, StreamConsumer, ThreadState,
+    };
+    #[allow(unused_imports)]
+    use ag_ui_core::{
+        ParseVersionError, ProtocolVersion, VERSIONED_FIELDS, Versioned, VersionedField,
     };
 }
 

@@ -1,11 +1,13 @@
 //! The fixture corpus against the schema: valid documents validate, invalid ones fail where
 //! their `.expect.json` says, event definitions do not accept one another's documents.
 
+use ag_ui_core::ProtocolVersion;
 use ag_ui_fixtures::{CaseKind, Expect, Failures};
 use serde_json::Value;
 
 use crate::support::{
-    Leaf, ROOT, cases, is_event, leaves, members, schema_accepts, union_tags, unions_of,
+    Leaf, ROOT, cases, is_event, leaves_in, members, schema_accepts_in, union_tags, unions_of,
+    versions_of,
 };
 
 /// Where a JSON Schema validator reports what `expect` describes. The corpus names the tag
@@ -60,6 +62,14 @@ fn as_union_reports(target: &str, def: &str, want: Leaf) -> Leaf {
     }
 }
 
+/// Each bundle a case is checked in ([`versions_of`]), with each target in it.
+fn versions_and_targets(case: &ag_ui_fixtures::Case) -> Vec<(ProtocolVersion, String)> {
+    versions_of(case)
+        .into_iter()
+        .flat_map(|v| targets(&case.definition).into_iter().map(move |t| (v, t)))
+        .collect()
+}
+
 fn label(target: &str) -> &str {
     if target.is_empty() {
         "the root"
@@ -75,10 +85,10 @@ fn every_valid_fixture_validates_against_its_definition_its_unions_and_the_root(
         if !matches!(case.kind, CaseKind::Valid) {
             continue;
         }
-        for t in targets(&case.definition) {
-            let l = leaves(&t, &case.input);
+        for (v, t) in versions_and_targets(case) {
+            let l = leaves_in(v, &t, &case.input);
             f.check(
-                &format!("{} as {}", case.name, label(&t)),
+                &format!("{} as {} ({v})", case.name, label(&t)),
                 if l.is_empty() {
                     Ok(())
                 } else {
@@ -98,11 +108,11 @@ fn every_invalid_fixture_fails_at_the_keyword_and_location_it_names() {
         let CaseKind::Invalid { expect } = &case.kind else {
             continue;
         };
-        for t in targets(&case.definition) {
+        for (v, t) in versions_and_targets(case) {
             let want = as_union_reports(&t, &case.definition, expected_leaf(expect));
-            let got = leaves(&t, &case.input);
+            let got = leaves_in(v, &t, &case.input);
             f.check(
-                &format!("{} as {}", case.name, label(&t)),
+                &format!("{} as {} ({v})", case.name, label(&t)),
                 if got.contains(&want) {
                     Ok(())
                 } else if got.is_empty() {
@@ -134,11 +144,13 @@ fn normalized_and_expected_documents_validate() {
         } else {
             &case.definition
         };
-        let l = leaves(def, doc);
-        f.check(
-            &case.name,
-            if l.is_empty() { Ok(()) } else { Err(list(&l)) },
-        );
+        for v in versions_of(case) {
+            let l = leaves_in(v, def, doc);
+            f.check(
+                &format!("{} ({v})", case.name),
+                if l.is_empty() { Ok(()) } else { Err(list(&l)) },
+            );
+        }
     }
     assert!(f.checked > 20, "only {} checks", f.checked);
     f.finish("normalized-output");
@@ -152,15 +164,17 @@ fn each_event_definition_rejects_every_other_events_valid_documents() {
         if !matches!(case.kind, CaseKind::Valid) || !is_event(&case.definition) {
             continue;
         }
-        for other in events.iter().filter(|e| **e != case.definition) {
-            f.check(
-                &format!("{} as {other}", case.name),
-                if schema_accepts(other, &case.input) {
-                    Err("accepted".into())
-                } else {
-                    Ok(())
-                },
-            );
+        for v in versions_of(case) {
+            for other in events.iter().filter(|e| **e != case.definition) {
+                f.check(
+                    &format!("{} as {other} ({v})", case.name),
+                    if schema_accepts_in(v, other, &case.input) {
+                        Err("accepted".into())
+                    } else {
+                        Ok(())
+                    },
+                );
+            }
         }
     }
     let events = ag_ui_core::EventType::ALL.len();

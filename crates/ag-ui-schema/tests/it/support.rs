@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-use ag_ui_core::ReadMode;
+use ag_ui_core::{ProtocolVersion, ReadMode};
 use jsonschema::Validator;
 use jsonschema::error::ValidationErrorKind;
 use serde_json::{Value, json};
@@ -23,26 +23,48 @@ pub(crate) fn defs() -> &'static serde_json::Map<String, Value> {
 /// The key under which the root (an `Event`) is validated.
 pub(crate) const ROOT: &str = "";
 
-/// A validator of `name` (addressed by its `$anchor`, as another document would), or of
-/// the root for [`ROOT`].
+/// A validator of `name` in the 1.0 bundle (addressed by its `$anchor`, as another
+/// document would), or of the root for [`ROOT`].
 pub(crate) fn validator(name: &str) -> &'static Validator {
-    static V: OnceLock<BTreeMap<String, Validator>> = OnceLock::new();
+    validator_in(ProtocolVersion::V1_0, name)
+}
+
+/// A validator of `name` in the bundle of `version`.
+pub(crate) fn validator_in(version: ProtocolVersion, name: &str) -> &'static Validator {
+    static V: OnceLock<BTreeMap<ProtocolVersion, BTreeMap<String, Validator>>> = OnceLock::new();
     let all = V.get_or_init(|| {
-        let mut out = BTreeMap::new();
-        for n in ag_ui_schema::DEFINITIONS.iter().chain([&ROOT]) {
-            let mut doc = bundle().clone();
-            if !n.is_empty() {
-                doc["$ref"] = json!(format!("#{n}"));
+        let mut by_version = BTreeMap::new();
+        for version in ag_ui_schema::VERSIONS {
+            let bundle = ag_ui_schema::bundle_for(version).unwrap();
+            let mut out = BTreeMap::new();
+            for n in ag_ui_schema::DEFINITIONS.iter().chain([&ROOT]) {
+                let mut doc = bundle.clone();
+                if !n.is_empty() {
+                    doc["$ref"] = json!(format!("#{n}"));
+                }
+                let v = jsonschema::options()
+                    .build(&doc)
+                    .unwrap_or_else(|e| panic!("{version} #{n} does not compile: {e}"));
+                out.insert((*n).to_owned(), v);
             }
-            let v = jsonschema::options()
-                .build(&doc)
-                .unwrap_or_else(|e| panic!("#{n} does not compile: {e}"));
-            out.insert((*n).to_owned(), v);
+            by_version.insert(version, out);
         }
-        out
+        by_version
     });
-    all.get(name)
-        .unwrap_or_else(|| panic!("{name} is not a definition"))
+    all.get(&version)
+        .and_then(|a| a.get(name))
+        .unwrap_or_else(|| panic!("{name} is not a definition of {version}"))
+}
+
+/// The published versions whose bundle must give a case its verdict: the version the case
+/// names (`fixtures/README.md`, "Versions") and every later one, since each version only
+/// adds to the one before.
+pub(crate) fn versions_of(case: &ag_ui_fixtures::Case) -> Vec<ProtocolVersion> {
+    let needs = ag_ui_fixtures::protocol_of(&case.name);
+    ag_ui_schema::VERSIONS
+        .into_iter()
+        .filter(|v| *v >= needs)
+        .collect()
 }
 
 /// The definitions listed by a union's `oneOf`.
@@ -120,13 +142,13 @@ impl std::fmt::Display for Leaf {
     }
 }
 
-/// The errors of validating `doc` as `name`, reduced to their leaves. Inside a tagged union
+/// The errors of validating `doc` as `name` in the bundle of `version`, reduced to their leaves. Inside a tagged union
 /// the branches whose tag does not match are dropped (their errors say only "not this
 /// member"); when no branch matches, the leaf is the `oneOf` at the union object, which is
 /// how JSON Schema reports an unknown tag.
-pub(crate) fn leaves(name: &str, doc: &Value) -> Vec<Leaf> {
+pub(crate) fn leaves_in(version: ProtocolVersion, name: &str, doc: &Value) -> Vec<Leaf> {
     let mut out = Vec::new();
-    for e in validator(name).iter_errors(doc) {
+    for e in validator_in(version, name).iter_errors(doc) {
         collect(&e, &mut out);
     }
     out.sort();
@@ -197,9 +219,9 @@ pub(crate) fn exact_accepts(def: &str, doc: &Value) -> bool {
         .is_ok()
 }
 
-/// Whether the schema accepts `doc` as `def`.
-pub(crate) fn schema_accepts(def: &str, doc: &Value) -> bool {
-    validator(def).is_valid(doc)
+/// Whether the schema of `version` accepts `doc` as `def`.
+pub(crate) fn schema_accepts_in(version: ProtocolVersion, def: &str, doc: &Value) -> bool {
+    validator_in(version, def).is_valid(doc)
 }
 
 /// Every fixture case.

@@ -156,3 +156,77 @@ async fn run_guard_start_downgrades_for_a_caller_without_protocol_version() {
         json!(["run-1-call-1"])
     );
 }
+
+/// An agent that declares 1.1 and attaches a typed encrypted value to its reasoning.
+fn typed_reasoning(
+    input: RunAgentInput,
+    _: Cancellation,
+) -> impl futures_core::Stream<Item = Result<Event, std::io::Error>> {
+    let ids = json!({"threadId": input.thread_id.as_str(), "runId": input.run_id.as_str()});
+    let mut started = ids.clone();
+    started["type"] = json!("RUN_STARTED");
+    started["protocolVersion"] = json!("1.1");
+    let mut finished = ids;
+    finished["type"] = json!("RUN_FINISHED");
+    let events: Vec<Result<Event, std::io::Error>> = [
+        started,
+        json!({"type": "REASONING_MESSAGE_START", "messageId": "rm1", "role": "reasoning"}),
+        json!({"type": "REASONING_MESSAGE_END", "messageId": "rm1"}),
+        json!({"type": "REASONING_ENCRYPTED_VALUE", "subtype": "message", "entityId": "rm1",
+               "encryptedValue": "b64", "encryptedValueType": "anthropic.redacted_thinking"}),
+        finished,
+    ]
+    .into_iter()
+    .map(|v| Ok(serde_json::from_value(v).unwrap()))
+    .collect();
+    futures_util::stream::iter(events)
+}
+
+#[tokio::test]
+async fn the_stream_is_sent_in_the_highest_version_both_sides_speak() {
+    let left_out = std::sync::Arc::new(Mutex::new(Vec::new()));
+    let seen = std::sync::Arc::clone(&left_out);
+    let service = AgentService::new(typed_reasoning).hook(move |report| {
+        if let ReportKind::Downgraded(w) = report.kind() {
+            seen.lock()
+                .unwrap()
+                .extend(w.iter().map(|w| w.pointer.clone()));
+        }
+    });
+    let server = serve(service).await;
+    let body = input("run-1", json!({}));
+    let encrypted = |events: &[Event]| {
+        values(events)
+            .into_iter()
+            .find(|e| e["type"] == "REASONING_ENCRYPTED_VALUE")
+            .unwrap()
+    };
+    // A 1.1 caller gets the agent's stream as it is.
+    let new = Events::new(post(&server, &with_version(body.clone(), Some("1.1"))).await)
+        .all()
+        .await;
+    assert_eq!(values(&new)[0]["protocolVersion"], "1.1");
+    assert_eq!(
+        encrypted(&new)["encryptedValueType"],
+        "anthropic.redacted_thinking"
+    );
+    assert!(left_out.lock().unwrap().is_empty());
+    // A 1.0 caller (and one without protocolVersion) gets 1.0: the type left out, reported.
+    for version in [Some("1.0"), None] {
+        let old = Events::new(post(&server, &with_version(body.clone(), version)).await)
+            .all()
+            .await;
+        assert_eq!(values(&old)[0]["protocolVersion"], "1.0", "{version:?}");
+        assert_eq!(
+            encrypted(&old),
+            json!({"type": "REASONING_ENCRYPTED_VALUE", "subtype": "message", "entityId": "rm1",
+                   "encryptedValue": "b64"}),
+            "{version:?}"
+        );
+        assert_eq!(
+            std::mem::take(&mut *left_out.lock().unwrap()),
+            ["/encryptedValueType"],
+            "{version:?}"
+        );
+    }
+}

@@ -114,6 +114,11 @@ event_struct! {
             /// Opaque artefact, stored on the entity's `encryptedValue`.
             encrypted_value: String = "encryptedValue" ("a string"),
         }
-        optional {}
+        optional {
+            /// What kind of artefact `encryptedValue` is, named by its producer (AG-UI 1.1, e.g.
+            /// `anthropic.redacted_thinking`); the entity stores it with the value, and an event
+            /// without it removes the type the entity held.
+            encrypted_value_type / with_encrypted_value_type: String = "encryptedValueType" [Absent],
+        }
     }
 }

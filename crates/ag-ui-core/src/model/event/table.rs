@@ -71,7 +71,7 @@ macro_rules! for_each_event {
             ReasoningMessageEnd(ReasoningMessageEndEvent) = "REASONING_MESSAGE_END" in reasoning [attributable, inline],
             ReasoningMessageChunk(ReasoningMessageChunkEvent) = "REASONING_MESSAGE_CHUNK" in reasoning [attributable, inline],
             ReasoningEnd(ReasoningEndEvent) = "REASONING_END" in reasoning [attributable, inline],
-            ReasoningEncryptedValue(ReasoningEncryptedValueEvent) = "REASONING_ENCRYPTED_VALUE" in reasoning [attributable, inline],
+            ReasoningEncryptedValue(ReasoningEncryptedValueEvent) = "REASONING_ENCRYPTED_VALUE" in reasoning [attributable, boxed],
             SubagentStarted(SubagentStartedEvent) = "SUBAGENT_STARTED" in subagent [identity, boxed],
             SubagentFinished(SubagentFinishedEvent) = "SUBAGENT_FINISHED" in subagent [identity, inline],
             SubagentError(SubagentErrorEvent) = "SUBAGENT_ERROR" in subagent [identity, inline],

@@ -10,6 +10,8 @@
 //! | rules | about |
 //! |---|---|
 //! | `L1`–`L5` | the run lifecycle: what may start, follow and end a run; several runs per stream |
+//! | `L6`, `L7` | run identity: a run's boundary events agree on `runId`; every run is on the stream's thread |
+//! | `I1` | interrupts: distinct ids within one outcome |
 //! | `M1`, `M2`, `T1`–`T3` | text messages and tool calls: open, continue, close, by id |
 //! | `S1`, `S2` | steps, per owner |
 //! | `Z1`–`Z3` | reasoning spans and reasoning messages |

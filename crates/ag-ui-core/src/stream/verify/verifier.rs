@@ -8,6 +8,7 @@ use crate::codec::shown::{Shown, listed};
 use crate::model::event::{Event, EventType, ReasoningEncryptedValueSubtype};
 use crate::model::id::SubagentRunId;
 use crate::model::message::Message;
+use crate::model::outcome::RunFinishedOutcome;
 use crate::stream::lifecycle::RunLifecycle;
 use crate::stream::rule::{LISTED_IDS, Rule, Violation};
 
@@ -191,6 +192,10 @@ pub struct Verifier {
     lifecycle: RunLifecycle,
     run: RunState,
     index: usize,
+    /// The stream's thread: the first `RUN_STARTED`'s (`L7`).
+    thread_id: Option<String>,
+    /// The `runId` of the latest `RUN_STARTED` (`L6`).
+    run_id: Option<String>,
 }
 
 impl Default for Verifier {
@@ -207,6 +212,8 @@ impl Verifier {
             lifecycle: RunLifecycle::new(),
             run: RunState::default(),
             index: 0,
+            thread_id: None,
+            run_id: None,
         }
     }
 
@@ -282,6 +289,11 @@ impl Check<'_> {
         let tag = agent_of(event.subagent_run_id());
         match event {
             Event::RunStarted(e) => {
+                self.check_thread(e.thread_id.as_str())?;
+                if self.v.thread_id.is_none() {
+                    self.v.thread_id = Some(e.thread_id.as_str().to_owned());
+                }
+                self.v.run_id = Some(e.run_id.as_str().to_owned());
                 if self.v.lifecycle.has_ended() {
                     self.v.run = RunState::default();
                 }
@@ -291,7 +303,33 @@ impl Check<'_> {
                 }
                 Ok(())
             }
-            Event::RunFinished(_) => {
+            Event::RunFinished(e) => {
+                self.check_thread(e.thread_id.as_str())?;
+                let run_id = e.run_id.as_str();
+                if let Some(started) = &self.v.run_id
+                    && started != run_id
+                {
+                    return self.fail(
+                        Rule::L6,
+                        vec![run_id.to_owned(), started.clone()],
+                        format!(
+                            "RUN_FINISHED for run '{run_id}' closes run '{started}': the two boundary events of a run must agree on their runId"
+                        ),
+                    );
+                }
+                if let Some(RunFinishedOutcome::Interrupt(o)) = &e.outcome {
+                    let mut seen = HashSet::new();
+                    if let Some(dup) = o.interrupts.iter().find(|i| !seen.insert(i.id.as_str())) {
+                        let id = dup.id.as_str();
+                        return self.fail(
+                            Rule::I1,
+                            vec![id.to_owned()],
+                            format!(
+                                "RUN_FINISHED has two interrupts carrying the id '{id}': each interrupt of a run needs its own id"
+                            ),
+                        );
+                    }
+                }
                 self.check_nothing_open()?;
                 self.v.lifecycle.advance(EventType::RunFinished);
                 Ok(())
@@ -813,6 +851,21 @@ impl Check<'_> {
     }
 
     /// L5: nothing may be open when the run finishes.
+    /// `L7`: a run boundary on the stream's thread.
+    fn check_thread(&self, thread_id: &str) -> Result<(), Violation> {
+        match &self.v.thread_id {
+            Some(stream) if stream != thread_id => self.fail(
+                Rule::L7,
+                vec![thread_id.to_owned(), stream.clone()],
+                format!(
+                    "{} on thread '{thread_id}' in a stream of thread '{stream}': every run on a stream carries the input's threadId (RUN_STARTED and RUN_FINISHED must carry the input's threadId)",
+                    self.event_type
+                ),
+            ),
+            _ => Ok(()),
+        }
+    }
+
     fn check_nothing_open(&self) -> Result<(), Violation> {
         let run = &self.v.run;
         let mut ids = Vec::new();
