@@ -262,15 +262,20 @@ fn main() {
                 concurrent(&client, on_redis, runs, tokens).await
             };
             let processed_after = processed().await;
-            (store.commands_sent() - sent, processed_after - seen - 1, events)
+            (
+                store.commands_sent() - sent,
+                processed_after - seen - 1,
+                events,
+            )
         };
         let one = count(1, ONE).await;
         let many = count(RUNS, EACH).await;
         (one, many)
     });
-    for (name, (sent, processed, events)) in
-        [("one run of 2000 deltas", one), ("100 runs of 200 deltas", many)]
-    {
+    for (name, (sent, processed, events)) in [
+        ("one run of 2000 deltas", one),
+        ("100 runs of 200 deltas", many),
+    ] {
         println!(
             "redis commands, {name}: {events} events; the store sent {sent} ({:.3} per event), \
              redis-server processed {processed} ({:.3} per event)",

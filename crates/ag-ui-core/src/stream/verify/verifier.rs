@@ -318,7 +318,7 @@ impl Check<'_> {
                     );
                 }
                 if let Some(RunFinishedOutcome::Interrupt(o)) = &e.outcome {
-                    let mut seen = HashSet::new();
+                    let mut seen = HashSet::default();
                     if let Some(dup) = o.interrupts.iter().find(|i| !seen.insert(i.id.as_str())) {
                         let id = dup.id.as_str();
                         return self.fail(
