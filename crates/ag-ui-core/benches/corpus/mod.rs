@@ -612,7 +612,7 @@ impl Gen {
     /// A run of the token-heavy corpus: 1–3 steps of a text message and 0–2 tool calls,
     /// around a small state snapshot; deltas are most of its events.
     fn token_run(&mut self, out: &mut Vec<String>) {
-        let thread = format!("thread_{}", self.rng.uuid());
+        let thread = self.thread();
         let run = self.rng.uuid();
         self.push(RunStartedEvent::new(thread.clone(), run.clone()));
         let b = self.rng.range(300, 1500);
