@@ -72,7 +72,9 @@ function start(url, runId, scenario, controller) {
   return fetch(url, {
     method: "POST",
     headers: { "content-type": "application/json", accept: "text/event-stream" },
+    // A 1.0 caller (it declares its version): callers without one get no `cancelled` outcome.
     body: JSON.stringify({
+      protocolVersion: "1.0",
       threadId: `thread-${runId}`, runId, messages: [{ id: "u1", role: "user", content: "Weather?" }],
       tools: [], context: [], state: {}, forwardedProps: { scenario },
     }),
