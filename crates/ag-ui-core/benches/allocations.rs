@@ -15,6 +15,8 @@
 
 mod corpus;
 
+use corpus::sse_of;
+
 use std::alloc::System;
 
 use ag_ui_core::{Event, StreamConsumer};
@@ -31,16 +33,6 @@ fn allocations() -> usize {
 
 const SSE_CHUNK: usize = 16 * 1024;
 const TOKENS: usize = 10_000;
-
-fn sse_of<'a>(lines: impl IntoIterator<Item = &'a str>) -> Vec<u8> {
-    let mut sse = Vec::new();
-    for line in lines {
-        sse.extend_from_slice(b"data: ");
-        sse.extend_from_slice(line.as_bytes());
-        sse.extend_from_slice(b"\n\n");
-    }
-    sse
-}
 
 /// Feeds `sse` in 16 KiB reads into one reused vector; returns (allocations, events).
 fn feed(consumer: &mut StreamConsumer, sse: &[u8], events: &mut Vec<Event>) -> (usize, usize) {

@@ -96,16 +96,6 @@ fn apply_cases() -> Vec<(String, usize, usize, Event)> {
     cases
 }
 
-fn sse_of(lines: &[String]) -> Vec<u8> {
-    let mut sse = Vec::new();
-    for line in lines {
-        sse.extend_from_slice(b"data: ");
-        sse.extend_from_slice(line.as_bytes());
-        sse.extend_from_slice(b"\n\n");
-    }
-    sse
-}
-
 type Pass = fn(&[String], &[u8]);
 
 fn decode(lines: &[String], _: &[u8]) {
@@ -295,8 +285,8 @@ fn consumer_summary(name: &str, lines: &[String], sse: &[u8], rounds: usize) {
 /// (`feed_into`, which applies by borrow, and `feed_to_thread`, which moves), interleaved.
 fn snapshot_summary(rounds: usize) {
     let line = corpus::state_snapshot(corpus::SEED, 1_000_000);
-    let sse = sse_of(std::slice::from_ref(&line));
-    let started = sse_of(&[r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#.to_owned()]);
+    let sse = corpus::sse_of([line.as_str()]);
+    let started = corpus::sse_of([r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#]);
     type Case = fn(&str, &[u8], &[u8]) -> Duration;
     fn decode_only(line: &str, _: &[u8], _: &[u8]) -> Duration {
         let t = Instant::now();
@@ -383,9 +373,9 @@ fn criterion_benches(c: &mut Criterion, lines: &[String], sse: &[u8]) {
 
 fn main() {
     let lines = corpus::streaming(corpus::SEED, STREAMING_EVENTS).lines;
-    let sse = sse_of(&lines);
+    let sse = corpus::sse_of(lines.iter().map(String::as_str));
     let tokens = corpus::token_heavy(corpus::SEED, STREAMING_EVENTS).lines;
-    let token_sse = sse_of(&tokens);
+    let token_sse = corpus::sse_of(tokens.iter().map(String::as_str));
     let full = std::env::args().any(|a| a == "--bench");
     let mut c = Criterion::default().configure_from_args();
     criterion_benches(&mut c, &lines, &sse);

@@ -87,6 +87,18 @@ pub(crate) fn token_heavy(seed: u64, events: usize) -> Corpus {
     }
 }
 
+/// `lines` as one SSE stream: each line the data of one message (`data: …` and a blank
+/// line), as an agent server sends them.
+pub(crate) fn sse_of<'a>(lines: impl IntoIterator<Item = &'a str>) -> Vec<u8> {
+    let mut sse = Vec::new();
+    for line in lines {
+        sse.extend_from_slice(b"data: ");
+        sse.extend_from_slice(line.as_bytes());
+        sse.extend_from_slice(b"\n\n");
+    }
+    sse
+}
+
 /// One `STATE_SNAPSHOT` event line of about `bytes` bytes (documents, a numeric table and
 /// settings, as in the large-snapshot corpus).
 pub(crate) fn state_snapshot(seed: u64, bytes: usize) -> String {

@@ -96,12 +96,7 @@ fn corpus_is_deterministic() {
 #[test]
 fn streaming_corpus_is_a_valid_stream_for_the_consumer() {
     let c = corpus::streaming(corpus::SEED, 3_000);
-    let mut sse = Vec::new();
-    for line in &c.lines {
-        sse.extend_from_slice(b"data: ");
-        sse.extend_from_slice(line.as_bytes());
-        sse.extend_from_slice(b"\n\n");
-    }
+    let sse = corpus::sse_of(c.lines.iter().map(String::as_str));
     let mut consumer = ag_ui_core::StreamConsumer::new();
     for chunk in sse.chunks(16 * 1024) {
         consumer.feed(chunk).unwrap();
@@ -131,12 +126,7 @@ fn token_heavy_corpus_is_mostly_deltas_and_a_valid_stream() {
         + seen.get(&EventType::ToolCallArgs).unwrap_or(&0);
     let share = deltas as f64 / c.lines.len() as f64;
     assert!((0.80..=0.92).contains(&share), "deltas are {share:.3}");
-    let mut sse = Vec::new();
-    for line in &c.lines {
-        sse.extend_from_slice(b"data: ");
-        sse.extend_from_slice(line.as_bytes());
-        sse.extend_from_slice(b"\n\n");
-    }
+    let sse = corpus::sse_of(c.lines.iter().map(String::as_str));
     let mut consumer = ag_ui_core::StreamConsumer::new();
     let mut events = Vec::new();
     let mut delivered = 0;
