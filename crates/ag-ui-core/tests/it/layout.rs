@@ -31,3 +31,11 @@ fn no_import_cycles_in_a_folder_and_codec_calls_no_upper_layer() {
     assert!(layout.uses("codec::skip").contains("codec::key"));
     assert!(layout.uses("model::tool").contains("codec::read"));
 }
+
+/// `docs/design.md`: boxing the large, rare variants keeps `Event` at 120 bytes (on a
+/// 64-bit target), so a variant that grows it fails here.
+#[cfg(target_pointer_width = "64")]
+#[test]
+fn an_event_is_120_bytes() {
+    assert_eq!(std::mem::size_of::<ag_ui_core::Event>(), 120);
+}
