@@ -413,6 +413,18 @@ impl Fault {
         }
     }
 
+    /// Whether nothing is recorded.
+    fn is_clean(&self) -> bool {
+        self.pointer.is_empty()
+            && self.base.is_none()
+            && self.last.is_empty()
+            && self.tag.is_none()
+            && !self.null
+            && self.missing.is_none()
+            && self.owner.is_none()
+            && !self.unknown_tag
+    }
+
     /// Whether this record describes the error whose message (as serde_json prints it,
     /// possibly followed by its position) is `text`.
     pub(crate) fn matches(&self, text: &str) -> bool {
@@ -604,7 +616,14 @@ impl ModeGuard {
         let prev = MODE.with(|m| m.replace(mode));
         DIRTY.with(|d| d.set(false));
         UNKNOWN_EVENT.with(|u| u.borrow_mut().take());
-        FAULT.with(|f| *f.borrow_mut() = Fault::new());
+        FAULT.with(|f| {
+            // Almost always clean already (a refusal takes its record): no need to write
+            // a new one.
+            let mut f = f.borrow_mut();
+            if !f.is_clean() {
+                *f = Fault::new();
+            }
+        });
         LATE.with(|l| l.set(0));
         ROOT_SEQ.with(|r| r.set(ROOT_SEQ_NONE));
         if mode == COLLECT {

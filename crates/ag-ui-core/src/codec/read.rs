@@ -74,13 +74,7 @@ pub fn from_slice<T: DeserializeOwned>(json: &[u8]) -> Result<T, Error> {
 /// As [`from_str`], plus [`ErrorKind::NotExact`](crate::ErrorKind::NotExact) in [`ReadMode::Exact`] when the document is
 /// outside the 1.0 schema (an unknown field, an optional `null`, a legacy shape).
 pub fn decode<T: DeserializeOwned>(json: &str, mode: ReadMode) -> Result<Decoded<T>, Error> {
-    recover(
-        mode,
-        run_detailed(mode, Text::Str(json)),
-        Some(json.as_bytes()),
-        || serde_json::from_str(json).ok(),
-    )
-    .map_err(|r| r.error)
+    decode_detailed(json, mode).map_err(|r| r.error)
 }
 
 /// [`decode`] over bytes (which must be UTF-8).
@@ -88,12 +82,10 @@ pub fn decode<T: DeserializeOwned>(json: &str, mode: ReadMode) -> Result<Decoded
 /// # Errors
 /// As [`decode`].
 pub fn decode_slice<T: DeserializeOwned>(json: &[u8], mode: ReadMode) -> Result<Decoded<T>, Error> {
-    recover(
-        mode,
-        run_detailed(mode, Text::Slice(json)),
-        Some(json),
-        || serde_json::from_slice(json).ok(),
-    )
+    match run_detailed(mode, Text::Slice(json)) {
+        Ok(d) => Ok(d),
+        Err(r) => recover(mode, r, Some(json), || serde_json::from_slice(json).ok()),
+    }
     .map_err(|r| r.error)
 }
 
@@ -181,9 +173,10 @@ pub fn decode_value<T: DeserializeOwned>(
     if let Some(pointer) = too_deep(value) {
         return Err(Repr::TooDeep { pointer, at: None }.into());
     }
-    recover(mode, run_detailed(mode, Text::Value(value)), None, || {
-        Some(value.clone())
-    })
+    match run_detailed(mode, Text::Value(value)) {
+        Ok(d) => Ok(d),
+        Err(r) => recover(mode, r, None, || Some(value.clone())),
+    }
     .map_err(|r| r.error)
 }
 
@@ -259,20 +252,22 @@ impl Rejection {
 }
 
 /// [`decode`], keeping the reader's record of a refusal.
+#[inline]
 pub(crate) fn decode_detailed<T: DeserializeOwned>(
     json: &str,
     mode: ReadMode,
 ) -> Result<Decoded<T>, Rejection> {
-    recover(
-        mode,
-        run_detailed(mode, Text::Str(json)),
-        Some(json.as_bytes()),
-        || serde_json::from_str(json).ok(),
-    )
+    match run_detailed(mode, Text::Str(json)) {
+        Ok(d) => Ok(d),
+        Err(r) => recover(mode, r, Some(json.as_bytes()), || {
+            serde_json::from_str(json).ok()
+        }),
+    }
 }
 
 /// Decodes, first detecting whether anything needs forgiving, then (only if so)
 /// collecting the warnings.
+#[inline]
 fn run_detailed<T: DeserializeOwned>(
     mode: ReadMode,
     text: Text<'_>,
@@ -295,15 +290,15 @@ fn relocate(e: &mut Error, text: Option<&[u8]>) {
     }
 }
 
+#[inline]
 fn run_passes<T: DeserializeOwned>(
     mode: ReadMode,
     text: Text<'_>,
 ) -> Result<Decoded<T>, Rejection> {
     let _strict = diagnostics::StrictGuard::enter(mode == ReadMode::Exact);
-    let parse = || text.parse::<T>();
-    let dirty = {
+    {
         let _g = diagnostics::enter(Pass::Detect);
-        match parse() {
+        match text.parse::<T>() {
             Ok(value) if !diagnostics::dirty() => {
                 return Ok(Decoded {
                     value,
@@ -311,35 +306,51 @@ fn run_passes<T: DeserializeOwned>(
                     omitted_warnings: 0,
                 });
             }
-            Ok(_) => true,
-            Err(e) => {
-                if let Some(unknown) = diagnostics::take_unknown_event() {
-                    // The event's object was read in full; what follows it must be
-                    // well-formed too. An unknown type is its own error only for the
-                    // document's root event (inside an array it is a plain invalid value).
-                    text.well_formed().map_err(|e| Rejection::from_json(&e))?;
-                    let rejection = Rejection::from_json(&e);
-                    if rejection.error.pointer() != Some("/type") {
-                        return Err(rejection);
-                    }
-                    let event_type = unknown.event_type;
-                    if let Some(successor) = unknown.successor {
-                        return Err(Error::from(Repr::LegacyEventType {
-                            event_type,
-                            successor,
-                        })
-                        .into());
-                    }
-                    return Err(Error::from(Repr::UnknownEventType { event_type }).into());
-                }
-                return Err(Rejection::from_json(&e));
-            }
+            Ok(_) => {}
+            Err(e) => return Err(refusal(text, &e)),
         }
+    }
+    collect_pass(mode, text)
+}
+
+/// The refusal of a document whose detecting pass failed with `e` (called while that pass
+/// is still in force).
+#[cold]
+fn refusal(text: Text<'_>, e: &serde_json::Error) -> Rejection {
+    let Some(unknown) = diagnostics::take_unknown_event() else {
+        return Rejection::from_json(e);
     };
-    debug_assert!(dirty);
+    // The event's object was read in full; what follows it must be well-formed too. An
+    // unknown type is its own error only for the document's root event (inside an array it
+    // is a plain invalid value).
+    if let Err(e) = text.well_formed() {
+        return Rejection::from_json(&e);
+    }
+    let rejection = Rejection::from_json(e);
+    if rejection.error.pointer() != Some("/type") {
+        return rejection;
+    }
+    let event_type = unknown.event_type;
+    if let Some(successor) = unknown.successor {
+        return Error::from(Repr::LegacyEventType {
+            event_type,
+            successor,
+        })
+        .into();
+    }
+    Error::from(Repr::UnknownEventType { event_type }).into()
+}
+
+/// Decodes a document the detecting pass found something to forgive in, collecting the
+/// warnings with their pointers.
+#[cold]
+fn collect_pass<T: DeserializeOwned>(
+    mode: ReadMode,
+    text: Text<'_>,
+) -> Result<Decoded<T>, Rejection> {
     let _g = diagnostics::enter(Pass::Collect);
     diagnostics::set_exact(mode == ReadMode::Exact);
-    let value = parse().map_err(|e| Rejection::from_json(&e))?;
+    let value = text.parse::<T>().map_err(|e| Rejection::from_json(&e))?;
     let warnings = diagnostics::take_warnings();
     let omitted_warnings = diagnostics::omitted();
     if mode == ReadMode::Exact
@@ -374,16 +385,16 @@ const MAX_REMOVALS: usize = 32;
 /// parsed value cannot hold is read as the first pass read it: a declared member given
 /// twice is refused (a parsed value would keep only the last), an undeclared one is
 /// reported twice, and positions are those of the document as read.
+#[cold]
 fn recover<T: DeserializeOwned>(
     mode: ReadMode,
-    first: Result<Decoded<T>, Rejection>,
+    rejection: Rejection,
     text: Option<&[u8]>,
     source: impl FnOnce() -> Option<serde_json::Value>,
 ) -> Result<Decoded<T>, Rejection> {
-    let rejection = match first {
-        Err(r) if mode == ReadMode::Forgiving && r.fault.unknown_tag => r,
-        other => return other,
-    };
+    if mode != ReadMode::Forgiving || !rejection.fault.unknown_tag {
+        return Err(rejection);
+    }
     let mut text: Option<Vec<u8>> = text.map(<[u8]>::to_vec);
     // For text, the document that decides is read with the first of repeated keys, as the
     // reader met them (and re-read after each removal).

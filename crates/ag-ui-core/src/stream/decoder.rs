@@ -92,6 +92,7 @@ impl EventDecoder {
     }
 
     /// [`EventDecoder::decode`], keeping the reader's record of a refusal.
+    #[inline]
     pub(crate) fn decode_detailed(
         &mut self,
         json: &str,

@@ -156,25 +156,57 @@ impl SseReader {
             return Err(self.sse_error(self.consumed, "the reader already failed"));
         }
         self.reclaim();
-        self.buf.extend_from_slice(bytes);
-        if !self.started {
-            let n = self.buf.len().min(BOM.len());
-            if self.buf[..n] != BOM[..n] {
-                self.started = true;
-            } else if n < BOM.len() {
-                // Maybe a byte order mark split across chunks: wait for the rest.
-                return Ok(());
-            } else {
-                self.buf.drain(..BOM.len());
-                self.consumed = BOM.len() as u64;
-                self.message_start = self.consumed;
-                self.started = true;
-            }
-        }
-        let r = self.process(false);
+        let r = self.feed_bytes(bytes);
         if r.is_err() {
             self.failed = true;
         }
+        r
+    }
+
+    /// [`SseReader::feed`] without the failure bookkeeping.
+    ///
+    /// Bytes are read where they are, and only a line that is not complete at the end of
+    /// `bytes` is copied into the reader's own buffer: when a line from an earlier call is
+    /// waiting there, the bytes up to the first line end complete it (read from that
+    /// buffer) and the rest is read in place. Since a stream cut anywhere reads the same
+    /// (see the type's documentation), reading one call's bytes in two parts changes
+    /// nothing.
+    fn feed_bytes(&mut self, bytes: &[u8]) -> Result<()> {
+        let mut rest = bytes;
+        if !self.started || !self.buf.is_empty() {
+            let cut = memchr::memchr2(b'\n', b'\r', rest).map_or(rest.len(), |i| i + 1);
+            self.buf.extend_from_slice(&rest[..cut]);
+            rest = &rest[cut..];
+            if !self.started {
+                let n = self.buf.len().min(BOM.len());
+                if self.buf[..n] != BOM[..n] {
+                    self.started = true;
+                } else if n < BOM.len() {
+                    // Maybe a byte order mark split across chunks: wait for the rest.
+                    debug_assert!(rest.is_empty());
+                    return Ok(());
+                } else {
+                    self.buf.drain(..BOM.len());
+                    self.consumed = BOM.len() as u64;
+                    self.message_start = self.consumed;
+                    self.started = true;
+                }
+            }
+            self.process_buf(false)?;
+            if !self.buf.is_empty() {
+                // The line is still not complete: `bytes` held no line end, so nothing is
+                // left of them (but for safety, whatever is left is read the slow way).
+                debug_assert!(rest.is_empty());
+                self.buf.extend_from_slice(rest);
+                return self.process_buf(false);
+            }
+        }
+        if rest.is_empty() {
+            return Ok(());
+        }
+        let (r, start, scanned) = self.process(rest, 0, false);
+        self.buf.extend_from_slice(&rest[start..]);
+        self.scanned = scanned - start;
         r
     }
 
@@ -247,11 +279,11 @@ impl SseReader {
         self.reclaim();
         // The first bytes of a byte order mark and nothing else: they are a line.
         self.started = true;
-        let r = self.process(true).and_then(|()| {
+        let r = self.process_buf(true).and_then(|()| {
             if !self.buf.is_empty() {
                 let line = std::mem::take(&mut self.buf);
                 self.scanned = 0;
-                self.line(&line)?;
+                self.line(&line, None)?;
             }
             Ok(())
         });
@@ -306,10 +338,29 @@ impl SseReader {
         Ok(())
     }
 
-    fn process(&mut self, at_end: bool) -> Result<()> {
-        // Lines are cut from the buffer by offset and the consumed prefix is removed once at
-        // the end, so a chunk holding many short lines costs linear time, not quadratic.
+    /// Reads the complete lines of the reader's own buffer, keeping the rest there.
+    fn process_buf(&mut self, at_end: bool) -> Result<()> {
         let buf = std::mem::take(&mut self.buf);
+        let (r, start, scanned) = self.process(&buf, self.scanned, at_end);
+        self.buf = buf;
+        self.buf.drain(..start);
+        self.scanned = scanned - start;
+        r
+    }
+
+    /// Reads the complete lines of `buf`, from its start (`scanned`: how far an earlier
+    /// call already looked for a line end). Returns the outcome, where the unread rest of
+    /// `buf` starts, and how far it was scanned.
+    fn process(&mut self, buf: &[u8], scanned: usize, at_end: bool) -> (Result<()>, usize, usize) {
+        // Lines are cut from `buf` by offset and the caller removes the consumed prefix
+        // once, so a chunk holding many short lines costs linear time, not quadratic.
+        //
+        // The complete lines are UTF-8-checked in one pass (one long check is much faster
+        // than one per line); data lines are then sliced from the checked text. If that
+        // text holds invalid UTF-8 (which only a data line may not), each data line is
+        // checked on its own, to refuse exactly the one that holds it.
+        let checked = memchr::memrchr2(b'\n', b'\r', buf)
+            .and_then(|last| std::str::from_utf8(&buf[..=last]).ok());
         let mut start = 0;
         let mut result = Ok(());
         if self.skip_lf && !buf.is_empty() {
@@ -325,7 +376,7 @@ impl SseReader {
             }
             self.skip_lf = false;
         }
-        let mut scanned = self.scanned.max(start);
+        let mut scanned = scanned.max(start);
         while result.is_ok() {
             let Some(rel) = memchr::memchr2(b'\n', b'\r', &buf[scanned..]) else {
                 scanned = buf.len();
@@ -361,9 +412,10 @@ impl SseReader {
                 self.message_bytes = 0;
             } else {
                 self.after_blank = false;
+                let text = checked.map(|t| &t[start..end]);
                 result = self
                     .grow(line.len() + terminator)
-                    .and_then(|()| self.line(line));
+                    .and_then(|()| self.line(line, text));
                 if result.is_err() {
                     self.skip_lf = false;
                     break;
@@ -373,13 +425,12 @@ impl SseReader {
             start = end + terminator;
             scanned = start;
         }
-        self.buf = buf;
-        self.buf.drain(..start);
-        self.scanned = scanned - start;
-        result
+        (result, start, scanned)
     }
 
-    fn line(&mut self, line: &[u8]) -> Result<()> {
+    /// Reads one line (without its line end); `text` is the same line if it is known to be
+    /// UTF-8.
+    fn line(&mut self, line: &[u8], text: Option<&str>) -> Result<()> {
         if line.is_empty() {
             self.dispatch();
             return Ok(());
@@ -403,12 +454,17 @@ impl SseReader {
         if field != b"data" {
             return Ok(());
         }
-        let text = std::str::from_utf8(value).map_err(|e| {
+        let value_at = line.len() - value.len();
+        let text = match text {
+            Some(t) => Ok(&t[value_at..]),
+            None => std::str::from_utf8(value),
+        }
+        .map_err(|e| {
             self.sse_error(
                 self.consumed,
                 format!(
                     "invalid UTF-8 in a data line (at byte {} of the line)",
-                    e.valid_up_to() + (line.len() - value.len())
+                    e.valid_up_to() + value_at
                 ),
             )
         })?;

@@ -81,6 +81,33 @@ fn reader_rejects_invalid_utf8_with_offset() {
     assert_eq!(err.pointer(), None);
 }
 
+/// Invalid UTF-8 outside a data line is ignored and inside one refused at its offset, the
+/// same way however the stream is cut (the reader checks whole reads at once and falls back
+/// to one line at a time when a read holds invalid bytes).
+#[test]
+fn invalid_utf8_means_the_same_for_every_cut() {
+    let ignored: &[u8] = b": caf\xe9\nid: \xff7\ndata: \xc3\xa9t\xc3\xa9\n\ndata: b\n\n";
+    let refused: &[u8] = b"data: \xe2\x82\xac\n\n: \xff\ndata: ok\ndata: \xe2\x82\n\n";
+    for cut in 0..=ignored.len() {
+        let (a, b) = ignored.split_at(cut);
+        assert_eq!(
+            read_all(&[a, b]).unwrap(),
+            ["\u{e9}t\u{e9}", "b"],
+            "cut at {cut}"
+        );
+    }
+    for cut in 0..=refused.len() {
+        let (a, b) = refused.split_at(cut);
+        let err = read_all(&[a, b]).unwrap_err();
+        assert_eq!(
+            (err.kind(), err.offset()),
+            (ErrorKind::Sse, Some(24)),
+            "cut at {cut}: {err}"
+        );
+        assert!(err.to_string().contains("at byte 6 of the line"), "{err}");
+    }
+}
+
 #[test]
 fn reader_caps_message_size() {
     let mut r = SseReader::with_max_frame_bytes(16);
