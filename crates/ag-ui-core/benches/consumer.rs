@@ -376,6 +376,27 @@ fn main() {
     let sse = corpus::sse_of(lines.iter().map(String::as_str));
     let tokens = corpus::token_heavy(corpus::SEED, STREAMING_EVENTS).lines;
     let token_sse = corpus::sse_of(tokens.iter().map(String::as_str));
+    if let Ok(name) = std::env::var("AG_UI_BENCH_PROFILE") {
+        // For a profiler: one contender, 200 passes over one corpus, nothing printed.
+        let (_, pass) = CONTENDERS
+            .iter()
+            .find(|(n, _)| n.starts_with(name.as_str()))
+            .expect("AG_UI_BENCH_PROFILE starts a contender's name, as printed");
+        let corpus = std::env::var("AG_UI_BENCH_CORPUS").unwrap_or_else(|_| "streaming".into());
+        assert!(
+            ["streaming", "token-heavy"].contains(&corpus.as_str()),
+            "AG_UI_BENCH_CORPUS is streaming or token-heavy"
+        );
+        let (l, s) = if corpus == "token-heavy" {
+            (&tokens, &token_sse)
+        } else {
+            (&lines, &sse)
+        };
+        for _ in 0..200 {
+            pass(l, s);
+        }
+        return;
+    }
     let full = std::env::args().any(|a| a == "--bench");
     let mut c = Criterion::default().configure_from_args();
     criterion_benches(&mut c, &lines, &sse);

@@ -20,7 +20,7 @@ use serde_json::Value;
 
 use corpus::Corpus;
 
-/// Events in the streaming corpus.
+/// Events in the streaming and token-heavy corpora.
 const STREAMING_EVENTS: usize = 20_000;
 /// State snapshots (100–300 KB each) in the large-snapshot corpus.
 const LARGE_SNAPSHOTS: usize = 12;
@@ -261,8 +261,26 @@ fn summary(corpora: &[Prepared], rounds: usize) {
 fn main() {
     let corpora = [
         prepare(corpus::streaming(corpus::SEED, STREAMING_EVENTS)),
+        prepare(corpus::token_heavy(corpus::SEED, STREAMING_EVENTS)),
         prepare(corpus::large_snapshots(corpus::SEED, LARGE_SNAPSHOTS)),
     ];
+    if let Ok(name) = std::env::var("AG_UI_BENCH_PROFILE") {
+        // For a profiler: one contender, 300 passes over one corpus, nothing printed.
+        let (_, _, pass) = CONTENDERS
+            .iter()
+            .find(|(g, n, _)| format!("{g}/{n}") == name)
+            .expect("AG_UI_BENCH_PROFILE names a contender (group/name, as printed)");
+        let wanted = std::env::var("AG_UI_BENCH_CORPUS").unwrap_or_else(|_| "streaming".into());
+        let p = corpora
+            .iter()
+            .find(|p| p.corpus.name == wanted)
+            .expect("AG_UI_BENCH_CORPUS names a corpus");
+        let mut buf = Vec::new();
+        for _ in 0..300 {
+            pass(p, &mut buf);
+        }
+        return;
+    }
     let full = std::env::args().any(|a| a == "--bench");
     let mut c = Criterion::default().configure_from_args();
     criterion_benches(&mut c, &corpora);

@@ -242,13 +242,15 @@ impl ThreadState {
     /// The message with id `id` (the first, if the transcript given holds several).
     #[must_use]
     pub fn message(&self, id: &str) -> Option<&Message> {
-        self.index.position(id).map(|p| &self.messages[p])
+        self.index
+            .position(&self.messages, id)
+            .map(|p| &self.messages[p])
     }
 
     /// The tool call with id `tool_call_id`, wherever its assistant message is.
     #[must_use]
     pub fn tool_call(&self, tool_call_id: &str) -> Option<&ToolCall> {
-        let (p, k) = self.index.call(tool_call_id)?;
+        let (p, k) = self.index.call(&self.messages, tool_call_id)?;
         match &self.messages[p] {
             Message::Assistant(a) => a.tool_calls.as_ref()?.get(k),
             _ => None,

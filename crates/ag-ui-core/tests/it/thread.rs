@@ -473,3 +473,53 @@ fn a_start_for_an_existing_message_keeps_its_name() {
     }
     assert_eq!(messages(&owned), expected);
 }
+
+/// Deltas find their message and call by id whatever the event before them named: with a
+/// transcript holding one id twice (the first wins), after a tool result is inserted
+/// before a message being streamed, and after a snapshot replaces the transcript.
+#[test]
+fn deltas_find_their_target_across_duplicates_insertions_and_snapshots() {
+    let history = vec![
+        Message::User(UserMessage::new("u", "a")),
+        Message::User(UserMessage::new("u", "b")),
+    ];
+    let mut t = ThreadState::default().with_messages(history);
+    let w = apply_all(
+        &mut t,
+        vec![
+            json!({"type":"TEXT_MESSAGE_CONTENT","messageId":"u","delta":"1"}),
+            json!({"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"f","parentMessageId":"a1"}),
+            json!({"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"{"}),
+            json!({"type":"TEXT_MESSAGE_START","messageId":"a2"}),
+            json!({"type":"TEXT_MESSAGE_CONTENT","messageId":"a2","delta":"x"}),
+            json!({"type":"TEXT_MESSAGE_CONTENT","messageId":"u","delta":"2"}),
+            // Inserted after a1, before a2: a2 moves one place on.
+            json!({"type":"TOOL_CALL_RESULT","messageId":"t1","toolCallId":"c1","content":"r"}),
+            json!({"type":"TEXT_MESSAGE_CONTENT","messageId":"a2","delta":"y"}),
+            json!({"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"}"}),
+        ],
+    );
+    assert!(w.is_empty(), "{w:?}");
+    let m = messages(&t);
+    assert_eq!(m[0]["content"], "a12");
+    assert_eq!(m[1]["content"], "b");
+    assert_eq!(m[2]["toolCalls"][0]["function"]["arguments"], "{}");
+    assert_eq!(m[3]["id"], "t1");
+    assert_eq!(m[4], json!({"id":"a2","role":"assistant","content":"xy"}));
+    let w = apply_all(
+        &mut t,
+        vec![
+            json!({"type":"MESSAGES_SNAPSHOT","messages":[
+                {"id":"a2","role":"assistant","content":"new"},
+                {"id":"a1","role":"assistant","toolCalls":[{"id":"c1","type":"function","function":{"name":"f","arguments":""}}]}
+            ]}),
+            json!({"type":"TEXT_MESSAGE_CONTENT","messageId":"a2","delta":"!"}),
+            json!({"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"[]"}),
+        ],
+    );
+    assert!(w.is_empty(), "{w:?}");
+    let m = messages(&t);
+    // The snapshot keeps the transcript's order for the ids it already had: a1, then a2.
+    assert_eq!(m[0]["toolCalls"][0]["function"]["arguments"], "[]");
+    assert_eq!(m[1], json!({"id":"a2","role":"assistant","content":"new!"}));
+}
