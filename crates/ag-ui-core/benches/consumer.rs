@@ -401,7 +401,7 @@ fn main() {
     let mut c = Criterion::default().configure_from_args();
     criterion_benches(&mut c, &lines, &sse);
     c.final_summary();
-    let rounds = if full { ROUNDS } else { 1 };
+    let rounds = if full { corpus::rounds(ROUNDS) } else { 1 };
     // `-- summary-consumer` (a filter no Criterion case matches) skips the apply table.
     if !std::env::args().any(|a| a == "summary-consumer") {
         summary(rounds);

@@ -3,7 +3,7 @@
 //! Runs on the generated corpora of `corpus/mod.rs` (the same lines for every contender).
 //! Criterion measures each case with its usual statistics; then a summary times every
 //! contender again on the same lines, interleaved round by round so that machine noise
-//! hits all of them alike, and prints the ratios of the medians.
+//! hits all of them alike, and prints each ratio as the median of the per-round ratios, with their spread.
 //!
 //! `cargo bench -p ag-ui-core --bench throughput` runs everything;
 //! `cargo bench -p ag-ui-core --bench throughput -- summary` prints only the summary.
@@ -188,7 +188,9 @@ fn median(mut xs: Vec<Duration>) -> Duration {
 
 fn summary(corpora: &[Prepared], rounds: usize) {
     println!();
-    println!("== AG-UI throughput summary ({rounds} interleaved rounds, medians)");
+    println!(
+        "== AG-UI throughput summary ({rounds} interleaved rounds: medians; ratios are medians of the per-round ratios, with the lowest and highest round)"
+    );
     for p in corpora {
         let mut times: Vec<Vec<Duration>> = vec![Vec::with_capacity(rounds); CONTENDERS.len()];
         let mut buf = Vec::with_capacity(1 << 16);
@@ -202,13 +204,12 @@ fn summary(corpora: &[Prepared], rounds: usize) {
                 times[i].push(t.elapsed());
             }
         }
-        let med: Vec<Duration> = times.into_iter().map(median).collect();
-        let get = |g: &str, n: &str| {
-            let i = CONTENDERS
+        let med: Vec<Duration> = times.iter().cloned().map(median).collect();
+        let at = |g: &str, n: &str| {
+            CONTENDERS
                 .iter()
                 .position(|(cg, cn, _)| *cg == g && *cn == n)
-                .expect("known contender");
-            med[i]
+                .expect("known contender")
         };
         let mb = p.bytes as f64 / 1e6;
         println!();
@@ -229,32 +230,63 @@ fn summary(corpora: &[Prepared], rounds: usize) {
                 secs * 1e9 / p.events.len() as f64
             );
         }
-        let ratio = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64();
-        let plain = get("decode", "typed");
-        println!(
-            "   typed decode vs Value:          {:.2}x",
-            ratio(get("decode", "value"), plain)
-        );
-        println!(
-            "   typed encode vs Value:          {:.2}x",
-            ratio(get("encode", "value"), get("encode", "typed"))
-        );
-        println!(
-            "   decode Forgiving vs plain:      {:+.1}% time",
-            (ratio(get("decode", "forgiving"), plain) - 1.0) * 100.0
-        );
-        println!(
-            "   decode Exact vs plain:          {:+.1}% time",
-            (ratio(get("decode", "exact"), plain) - 1.0) * 100.0
-        );
-        println!(
-            "   SSE write vs typed encode:      {:+.1}% time",
-            (ratio(get("sse", "write"), get("encode", "typed")) - 1.0) * 100.0
-        );
-        println!(
-            "   SSE read+decode vs decode:      {:+.1}% time",
-            (ratio(get("sse", "read+decode"), get("decode", "forgiving")) - 1.0) * 100.0
-        );
+        // Each ratio: the median of the per-round ratios (the two sides ran back to back
+        // in each round), with the lowest and highest round.
+        let ratio = |slow: (&str, &str), fast: (&str, &str)| {
+            let (a, b) = (&times[at(slow.0, slow.1)], &times[at(fast.0, fast.1)]);
+            let mut r: Vec<f64> = a
+                .iter()
+                .zip(b)
+                .map(|(a, b)| a.as_secs_f64() / b.as_secs_f64())
+                .collect();
+            r.sort_by(f64::total_cmp);
+            format!(
+                "{:.2}x  ({:.2} – {:.2})",
+                r[r.len() / 2],
+                r[0],
+                r[r.len() - 1]
+            )
+        };
+        let lines = [
+            (
+                "forgiving decode vs Value",
+                ("decode", "value"),
+                ("decode", "forgiving"),
+            ),
+            (
+                "typed decode vs Value",
+                ("decode", "value"),
+                ("decode", "typed"),
+            ),
+            (
+                "typed encode vs Value",
+                ("encode", "value"),
+                ("encode", "typed"),
+            ),
+            (
+                "forgiving vs plain decode",
+                ("decode", "forgiving"),
+                ("decode", "typed"),
+            ),
+            (
+                "exact vs plain decode",
+                ("decode", "exact"),
+                ("decode", "typed"),
+            ),
+            (
+                "SSE write vs typed encode",
+                ("sse", "write"),
+                ("encode", "typed"),
+            ),
+            (
+                "SSE read+decode vs decode",
+                ("sse", "read+decode"),
+                ("decode", "forgiving"),
+            ),
+        ];
+        for (label, slow, fast) in lines {
+            println!("   {:<30} {}", format!("{label}:"), ratio(slow, fast));
+        }
     }
 }
 
@@ -285,5 +317,5 @@ fn main() {
     let mut c = Criterion::default().configure_from_args();
     criterion_benches(&mut c, &corpora);
     c.final_summary();
-    summary(&corpora, if full { ROUNDS } else { 1 });
+    summary(&corpora, if full { corpus::rounds(ROUNDS) } else { 1 });
 }

@@ -5,7 +5,7 @@
 //! files: everything comes from a seeded PRNG, so the same seed gives the same bytes on
 //! every machine.
 //!
-//! Two corpora:
+//! Three corpora:
 //!
 //! * [`streaming`]: what an agent run streams. By count it is mostly
 //!   `TEXT_MESSAGE_CONTENT` deltas of 1–8 words; around them come reasoning, tool calls
@@ -85,6 +85,16 @@ pub(crate) fn token_heavy(seed: u64, events: usize) -> Corpus {
         name: "token-heavy",
         lines,
     }
+}
+
+/// The number of interleaved rounds a summary runs: `AG_UI_BENCH_ROUNDS` when set (more
+/// rounds give steadier medians on a noisy machine), else `default`.
+pub(crate) fn rounds(default: usize) -> usize {
+    std::env::var("AG_UI_BENCH_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(default)
 }
 
 /// `lines` as one SSE stream: each line the data of one message (`data: …` and a blank
