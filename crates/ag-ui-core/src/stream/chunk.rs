@@ -293,6 +293,20 @@ impl ChunkExpander {
 
     /// Appends to `out` what `event` closes and, for a chunk, what it expands to; returns
     /// whether `event` itself follows (it is not a chunk).
+    /// Counts an event of the parent agent (no `subagentRunId`) that is neither a chunk
+    /// nor a run boundary, when the parent lane holds no chunk stream: what [`step`]
+    /// does for such an event then, without the event. `false` (nothing done) when the
+    /// lane holds a stream, which the event would close.
+    ///
+    /// [`step`]: ChunkExpander::step
+    pub(crate) fn step_idle_parent(&mut self) -> bool {
+        if self.lanes.parent.is_some() {
+            return false;
+        }
+        self.index += 1;
+        true
+    }
+
     pub(crate) fn step(&mut self, event: &Event, out: &mut Vec<Event>) -> Result<bool, Violation> {
         let index = self.index;
         self.index += 1;

@@ -13,6 +13,7 @@
 pub mod chunk;
 pub(crate) mod consumer;
 pub(crate) mod decoder;
+pub(crate) mod delta;
 pub(crate) mod lifecycle;
 pub(crate) mod pipeline;
 pub(crate) mod rule;

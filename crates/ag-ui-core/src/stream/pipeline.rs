@@ -184,6 +184,20 @@ impl EventPipeline {
         Ok((warnings, decoded.omitted_warnings))
     }
 
+    /// [`EventPipeline::push_text_into`] for a plain `TEXT_MESSAGE_CONTENT` the caller read
+    /// itself (`stream::delta`), given by its message id: the stream checks, nothing to
+    /// deliver. `None` (nothing done) when the event needs the full path.
+    pub(crate) fn push_text_content(
+        &mut self,
+        message_id: &str,
+    ) -> Option<Result<(), PipelineError>> {
+        let r = self.checker.check_text_content(message_id)?;
+        Some(r.map_err(|v| {
+            self.refused.clear();
+            PipelineError::Violation(v)
+        }))
+    }
+
     /// What the reader forgave in the event the last error refused (a stream rule may
     /// refuse an event whose text needed forgiving); drains it.
     pub fn take_refused_warnings(&mut self) -> Vec<Warning> {

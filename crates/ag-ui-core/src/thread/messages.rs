@@ -76,12 +76,26 @@ impl ThreadState {
     }
 
     pub(super) fn text_content(&mut self, e: &TextMessageContentEvent, w: &mut Vec<Warning>) {
-        let Some(p) = self.index.position(&self.messages, e.message_id.as_str()) else {
-            w.push(missing_message("/messageId", e.message_id.as_str()));
+        self.append_text(
+            e.message_id.as_str(),
+            e.delta.as_str(),
+            e.metadata.as_deref(),
+            w,
+        );
+    }
+
+    /// `TEXT_MESSAGE_CONTENT` (spec §9.4), given by its members.
+    pub(crate) fn append_text(
+        &mut self,
+        message_id: &str,
+        delta: &str,
+        metadata: Option<&crate::Metadata>,
+        w: &mut Vec<Warning>,
+    ) {
+        let Some(p) = self.index.position(&self.messages, message_id) else {
+            w.push(missing_message("/messageId", message_id));
             return;
         };
-        let metadata = e.metadata.as_deref();
-        let delta = e.delta.as_str();
         match &mut self.messages[p] {
             Message::Developer(m) => {
                 m.content.push_str(delta);
@@ -101,7 +115,7 @@ impl ThreadState {
             }
             other => w.push(role_mismatch(
                 "/messageId",
-                e.message_id.as_str(),
+                message_id,
                 other.role(),
                 "not a text role; TEXT_MESSAGE_CONTENT skipped",
             )),

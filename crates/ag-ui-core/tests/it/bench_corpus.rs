@@ -149,3 +149,31 @@ fn token_heavy_corpus_is_mostly_deltas_and_a_valid_stream() {
         &warnings[..warnings.len().min(5)]
     );
 }
+
+/// The consumer benchmark's fastest path, `feed_to_thread` (which reads plain text deltas
+/// in place), leaves the same thread, warnings and count as `feed` on both corpora.
+#[test]
+fn feed_to_thread_ends_as_feed_on_both_corpora() {
+    for c in [
+        corpus::streaming(corpus::SEED, 3_000),
+        corpus::token_heavy(corpus::SEED, 3_000),
+    ] {
+        let sse = corpus::sse_of(c.lines.iter().map(String::as_str));
+        let mut full = ag_ui_core::StreamConsumer::new();
+        let mut fast = ag_ui_core::StreamConsumer::new();
+        for chunk in sse.chunks(16 * 1024) {
+            let delivered = full.feed(chunk).unwrap().len();
+            assert_eq!(fast.feed_to_thread(chunk).unwrap(), delivered, "{}", c.name);
+        }
+        assert_eq!(full.finish().unwrap().len(), fast.finish().unwrap().len());
+        assert_eq!(full.events_delivered(), fast.events_delivered());
+        assert_eq!(
+            serde_json::to_value(full.thread().messages()).unwrap(),
+            serde_json::to_value(fast.thread().messages()).unwrap(),
+            "{}",
+            c.name
+        );
+        assert_eq!(full.thread().state(), fast.thread().state(), "{}", c.name);
+        assert_eq!(full.take_warnings(), fast.take_warnings(), "{}", c.name);
+    }
+}

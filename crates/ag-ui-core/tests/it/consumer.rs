@@ -298,3 +298,175 @@ fn feed_into_and_feed_to_thread_agree_with_feed() {
         );
     }
 }
+
+/// What a consumer made of a stream: every call's outcome, the thread, the warnings.
+fn outcome_of(
+    bytes: &[u8],
+    size: usize,
+    to_thread: bool,
+) -> (Vec<String>, Value, Value, Vec<String>, usize) {
+    let mut c = StreamConsumer::new();
+    let mut calls = Vec::new();
+    for chunk in bytes.chunks(size) {
+        calls.push(if to_thread {
+            format!("{:?}", c.feed_to_thread(chunk))
+        } else {
+            format!("{:?}", c.feed(chunk).map(|events| events.len()))
+        });
+    }
+    calls.push(format!("{:?}", c.finish().map(|events| events.len())));
+    let warnings = c
+        .take_warnings()
+        .iter()
+        .map(|w| format!("{w:?} / {w}"))
+        .collect();
+    (
+        calls,
+        serde_json::to_value(c.thread().messages()).unwrap(),
+        c.thread().state().clone(),
+        warnings,
+        c.events_delivered(),
+    )
+}
+
+/// `feed_to_thread` reads plain text deltas without building their events; every stream
+/// below ends the same through it as through `feed` (the full path): the same outcome of
+/// every call (errors and their messages included), thread, warnings and count, in any
+/// chunking.
+#[test]
+fn text_deltas_read_in_place_end_as_through_the_full_path() {
+    let start = |id: &str| json!({"type":"TEXT_MESSAGE_START","messageId":id});
+    let run = |body: Vec<Value>| {
+        let mut events = vec![json!({"type":"RUN_STARTED","threadId":"t","runId":"r"})];
+        events.extend(body);
+        events
+    };
+    let raw = |events: &[Value], extra: &[&str]| {
+        let mut out = sse(events);
+        for line in extra {
+            out.extend_from_slice(format!("data: {line}\n\n").as_bytes());
+        }
+        out
+    };
+    let streams: Vec<(&str, Vec<u8>)> = vec![
+        (
+            "plain and not plain deltas",
+            raw(
+                &run(vec![start("m")]),
+                &[
+                    r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"a"}"#,
+                    r#" { "type" : "TEXT_MESSAGE_CONTENT", "delta":"b\"\n", "messageId":"m", "timestamp":17 }"#,
+                    r#"{"messageId":"m","type":"TEXT_MESSAGE_CONTENT","delta":"c"}"#,
+                    r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"\u006d","delta":"d"}"#,
+                    r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"e","metadata":{"k":1}}"#,
+                    r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"f","rawEvent":{"x":1}}"#,
+                    r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"g","timestamp":null}"#,
+                    r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"h","unknown":[1]}"#,
+                    r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"i","timestamp":1.0}"#,
+                    r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":""}"#,
+                    r#"{"type":"TEXT_MESSAGE_END","messageId":"m"}"#,
+                    r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r"}"#,
+                ],
+            ),
+        ),
+        (
+            "a delta for a message that is not open",
+            raw(
+                &run(vec![]),
+                &[r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"a"}"#],
+            ),
+        ),
+        (
+            "a delta naming an open tool call",
+            raw(
+                &run(vec![
+                    json!({"type":"TOOL_CALL_START","toolCallId":"c","toolCallName":"f"}),
+                ]),
+                &[r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"c","delta":"a"}"#],
+            ),
+        ),
+        (
+            "a delta before any run",
+            raw(
+                &[],
+                &[r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"a"}"#],
+            ),
+        ),
+        (
+            "a delta after the run finished",
+            raw(
+                &run(vec![
+                    start("m"),
+                    json!({"type":"TEXT_MESSAGE_END","messageId":"m"}),
+                    json!({"type":"RUN_FINISHED","threadId":"t","runId":"r"}),
+                ]),
+                &[r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"a"}"#],
+            ),
+        ),
+        (
+            "a delta while the parent lane assembles a chunk stream",
+            raw(
+                &run(vec![
+                    start("m"),
+                    json!({"type":"TEXT_MESSAGE_CHUNK","messageId":"k","delta":"x"}),
+                ]),
+                &[
+                    r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"a"}"#,
+                    r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"k","delta":"b"}"#,
+                ],
+            ),
+        ),
+        (
+            "a delta for a subagent's message",
+            raw(
+                &run(vec![
+                    json!({"type":"SUBAGENT_STARTED","subagentRunId":"s","name":"n"}),
+                    json!({"type":"TEXT_MESSAGE_START","messageId":"m","subagentRunId":"s"}),
+                ]),
+                &[
+                    r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"a","subagentRunId":"s"}"#,
+                    r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"b"}"#,
+                ],
+            ),
+        ),
+        (
+            "a delta for a tool message",
+            raw(
+                &run(vec![
+                    json!({"type":"TOOL_CALL_START","toolCallId":"c","toolCallName":"f"}),
+                    json!({"type":"TOOL_CALL_END","toolCallId":"c"}),
+                    json!({"type":"TOOL_CALL_RESULT","messageId":"x","toolCallId":"c","content":"r"}),
+                    start("x"),
+                ]),
+                &[r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"x","delta":"a"}"#],
+            ),
+        ),
+        (
+            "a duplicated member and a broken document",
+            raw(
+                &run(vec![start("m")]),
+                &[
+                    r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"a","delta":"b"}"#,
+                    r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"a"#,
+                ],
+            ),
+        ),
+        (
+            "a broken document",
+            raw(
+                &run(vec![start("m")]),
+                &[r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"a"} x"#],
+            ),
+        ),
+    ];
+    for (name, bytes) in &streams {
+        for size in [1, 7, 64, bytes.len()] {
+            let full = outcome_of(bytes, size, false);
+            let fast = outcome_of(bytes, size, true);
+            assert_eq!(fast, full, "{name}, chunks of {size}");
+        }
+    }
+    // The first stream applied its deltas, plain or not.
+    let (_, messages, ..) = outcome_of(&streams[0].1, 64, true);
+    assert_eq!(messages[0]["content"], "ab\"\ncdefghi");
+}

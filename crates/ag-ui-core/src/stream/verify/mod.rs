@@ -69,6 +69,22 @@ impl StreamChecker {
         self.index
     }
 
+    /// [`StreamChecker::check`] for a `TEXT_MESSAGE_CONTENT` of `message_id` without a
+    /// `subagentRunId`, given by its id alone: `None` (nothing done) when the parent lane
+    /// holds a chunk stream, which the event would close (the caller then checks the
+    /// event itself).
+    pub(crate) fn check_text_content(&mut self, message_id: &str) -> Option<Result<(), Violation>> {
+        if !self.expander.step_idle_parent() {
+            return None;
+        }
+        let index = self.skip();
+        Some(
+            self.verifier
+                .push_text_content(message_id)
+                .map_err(|v| v.at(index)),
+        )
+    }
+
     /// Counts an input event that never reaches expansion (an unknown type dropped, or one
     /// the reader rejected).
     pub(crate) fn skip(&mut self) -> usize {

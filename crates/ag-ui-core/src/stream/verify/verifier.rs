@@ -251,6 +251,21 @@ impl Verifier {
         .run(event)
     }
 
+    /// [`Verifier::push`] for a `TEXT_MESSAGE_CONTENT` of `message_id` without a
+    /// `subagentRunId`, given by its id alone.
+    pub(crate) fn push_text_content(&mut self, message_id: &str) -> Result<(), Violation> {
+        let index = self.index;
+        self.index += 1;
+        let event_type = EventType::TextMessageContent;
+        self.lifecycle.check_at(event_type, index)?;
+        Check {
+            v: self,
+            index,
+            event_type,
+        }
+        .continue_text(message_id, None, false)
+    }
+
     /// Ends the stream.
     ///
     /// AG-UI 1.0 puts no requirement on how a stream ends (a transport may close after any
