@@ -307,19 +307,20 @@ impl StreamConsumer {
     /// `keep`, else they are moved into the thread.
     fn text(&mut self, json: &str, out: &mut Vec<Event>, keep: bool) -> Result<(), ConsumeError> {
         let index = self.pipeline.events_seen();
-        // A plain text delta going only to the thread is read in place (`stream::delta`).
+        // A plain streamed delta going only to the thread is read in place
+        // (`stream::delta`).
         if !keep
             && let Some(d) = crate::stream::delta::peek(json)
-            && let Some(checked) = self.pipeline.push_text_content(d.message_id)
+            && let Some(checked) = self.pipeline.push_delta(d.kind, d.id)
         {
             if let Err(e) = checked {
                 self.warnings.extend(self.pipeline.take_refused_warnings());
                 return Err(self.fail_pipeline(e));
             }
-            let t = self.note(EventType::TextMessageContent);
+            let t = self.note(d.kind.event_type());
             let mut applied = Vec::new();
             self.thread
-                .append_text(d.message_id, &d.delta, None, &mut applied);
+                .append_delta(d.kind, d.id, &d.delta, &mut applied);
             self.warnings
                 .extend(applied.into_iter().map(|w| w.at_event(index, Some(t))));
             return Ok(());

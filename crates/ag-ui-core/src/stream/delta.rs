@@ -1,98 +1,143 @@
-//! The consumer's fast lane for the event most of a stream is made of: a plain
-//! `TEXT_MESSAGE_CONTENT` (`type`, `messageId`, `delta` and at most a `timestamp`), read
-//! with its strings borrowed from the SSE buffer and appended to its message without
-//! building an owned [`Event`](crate::Event).
+//! The consumer's fast lane for the events most of a stream is made of: a plain
+//! `TEXT_MESSAGE_CONTENT`, `TOOL_CALL_ARGS` or `REASONING_MESSAGE_CONTENT` (`type`, the id,
+//! `delta` and at most a `timestamp`), read with its strings borrowed from the SSE buffer
+//! and appended to its message or tool call without building an owned
+//! [`Event`](crate::Event).
 //!
 //! [`peek`] only recognises; it never refuses. Anything else (another type, a late `type`,
 //! an escaped id, a duplicate or unknown member, `metadata`, `rawEvent`, `subagentRunId`,
 //! a `null`, a timestamp that is not a safe integer, malformed JSON) is `None`, and the
 //! document takes the full path, which gives it the same treatment as ever (its warnings,
 //! its error). What [`peek`] accepts, the full path decodes without a warning to an event
-//! with the same message id and delta, whose other members the stream checks and the
-//! reducer do not read; the consumer then runs the same checks and the same append as for
-//! that event (`tests/it/consumer.rs` compares both paths on generated and hostile
-//! streams).
+//! with the same id and delta, whose other members the stream checks and the reducer do
+//! not read; the consumer then runs the same checks and the same append as for that event
+//! (`tests/it/consumer.rs` and `tests/it/bench_corpus.rs` compare both paths).
 
 use std::borrow::Cow;
 use std::fmt;
 
-use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 
 use crate::codec::wire::MAX_SAFE_INTEGER;
+use crate::model::event::EventType;
 
-/// A plain `TEXT_MESSAGE_CONTENT`, borrowed from its JSON text.
+/// The streamed deltas the fast lane reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DeltaKind {
+    /// `TEXT_MESSAGE_CONTENT`, by `messageId`.
+    Text,
+    /// `TOOL_CALL_ARGS`, by `toolCallId`.
+    ToolCallArgs,
+    /// `REASONING_MESSAGE_CONTENT`, by `messageId`.
+    Reasoning,
+}
+
+impl DeltaKind {
+    const ALL: [DeltaKind; 3] = [
+        DeltaKind::Text,
+        DeltaKind::ToolCallArgs,
+        DeltaKind::Reasoning,
+    ];
+
+    /// The event type.
+    pub(crate) fn event_type(self) -> EventType {
+        match self {
+            DeltaKind::Text => EventType::TextMessageContent,
+            DeltaKind::ToolCallArgs => EventType::ToolCallArgs,
+            DeltaKind::Reasoning => EventType::ReasoningMessageContent,
+        }
+    }
+
+    /// The member holding the id of what the delta continues.
+    fn id_key(self) -> &'static str {
+        match self {
+            DeltaKind::Text | DeltaKind::Reasoning => "messageId",
+            DeltaKind::ToolCallArgs => "toolCallId",
+        }
+    }
+}
+
+/// A plain streamed delta, borrowed from its JSON text.
 #[derive(Debug)]
-pub(crate) struct TextDelta<'a> {
-    /// `messageId`.
-    pub(crate) message_id: &'a str,
+pub(crate) struct Delta<'a> {
+    /// Which event.
+    pub(crate) kind: DeltaKind,
+    /// `messageId` or `toolCallId`.
+    pub(crate) id: &'a str,
     /// `delta` (owned only when the JSON escapes something in it).
     pub(crate) delta: Cow<'a, str>,
 }
 
-/// The `type` every document [`peek`] accepts starts with.
-const TYPE: &str = "TEXT_MESSAGE_CONTENT";
-
-/// Reads `json` as a plain `TEXT_MESSAGE_CONTENT` whose `type` comes first, or says it is
-/// not one (`None`). Costs a few byte comparisons for any other event.
-pub(crate) fn peek(json: &str) -> Option<TextDelta<'_>> {
-    if !starts_as_delta(json.as_bytes()) {
-        return None;
-    }
+/// Reads `json` as a plain streamed delta whose `type` comes first, or says it is not one
+/// (`None`). Costs a few byte comparisons for any other event.
+pub(crate) fn peek(json: &str) -> Option<Delta<'_>> {
+    let kind = kind_of(json.as_bytes())?;
     let mut de = serde_json::Deserializer::from_str(json);
-    let delta = (&mut de).deserialize_map(Plain).ok()?;
+    let delta = Plain(kind).deserialize(&mut de).ok()?;
     de.end().ok()?;
     Some(delta)
 }
 
-/// Whether `json` opens with `{"type":"TEXT_MESSAGE_CONTENT"` (JSON whitespace allowed
-/// between the tokens).
-fn starts_as_delta(json: &[u8]) -> bool {
+/// The kind of delta `json` opens as: `{"type":"<its type>"`, JSON whitespace allowed
+/// between the tokens.
+fn kind_of(json: &[u8]) -> Option<DeltaKind> {
     let mut rest = json;
-    for token in [&b"{"[..], b"\"type\"", b":", b"\"TEXT_MESSAGE_CONTENT\""] {
-        rest = rest.trim_ascii_start();
-        match rest.strip_prefix(token) {
-            Some(r) => rest = r,
-            None => return false,
-        }
+    for token in [&b"{"[..], b"\"type\"", b":"] {
+        rest = rest.trim_ascii_start().strip_prefix(token)?;
     }
-    true
+    let rest = rest.trim_ascii_start().strip_prefix(b"\"")?;
+    DeltaKind::ALL.into_iter().find(|k| {
+        rest.strip_prefix(k.event_type().as_str().as_bytes())
+            .is_some_and(|r| r.first() == Some(&b'"'))
+    })
 }
 
 /// Stops a [`peek`]: the document is not a plain delta.
 fn not_plain<E: de::Error>() -> E {
-    E::custom("not a plain TEXT_MESSAGE_CONTENT")
+    E::custom("not a plain streamed delta")
 }
 
-struct Plain;
+/// Reads a plain delta of one kind (the kind [`kind_of`] saw).
+struct Plain(DeltaKind);
+
+impl<'de> DeserializeSeed<'de> for Plain {
+    type Value = Delta<'de>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
 
 impl<'de> Visitor<'de> for Plain {
-    type Value = TextDelta<'de>;
+    type Value = Delta<'de>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a plain TEXT_MESSAGE_CONTENT")
+        f.write_str("a plain streamed delta")
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        // `starts_as_delta` saw the type first; it is read again here.
-        if map.next_key::<&'de str>()? != Some("type") || map.next_value::<&'de str>()? != TYPE {
+        let kind = self.0;
+        // `kind_of` saw the type first; it is read again here.
+        if map.next_key::<&'de str>()? != Some("type")
+            || map.next_value::<&'de str>()? != kind.event_type().as_str()
+        {
             return Err(not_plain());
         }
-        let (mut message_id, mut delta, mut timestamp) = (None, None, false);
+        let (mut id, mut delta, mut timestamp) = (None, None, false);
         while let Some(key) = map.next_key::<&'de str>()? {
-            match key {
-                "messageId" if message_id.is_none() => {
-                    message_id = Some(map.next_value::<&'de str>()?);
-                }
-                "delta" if delta.is_none() => delta = Some(map.next_value::<Text<'de>>()?.0),
-                "timestamp" if !timestamp => {
-                    map.next_value::<SafeTimestamp>()?;
-                    timestamp = true;
-                }
-                _ => return Err(not_plain()),
+            if key == kind.id_key() && id.is_none() {
+                id = Some(map.next_value::<&'de str>()?);
+            } else if key == "delta" && delta.is_none() {
+                delta = Some(map.next_value::<Text<'de>>()?.0);
+            } else if key == "timestamp" && !timestamp {
+                map.next_value::<SafeTimestamp>()?;
+                timestamp = true;
+            } else {
+                return Err(not_plain());
             }
         }
-        match (message_id, delta) {
-            (Some(message_id), Some(delta)) => Ok(TextDelta { message_id, delta }),
+        match (id, delta) {
+            (Some(id), Some(delta)) => Ok(Delta { kind, id, delta }),
             _ => Err(not_plain()),
         }
     }
@@ -152,19 +197,41 @@ impl<'de> de::Deserialize<'de> for SafeTimestamp {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use std::borrow::Cow;
+
+    use crate::stream::delta::{DeltaKind, peek};
 
     #[test]
     fn recognises_only_plain_deltas() {
         let plain = [
-            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"hi"}"#,
-            r#" { "type" : "TEXT_MESSAGE_CONTENT" , "delta":"hi","messageId":"m"} "#,
-            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"hi","timestamp":-9007199254740991}"#,
-            r#"{"type":"TEXT_MESSAGE_CONTENT","timestamp":9007199254740991,"messageId":"m","delta":"hi"}"#,
+            (
+                r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"hi"}"#,
+                DeltaKind::Text,
+            ),
+            (
+                r#" { "type" : "TEXT_MESSAGE_CONTENT" , "delta":"hi","messageId":"m"} "#,
+                DeltaKind::Text,
+            ),
+            (
+                r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"hi","timestamp":-9007199254740991}"#,
+                DeltaKind::Text,
+            ),
+            (
+                r#"{"type":"TOOL_CALL_ARGS","timestamp":9007199254740991,"toolCallId":"m","delta":"hi"}"#,
+                DeltaKind::ToolCallArgs,
+            ),
+            (
+                r#"{"type":"REASONING_MESSAGE_CONTENT","messageId":"m","delta":"hi"}"#,
+                DeltaKind::Reasoning,
+            ),
         ];
-        for json in plain {
+        for (json, kind) in plain {
             let d = peek(json).expect(json);
-            assert_eq!((d.message_id, d.delta.as_ref()), ("m", "hi"), "{json}");
+            assert_eq!(
+                (d.kind, d.id, d.delta.as_ref()),
+                (kind, "m", "hi"),
+                "{json}"
+            );
             assert!(matches!(d.delta, Cow::Borrowed(_)), "{json}");
         }
         let escaped = peek(r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"a\"b"}"#)
@@ -172,6 +239,8 @@ mod tests {
         assert_eq!(escaped.delta, "a\"b");
         let not_plain = [
             r#"{"type":"TEXT_MESSAGE_START","messageId":"m"}"#,
+            r#"{"type":"TOOL_CALL_ARGS","messageId":"m","delta":"hi"}"#,
+            r#"{"type":"REASONING_MESSAGE_CONTENT","toolCallId":"m","delta":"hi"}"#,
             r#"{"messageId":"m","type":"TEXT_MESSAGE_CONTENT","delta":"hi"}"#,
             r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m"}"#,
             r#"{"type":"TEXT_MESSAGE_CONTENT","delta":"hi"}"#,
@@ -190,6 +259,7 @@ mod tests {
             r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"hi"} x"#,
             r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"hi""#,
             r#"{"type":"TEXT_MESSAGE_CONTENTS","messageId":"m","delta":"hi"}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT\u0020","messageId":"m","delta":"hi"}"#,
             r#"[{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"hi"}]"#,
         ];
         for json in not_plain {

@@ -184,14 +184,15 @@ impl EventPipeline {
         Ok((warnings, decoded.omitted_warnings))
     }
 
-    /// [`EventPipeline::push_text_into`] for a plain `TEXT_MESSAGE_CONTENT` the caller read
-    /// itself (`stream::delta`), given by its message id: the stream checks, nothing to
-    /// deliver. `None` (nothing done) when the event needs the full path.
-    pub(crate) fn push_text_content(
+    /// [`EventPipeline::push_text_into`] for a plain streamed delta the caller read itself
+    /// (`stream::delta`), given by its kind and id: the stream checks, nothing to deliver.
+    /// `None` (nothing done) when the event needs the full path.
+    pub(crate) fn push_delta(
         &mut self,
-        message_id: &str,
+        kind: crate::stream::delta::DeltaKind,
+        id: &str,
     ) -> Option<Result<(), PipelineError>> {
-        let r = self.checker.check_text_content(message_id)?;
+        let r = self.checker.check_delta(kind, id)?;
         Some(r.map_err(|v| {
             self.refused.clear();
             PipelineError::Violation(v)

@@ -85,7 +85,7 @@ impl ThreadState {
     }
 
     /// `TEXT_MESSAGE_CONTENT` (spec §9.4), given by its members.
-    pub(crate) fn append_text(
+    pub(super) fn append_text(
         &mut self,
         message_id: &str,
         delta: &str,
@@ -164,18 +164,29 @@ impl ThreadState {
         e: &ReasoningMessageContentEvent,
         w: &mut Vec<Warning>,
     ) {
-        let Some(p) = self.index.position(&self.messages, e.message_id.as_str()) else {
-            w.push(missing_message("/messageId", e.message_id.as_str()));
+        self.append_reasoning(e.message_id.as_str(), &e.delta, e.metadata.as_deref(), w);
+    }
+
+    /// `REASONING_MESSAGE_CONTENT` (spec §9.4), given by its members.
+    pub(super) fn append_reasoning(
+        &mut self,
+        message_id: &str,
+        delta: &str,
+        metadata: Option<&crate::Metadata>,
+        w: &mut Vec<Warning>,
+    ) {
+        let Some(p) = self.index.position(&self.messages, message_id) else {
+            w.push(missing_message("/messageId", message_id));
             return;
         };
         match &mut self.messages[p] {
             Message::Reasoning(m) => {
-                m.content.push_str(&e.delta);
-                merge_metadata_ref(&mut m.metadata, e.metadata.as_deref());
+                m.content.push_str(delta);
+                merge_metadata_ref(&mut m.metadata, metadata);
             }
             other => w.push(role_mismatch(
                 "/messageId",
-                e.message_id.as_str(),
+                message_id,
                 other.role(),
                 "not reasoning; REASONING_MESSAGE_CONTENT skipped",
             )),

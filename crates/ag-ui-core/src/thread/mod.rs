@@ -163,6 +163,28 @@ impl ThreadState {
         warnings
     }
 
+    /// A streamed delta without metadata, given by its kind, id and text: what
+    /// [`ThreadState::apply`] does with that event (`stream::delta`, the consumer's fast
+    /// lane). The warnings are stamped with the event's type.
+    pub(crate) fn append_delta(
+        &mut self,
+        kind: crate::stream::delta::DeltaKind,
+        id: &str,
+        delta: &str,
+        w: &mut Vec<Warning>,
+    ) {
+        use crate::stream::delta::DeltaKind;
+        let start = w.len();
+        match kind {
+            DeltaKind::Text => self.append_text(id, delta, None, w),
+            DeltaKind::ToolCallArgs => self.append_args(id, delta, None, w),
+            DeltaKind::Reasoning => self.append_reasoning(id, delta, None, w),
+        }
+        for w in &mut w[start..] {
+            w.event_type = Some(kind.event_type());
+        }
+    }
+
     /// [`ThreadState::apply`] taking the event by value: its text, content, snapshot and
     /// patch values are moved into the thread, not copied.
     pub fn apply_owned(&mut self, event: Event) -> Vec<Warning> {

@@ -82,12 +82,23 @@ impl ThreadState {
     }
 
     pub(super) fn tool_call_args(&mut self, e: &ToolCallArgsEvent, w: &mut Vec<Warning>) {
-        match self.tool_call_mut(e.tool_call_id.as_str()) {
+        self.append_args(e.tool_call_id.as_str(), &e.delta, e.metadata.as_deref(), w);
+    }
+
+    /// `TOOL_CALL_ARGS` (spec §9.4), given by its members.
+    pub(super) fn append_args(
+        &mut self,
+        tool_call_id: &str,
+        delta: &str,
+        metadata: Option<&crate::Metadata>,
+        w: &mut Vec<Warning>,
+    ) {
+        match self.tool_call_mut(tool_call_id) {
             Some(call) => {
-                call.function.arguments.push_str(&e.delta);
-                merge_metadata_ref(&mut call.metadata, e.metadata.as_deref());
+                call.function.arguments.push_str(delta);
+                merge_metadata_ref(&mut call.metadata, metadata);
             }
-            None => w.push(missing_call(e.tool_call_id.as_str())),
+            None => w.push(missing_call(tool_call_id)),
         }
     }
 

@@ -329,12 +329,12 @@ fn outcome_of(
     )
 }
 
-/// `feed_to_thread` reads plain text deltas without building their events; every stream
+/// `feed_to_thread` reads plain streamed deltas without building their events; every stream
 /// below ends the same through it as through `feed` (the full path): the same outcome of
 /// every call (errors and their messages included), thread, warnings and count, in any
 /// chunking.
 #[test]
-fn text_deltas_read_in_place_end_as_through_the_full_path() {
+fn streamed_deltas_read_in_place_end_as_through_the_full_path() {
     let start = |id: &str| json!({"type":"TEXT_MESSAGE_START","messageId":id});
     let run = |body: Vec<Value>| {
         let mut events = vec![json!({"type":"RUN_STARTED","threadId":"t","runId":"r"})];
@@ -452,6 +452,44 @@ fn text_deltas_read_in_place_end_as_through_the_full_path() {
             ),
         ),
         (
+            "tool-argument and reasoning deltas, plain and not",
+            raw(
+                &run(vec![
+                    json!({"type":"TOOL_CALL_START","toolCallId":"c","toolCallName":"f"}),
+                    json!({"type":"REASONING_START","messageId":"r"}),
+                    json!({"type":"REASONING_MESSAGE_START","messageId":"rm","role":"reasoning"}),
+                ]),
+                &[
+                    r#"{"type":"TOOL_CALL_ARGS","toolCallId":"c","delta":"{\"a\""}"#,
+                    r#"{"type":"TOOL_CALL_ARGS","delta":":1","toolCallId":"c","timestamp":3}"#,
+                    r#"{"type":"TOOL_CALL_ARGS","toolCallId":"c","delta":"}","metadata":{"k":1}}"#,
+                    r#"{"type":"REASONING_MESSAGE_CONTENT","messageId":"rm","delta":"hm"}"#,
+                    r#"{"type":"REASONING_MESSAGE_CONTENT","messageId":"rm","delta":"m","rawEvent":1}"#,
+                    r#"{"type":"REASONING_MESSAGE_END","messageId":"rm"}"#,
+                    r#"{"type":"REASONING_END","messageId":"r"}"#,
+                    r#"{"type":"TOOL_CALL_END","toolCallId":"c"}"#,
+                    r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r"}"#,
+                ],
+            ),
+        ),
+        (
+            "tool arguments for a text message, reasoning for a closed message",
+            raw(
+                &run(vec![start("m")]),
+                &[
+                    r#"{"type":"REASONING_MESSAGE_CONTENT","messageId":"m","delta":"a"}"#,
+                    r#"{"type":"TOOL_CALL_ARGS","toolCallId":"m","delta":"a"}"#,
+                ],
+            ),
+        ),
+        (
+            "tool arguments for a call that is not open",
+            raw(
+                &run(vec![]),
+                &[r#"{"type":"TOOL_CALL_ARGS","toolCallId":"c","delta":"a"}"#],
+            ),
+        ),
+        (
             "a broken document",
             raw(
                 &run(vec![start("m")]),
@@ -466,7 +504,14 @@ fn text_deltas_read_in_place_end_as_through_the_full_path() {
             assert_eq!(fast, full, "{name}, chunks of {size}");
         }
     }
-    // The first stream applied its deltas, plain or not.
+    // The deltas were applied, plain or not.
     let (_, messages, ..) = outcome_of(&streams[0].1, 64, true);
     assert_eq!(messages[0]["content"], "ab\"\ncdefghi");
+    let (calls, messages, ..) = outcome_of(&streams[9].1, 64, true);
+    assert!(calls.iter().all(|c| c.starts_with("Ok")), "{calls:?}");
+    assert_eq!(
+        messages[0]["toolCalls"][0]["function"]["arguments"],
+        "{\"a\":1}"
+    );
+    assert_eq!(messages[1]["content"], "hmm");
 }

@@ -147,35 +147,35 @@ fn subset(expected: &Value, actual: &Value, at: &str) -> Result<(), String> {
 
 /// Runs a case through `StreamConsumer` (SSE framing, pipeline, `ThreadState`) and checks
 /// its `messages`, `state` and `applyWarnings` members. Cases without them pass.
+///
+/// Every case also runs through `StreamConsumer::feed_to_thread` (which reads plain
+/// streamed deltas in place), which must end as `feed` does: the same outcome, warnings and
+/// thread.
 fn check_thread(case: &Case) -> Result<(), String> {
     let doc = &case.doc;
+    let (mut consumer, fed) = consume(case, false)?;
+    let (mut fast, fast_fed) = consume(case, true)?;
+    if format!("{fed:?}") != format!("{fast_fed:?}") {
+        return Err(format!(
+            "feed ended with {fed:?}, feed_to_thread with {fast_fed:?}"
+        ));
+    }
+    let warnings = consumer.take_warnings();
+    if fast.take_warnings() != warnings
+        || serde_json::to_value(fast.thread().messages()).unwrap()
+            != serde_json::to_value(consumer.thread().messages()).unwrap()
+        || fast.thread().state() != consumer.thread().state()
+    {
+        return Err("feed_to_thread left another thread or other warnings than feed".into());
+    }
     if ["messages", "state", "applyWarnings"]
         .iter()
         .all(|k| doc.get(k).is_none())
     {
         return Ok(());
     }
-    let mut thread = ThreadState::new();
-    if let Some(initial) = doc.get("initial") {
-        if let Some(m) = initial.get("messages") {
-            let messages: Vec<Message> =
-                serde_json::from_value(m.clone()).map_err(|e| format!("initial.messages: {e}"))?;
-            thread = thread.with_messages(messages);
-        }
-        if let Some(s) = initial.get("state") {
-            thread = thread.with_state(s.clone());
-        }
-    }
-    let mut bytes = Vec::new();
-    for event in events_of(case) {
-        bytes.extend_from_slice(b"data: ");
-        bytes.extend_from_slice(serde_json::to_string(event).unwrap().as_bytes());
-        bytes.extend_from_slice(b"\n\n");
-    }
-    let mut consumer = StreamConsumer::with_thread(thread).with_pipeline(pipeline_for(case));
-    let fed = consumer.feed(&bytes).and_then(|_| consumer.finish());
     match (fed, doc.get("rule")) {
-        (Ok(_) | Err(ConsumeError::Incomplete { .. }), None) => {}
+        (Ok(()) | Err(ConsumeError::Incomplete { .. }), None) => {}
         (Err(ConsumeError::Pipeline(e)), Some(rule)) if e.index() as u64 == doc["index"] => {
             let broke = e.rule().map_or("decode", |r| r.as_str());
             if rule != broke {
@@ -184,8 +184,7 @@ fn check_thread(case: &Case) -> Result<(), String> {
         }
         (other, _) => return Err(format!("consumer ended with {other:?}")),
     }
-    let applied: Vec<Value> = consumer
-        .take_warnings()
+    let applied: Vec<Value> = warnings
         .iter()
         .filter(|w| w.kind.is_reducer())
         .map(|w| json!({ "index": w.event_index, "kind": w.kind.as_str(), "pointer": w.pointer }))
@@ -205,6 +204,56 @@ fn check_thread(case: &Case) -> Result<(), String> {
         subset(s, consumer.thread().state(), "state")?;
     }
     Ok(())
+}
+
+/// An event's JSON with its `type` first, as producers write it (and as the consumer's
+/// fast lane for streamed deltas needs it).
+fn type_first(event: &Value) -> String {
+    match event.as_object() {
+        Some(map) if map.contains_key("type") => {
+            let mut out = format!("{{\"type\":{}", map["type"]);
+            for (k, v) in map.iter().filter(|(k, _)| *k != "type") {
+                out.push_str(&format!(",{}:{v}", Value::from(k.as_str())));
+            }
+            out.push('}');
+            out
+        }
+        _ => event.to_string(),
+    }
+}
+
+/// A case's stream fed to a `StreamConsumer` (through `feed_to_thread` when `to_thread`),
+/// then finished.
+fn consume(
+    case: &Case,
+    to_thread: bool,
+) -> Result<(StreamConsumer, Result<(), ConsumeError>), String> {
+    let doc = &case.doc;
+    let mut thread = ThreadState::new();
+    if let Some(initial) = doc.get("initial") {
+        if let Some(m) = initial.get("messages") {
+            let messages: Vec<Message> =
+                serde_json::from_value(m.clone()).map_err(|e| format!("initial.messages: {e}"))?;
+            thread = thread.with_messages(messages);
+        }
+        if let Some(s) = initial.get("state") {
+            thread = thread.with_state(s.clone());
+        }
+    }
+    let mut bytes = Vec::new();
+    for event in events_of(case) {
+        bytes.extend_from_slice(b"data: ");
+        bytes.extend_from_slice(type_first(event).as_bytes());
+        bytes.extend_from_slice(b"\n\n");
+    }
+    let mut consumer = StreamConsumer::with_thread(thread).with_pipeline(pipeline_for(case));
+    let fed = if to_thread {
+        consumer.feed_to_thread(&bytes).map(drop)
+    } else {
+        consumer.feed(&bytes).map(drop)
+    }
+    .and_then(|()| consumer.finish().map(drop));
+    Ok((consumer, fed))
 }
 
 /// Every case with an expected thread (`messages`, `state`, `applyWarnings`) folds to it.

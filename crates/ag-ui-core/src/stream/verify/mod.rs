@@ -69,20 +69,20 @@ impl StreamChecker {
         self.index
     }
 
-    /// [`StreamChecker::check`] for a `TEXT_MESSAGE_CONTENT` of `message_id` without a
-    /// `subagentRunId`, given by its id alone: `None` (nothing done) when the parent lane
+    /// [`StreamChecker::check`] for a streamed delta without a `subagentRunId`, given by
+    /// its kind and the id of what it continues: `None` (nothing done) when the parent lane
     /// holds a chunk stream, which the event would close (the caller then checks the
     /// event itself).
-    pub(crate) fn check_text_content(&mut self, message_id: &str) -> Option<Result<(), Violation>> {
+    pub(crate) fn check_delta(
+        &mut self,
+        kind: crate::stream::delta::DeltaKind,
+        id: &str,
+    ) -> Option<Result<(), Violation>> {
         if !self.expander.step_idle_parent() {
             return None;
         }
         let index = self.skip();
-        Some(
-            self.verifier
-                .push_text_content(message_id)
-                .map_err(|v| v.at(index)),
-        )
+        Some(self.verifier.push_delta(kind, id).map_err(|v| v.at(index)))
     }
 
     /// Counts an input event that never reaches expansion (an unknown type dropped, or one

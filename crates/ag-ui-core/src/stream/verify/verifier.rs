@@ -1,5 +1,6 @@
 //! The lifecycle state machine of spec §9.1.
 
+use crate::stream::delta::DeltaKind;
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::hash::{HashMap, HashSet};
@@ -251,19 +252,23 @@ impl Verifier {
         .run(event)
     }
 
-    /// [`Verifier::push`] for a `TEXT_MESSAGE_CONTENT` of `message_id` without a
-    /// `subagentRunId`, given by its id alone.
-    pub(crate) fn push_text_content(&mut self, message_id: &str) -> Result<(), Violation> {
+    /// [`Verifier::push`] for a streamed delta without a `subagentRunId`, given by its kind
+    /// and the id of what it continues.
+    pub(crate) fn push_delta(&mut self, kind: DeltaKind, id: &str) -> Result<(), Violation> {
         let index = self.index;
         self.index += 1;
-        let event_type = EventType::TextMessageContent;
+        let event_type = kind.event_type();
         self.lifecycle.check_at(event_type, index)?;
-        Check {
+        let mut check = Check {
             v: self,
             index,
             event_type,
+        };
+        match kind {
+            DeltaKind::Text => check.continue_text(id, None, false),
+            DeltaKind::ToolCallArgs => check.continue_tool_call(id, None, false),
+            DeltaKind::Reasoning => check.continue_reasoning(id, None, false, false),
         }
-        .continue_text(message_id, None, false)
     }
 
     /// Ends the stream.
