@@ -1,8 +1,9 @@
 //! Allocations the consumer makes per delivered event.
 //!
 //! A counting global allocator (`stats_alloc`, this binary only) counts every allocation and reallocation
-//! while a `StreamConsumer` reads SSE bytes into one reused event vector, the way a client
-//! runs it. Two measures:
+//! while a `StreamConsumer` reads SSE bytes, two ways: into one reused event vector
+//! (`feed_into`, the way a client that hands out events runs it) and into its thread only
+//! (`feed_to_thread`). Two measures:
 //!
 //! * per delivered event, over the whole streaming and token-heavy corpora of
 //!   `corpus/mod.rs` (16 KiB reads);
@@ -34,58 +35,72 @@ fn allocations() -> usize {
 const SSE_CHUNK: usize = 16 * 1024;
 const TOKENS: usize = 10_000;
 
-/// Feeds `sse` in 16 KiB reads into one reused vector; returns (allocations, events).
-fn feed(consumer: &mut StreamConsumer, sse: &[u8], events: &mut Vec<Event>) -> (usize, usize) {
+/// Feeds `sse` in 16 KiB reads, through `feed_into` (into one reused vector) or, with
+/// `to_thread`, `feed_to_thread`; returns (allocations, events delivered).
+fn feed(consumer: &mut StreamConsumer, sse: &[u8], to_thread: bool) -> (usize, usize) {
+    let mut events: Vec<Event> = Vec::with_capacity(1024);
     let before = allocations();
     let mut delivered = 0;
     for chunk in sse.chunks(SSE_CHUNK) {
-        consumer.feed_into(chunk, events).expect("valid stream");
-        delivered += events.len();
-        events.clear();
+        if to_thread {
+            delivered += consumer.feed_to_thread(chunk).expect("valid stream");
+        } else {
+            consumer
+                .feed_into(chunk, &mut events)
+                .expect("valid stream");
+            delivered += events.len();
+            events.clear();
+        }
     }
     (allocations() - before, delivered)
 }
 
-fn corpus_row(corpus: &corpus::Corpus) {
-    let sse = sse_of(corpus.lines.iter().map(String::as_str));
-    let mut consumer = StreamConsumer::new();
-    let mut events = Vec::new();
-    let (n, delivered) = feed(&mut consumer, &sse, &mut events);
+/// Prints one row: allocations per delivered event through both paths.
+fn row(name: &str, mut measure: impl FnMut(bool) -> (usize, usize)) {
+    let (into, delivered) = measure(false);
+    let (to_thread, again) = measure(true);
+    assert_eq!(
+        delivered, again,
+        "{name}: both paths deliver the same events"
+    );
     println!(
-        "   {:<44} {:>9} allocations, {:>7} events: {:>5.2} per event",
-        format!(
-            "{} corpus ({} input events)",
-            corpus.name,
-            corpus.lines.len()
-        ),
-        n,
-        delivered,
-        n as f64 / delivered as f64
+        "   {name:<44} {delivered:>7} events: {:>5.2} (feed_into) {:>5.2} (feed_to_thread) per event",
+        into as f64 / delivered as f64,
+        to_thread as f64 / delivered as f64
     );
 }
 
+fn corpus_row(corpus: &corpus::Corpus) {
+    let sse = sse_of(corpus.lines.iter().map(String::as_str));
+    let name = format!(
+        "{} corpus ({} input events)",
+        corpus.name,
+        corpus.lines.len()
+    );
+    row(&name, |to_thread| {
+        feed(&mut StreamConsumer::new(), &sse, to_thread)
+    });
+}
+
 fn token_row(name: &str, open: &[&str], delta: &str) {
-    let mut consumer = StreamConsumer::new();
-    let mut events = Vec::new();
     let start = sse_of(
         std::iter::once(r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#)
             .chain(open.iter().copied()),
     );
-    feed(&mut consumer, &start, &mut events);
     // Warm up: buffers reach their working size before counting.
     let warm = sse_of(std::iter::repeat_n(delta, 1_000));
-    feed(&mut consumer, &warm, &mut events);
     let sse = sse_of(std::iter::repeat_n(delta, TOKENS));
-    let (n, delivered) = feed(&mut consumer, &sse, &mut events);
-    println!(
-        "   {name:<44} {n:>9} allocations, {delivered:>7} events: {:>5.2} per event",
-        n as f64 / delivered as f64
-    );
+    row(name, |to_thread| {
+        let mut consumer = StreamConsumer::new();
+        feed(&mut consumer, &start, to_thread);
+        feed(&mut consumer, &warm, to_thread);
+        feed(&mut consumer, &sse, to_thread)
+    });
 }
 
 fn main() {
     println!();
-    println!("== Allocations per delivered event, StreamConsumer::feed_into, 16 KiB reads");
+    println!("== Allocations per delivered event, StreamConsumer, 16 KiB reads");
     corpus_row(&corpus::streaming(corpus::SEED, 20_000));
     corpus_row(&corpus::token_heavy(corpus::SEED, 20_000));
     token_row(

@@ -176,6 +176,14 @@ impl StreamConsumer {
     /// [`ThreadState`], for a caller that reads only the thread). Returns how many events
     /// the call delivered.
     ///
+    /// The streamed deltas that are most of a stream (`TEXT_MESSAGE_CONTENT`,
+    /// `TOOL_CALL_ARGS`, `REASONING_MESSAGE_CONTENT` with their `type` first and nothing
+    /// but their id, `delta` and perhaps a `timestamp`) are read with the id and the delta
+    /// borrowed from the SSE buffer and appended without building an [`Event`]; every
+    /// other line, and any such line the stream's state needs whole (a chunk stream open in
+    /// the parent lane), takes the path of [`StreamConsumer::feed`]. Both end the same:
+    /// the same checks, thread, warnings and errors.
+    ///
     /// # Errors
     /// As [`StreamConsumer::feed`]; the events of the same call before the refused one are
     /// applied.
