@@ -36,7 +36,7 @@ fn sse_bytes(s: &str) -> Vec<u8> {
 
 /// What reading `input` as `reads_as` says.
 fn message(reads_as: &str, input: &str) -> String {
-    fn err<T: std::fmt::Debug>(r: Result<T, Error>) -> String {
+    fn err<T: std::fmt::Debug, E: std::fmt::Display>(r: Result<T, E>) -> String {
         match r {
             Ok(v) => format!("(accepted: {v:?})"),
             Err(e) => e.to_string(),
@@ -55,6 +55,12 @@ fn message(reads_as: &str, input: &str) -> String {
             let mut r = SseReader::new();
             err(r.feed(&sse_bytes(input)).and_then(|()| r.finish()))
         }
+        "ProtocolVersion" => err(input.parse::<ag_ui_core::ProtocolVersion>()),
+        "Event (1.0, exact)" => err(ag_ui_core::read::decode_for::<Event>(
+            input,
+            ReadMode::Exact,
+            ag_ui_core::ProtocolVersion::V1_0,
+        )),
         other => panic!("unknown reader {other:?} in docs/errors.md"),
     }
 }
@@ -69,7 +75,7 @@ fn docs_errors_table_matches_the_code() {
         assert_eq!(c.len(), 3, "row without three cells: {c:?}");
         let (reads_as, input) = (code(&c[0]), code(&c[1]));
         let got = message(&reads_as, &input);
-        if reads_as != "SseReader" {
+        if !["SseReader", "ProtocolVersion"].contains(&reads_as.as_str()) {
             // Every document error names where and what was expected.
             let e = match reads_as.as_str() {
                 "RunAgentInput" | "RunAgentInput (exact)" => {
