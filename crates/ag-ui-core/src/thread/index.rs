@@ -1,8 +1,6 @@
 //! The index that makes applying an event O(size of the event): message id → position in
 //! the transcript, tool call id → (owning message id, position in its `toolCalls`).
 
-use std::cell::Cell;
-
 use crate::hash::HashMap;
 
 use crate::model::message::Message;
@@ -16,12 +14,15 @@ pub(super) struct Index {
     messages: HashMap<String, usize>,
     /// Tool call id → (id of the assistant message holding it, position in `toolCalls`).
     calls: HashMap<String, (String, usize)>,
-    /// The position the last message lookup found: tried first, since a delta names the
+    /// The position the last [`Index::find`] found: tried first, since a delta names the
     /// message the event before it named (a string comparison instead of a hash lookup).
     /// Positions stay valid while messages are only appended; an insertion clears it.
-    last_message: Cell<Option<usize>>,
-    /// The same for tool calls: (message position, position in its `toolCalls`).
-    last_call: Cell<Option<(usize, usize)>>,
+    /// (Plain fields, updated through `&mut self`: no interior mutability, so that a
+    /// `ThreadState` stays `Sync`.)
+    last_message: Option<usize>,
+    /// The same for tool calls ([`Index::find_call`]): (message position, position in its
+    /// `toolCalls`).
+    last_call: Option<(usize, usize)>,
 }
 
 impl Index {
@@ -54,23 +55,28 @@ impl Index {
 
     /// Position of message `id` in `messages` (the transcript this index is kept for).
     pub(super) fn position(&self, messages: &[Message], id: &str) -> Option<usize> {
-        if let Some(p) = self.last_message.get()
+        if let Some(p) = self.last_message
             && messages.get(p).is_some_and(|m| m.id().as_str() == id)
         {
             // The last lookup found `id` here: the first position with that id then, and
             // still (nothing was inserted since).
             return Some(p);
         }
-        let p = self.messages.get(id).copied();
+        self.messages.get(id).copied()
+    }
+
+    /// [`Index::position`], remembering what it found for the next lookup.
+    pub(super) fn find(&mut self, messages: &[Message], id: &str) -> Option<usize> {
+        let p = self.position(messages, id);
         if p.is_some() {
-            self.last_message.set(p);
+            self.last_message = p;
         }
         p
     }
 
     /// The message holding tool call `id`, and the call's position in its `toolCalls`.
     pub(super) fn call(&self, messages: &[Message], id: &str) -> Option<(usize, usize)> {
-        if let Some((p, k)) = self.last_call.get()
+        if let Some((p, k)) = self.last_call
             && let Some(Message::Assistant(a)) = messages.get(p)
             && a.tool_calls
                 .as_ref()
@@ -80,8 +86,14 @@ impl Index {
             return Some((p, k));
         }
         let (message, k) = self.calls.get(id)?;
-        let found = (self.position(messages, message)?, *k);
-        self.last_call.set(Some(found));
+        Some((self.position(messages, message)?, *k))
+    }
+
+    /// [`Index::call`], remembering what it found for the next lookup.
+    pub(super) fn find_call(&mut self, messages: &[Message], id: &str) -> Option<(usize, usize)> {
+        let found = self.call(messages, id)?;
+        self.last_call = Some(found);
+        self.last_message = Some(found.0);
         Some(found)
     }
 
@@ -100,8 +112,8 @@ impl Index {
     /// Records a message inserted at `pos`: every message after it moved one place on.
     /// Costs O(messages after `pos`).
     pub(super) fn inserted(&mut self, messages: &[Message], pos: usize) {
-        self.last_message.set(None);
-        self.last_call.set(None);
+        self.last_message = None;
+        self.last_call = None;
         for (offset, m) in messages[pos + 1..].iter().enumerate() {
             if let Some(p) = self.messages.get_mut(m.id().as_str())
                 && *p == pos + offset

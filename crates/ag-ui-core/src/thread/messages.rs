@@ -30,7 +30,7 @@ impl ThreadState {
 
     pub(super) fn text_start(&mut self, e: TextMessageStartEvent, w: &mut Vec<Warning>) {
         let role = e.role();
-        if let Some(p) = self.index.position(&self.messages, e.message_id.as_str()) {
+        if let Some(p) = self.index.find(&self.messages, e.message_id.as_str()) {
             // A START for an existing id reuses the message (a tool call may have created
             // it): it keeps its role, content and name (the official client sets the name
             // only when it creates the message); the metadata merges.
@@ -92,7 +92,7 @@ impl ThreadState {
         metadata: Option<&crate::Metadata>,
         w: &mut Vec<Warning>,
     ) {
-        let Some(p) = self.index.position(&self.messages, message_id) else {
+        let Some(p) = self.index.find(&self.messages, message_id) else {
             w.push(missing_message("/messageId", message_id));
             return;
         };
@@ -123,7 +123,7 @@ impl ThreadState {
     }
 
     pub(super) fn text_end(&mut self, e: TextMessageEndEvent, w: &mut Vec<Warning>) {
-        let Some(p) = self.index.position(&self.messages, e.message_id.as_str()) else {
+        let Some(p) = self.index.find(&self.messages, e.message_id.as_str()) else {
             w.push(missing_message("/messageId", e.message_id.as_str()));
             return;
         };
@@ -140,7 +140,7 @@ impl ThreadState {
     }
 
     pub(super) fn reasoning_start(&mut self, e: ReasoningMessageStartEvent, w: &mut Vec<Warning>) {
-        match self.index.position(&self.messages, e.message_id.as_str()) {
+        match self.index.find(&self.messages, e.message_id.as_str()) {
             Some(p) => match &mut self.messages[p] {
                 Message::Reasoning(m) => merge_metadata(&mut m.metadata, e.metadata),
                 other => w.push(role_mismatch(
@@ -175,7 +175,7 @@ impl ThreadState {
         metadata: Option<&crate::Metadata>,
         w: &mut Vec<Warning>,
     ) {
-        let Some(p) = self.index.position(&self.messages, message_id) else {
+        let Some(p) = self.index.find(&self.messages, message_id) else {
             w.push(missing_message("/messageId", message_id));
             return;
         };
@@ -194,7 +194,7 @@ impl ThreadState {
     }
 
     pub(super) fn reasoning_end(&mut self, e: ReasoningMessageEndEvent, w: &mut Vec<Warning>) {
-        let Some(p) = self.index.position(&self.messages, e.message_id.as_str()) else {
+        let Some(p) = self.index.find(&self.messages, e.message_id.as_str()) else {
             w.push(missing_message("/messageId", e.message_id.as_str()));
             return;
         };
@@ -230,7 +230,7 @@ impl ThreadState {
                 ),
             },
             ReasoningEncryptedValueSubtype::Message => {
-                let Some(p) = self.index.position(&self.messages, id) else {
+                let Some(p) = self.index.find(&self.messages, id) else {
                     w.push(missing_message("/entityId", id));
                     return;
                 };
@@ -259,7 +259,7 @@ impl ThreadState {
 
     pub(super) fn activity_snapshot(&mut self, e: ActivitySnapshotEvent, w: &mut Vec<Warning>) {
         let replace = e.replace();
-        match self.index.position(&self.messages, e.message_id.as_str()) {
+        match self.index.find(&self.messages, e.message_id.as_str()) {
             None => {
                 let mut m = ActivityMessage::new(e.message_id, e.activity_type, e.content);
                 m.subagent_run_id = e.subagent_run_id;
@@ -288,7 +288,7 @@ impl ThreadState {
     }
 
     pub(super) fn activity_delta(&mut self, e: ActivityDeltaEvent, w: &mut Vec<Warning>) {
-        let Some(p) = self.index.position(&self.messages, e.message_id.as_str()) else {
+        let Some(p) = self.index.find(&self.messages, e.message_id.as_str()) else {
             w.push(missing_message("/messageId", e.message_id.as_str()));
             return;
         };

@@ -10,7 +10,7 @@ use crate::model::tool::ToolCall;
 
 impl ThreadState {
     pub(super) fn tool_call_mut(&mut self, id: &str) -> Option<&mut ToolCall> {
-        let (p, k) = self.index.call(&self.messages, id)?;
+        let (p, k) = self.index.find_call(&self.messages, id)?;
         match &mut self.messages[p] {
             Message::Assistant(a) => a.tool_calls.as_mut()?.get_mut(k),
             _ => None,
@@ -42,7 +42,7 @@ impl ThreadState {
         merge_metadata(&mut call.metadata, e.metadata);
         let mut owner_id = call_id.clone();
         if let Some(parent) = &e.parent_message_id {
-            match self.index.position(&self.messages, parent.as_str()) {
+            match self.index.find(&self.messages, parent.as_str()) {
                 Some(p) if self.messages[p].role() == Role::Assistant => {
                     owner_id = parent.as_str().to_owned();
                 }
@@ -55,7 +55,7 @@ impl ThreadState {
                 None => owner_id = parent.as_str().to_owned(),
             }
         }
-        match self.index.position(&self.messages, &owner_id) {
+        match self.index.find(&self.messages, &owner_id) {
             Some(p) => {
                 let Message::Assistant(a) = &mut self.messages[p] else {
                     let role = self.messages[p].role();
@@ -117,7 +117,7 @@ impl ThreadState {
         let mut m = ToolMessage::new(e.message_id, e.content, e.tool_call_id);
         m.subagent_run_id = e.subagent_run_id;
         merge_metadata(&mut m.metadata, e.metadata);
-        if let Some(p) = self.index.position(&self.messages, m.id.as_str()) {
+        if let Some(p) = self.index.find(&self.messages, m.id.as_str()) {
             match &mut self.messages[p] {
                 Message::Tool(old) => {
                     if m.metadata.is_none() {
@@ -140,7 +140,10 @@ impl ThreadState {
             }
             return;
         }
-        let Some((owner, _)) = self.index.call(&self.messages, m.tool_call_id.as_str()) else {
+        let Some((owner, _)) = self
+            .index
+            .find_call(&self.messages, m.tool_call_id.as_str())
+        else {
             self.push_message(Message::Tool(m));
             return;
         };

@@ -523,3 +523,11 @@ fn deltas_find_their_target_across_duplicates_insertions_and_snapshots() {
     assert_eq!(m[0]["toolCalls"][0]["function"]["arguments"], "[]");
     assert_eq!(m[1], json!({"id":"a2","role":"assistant","content":"new!"}));
 }
+
+/// A thread can be shared between threads (behind an `RwLock`, in an `Arc`): it holds no
+/// interior mutability.
+#[test]
+fn a_thread_is_send_and_sync() {
+    fn shareable<T: Send + Sync + 'static>() {}
+    shareable::<ThreadState>();
+}
