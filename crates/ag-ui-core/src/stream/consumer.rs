@@ -328,7 +328,7 @@ impl StreamConsumer {
             let t = self.note(d.kind.event_type());
             let mut applied = Vec::new();
             self.thread
-                .append_delta(d.kind, d.id, &d.delta, &mut applied);
+                .append_delta(d.kind, d.id, d.delta.as_str(), &mut applied);
             self.warnings
                 .extend(applied.into_iter().map(|w| w.at_event(index, Some(t))));
             return Ok(());

@@ -6,19 +6,20 @@
 //!
 //! [`peek`] only recognises; it never refuses. Anything else (another type, a late `type`,
 //! an escaped id, a duplicate or unknown member, `metadata`, `rawEvent`, `subagentRunId`,
-//! a `null`, a timestamp that is not a safe integer, malformed JSON) is `None`, and the
-//! document takes the full path, which gives it the same treatment as ever (its warnings,
-//! its error). What [`peek`] accepts, the full path decodes without a warning to an event
-//! with the same id and delta, whose other members the stream checks and the reducer do
-//! not read; the consumer then runs the same checks and the same append as for that event
-//! (`tests/it/consumer.rs` and `tests/it/bench_corpus.rs` compare both paths).
+//! a `null`, a timestamp the full path does not read as a safe integer, malformed JSON) is
+//! `None`, and the document takes the full path, which gives it the same treatment as ever
+//! (its warnings, its error). What [`peek`] accepts, the full path decodes without a
+//! warning to an event with the same id and delta, whose other members the stream checks
+//! and the reducer do not read; the consumer then runs the same checks and the same append
+//! as for that event (`tests/it/consumer.rs`, `tests/it/streams.rs` and
+//! `tests/it/bench_corpus.rs` compare both paths).
 
-use std::borrow::Cow;
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 
-use crate::codec::wire::MAX_SAFE_INTEGER;
+use crate::codec::key::{Key, KeySeed};
+use crate::codec::wire::SafeInt;
 use crate::model::event::EventType;
 
 /// The streamed deltas the fast lane reads.
@@ -58,14 +59,13 @@ impl DeltaKind {
 }
 
 /// A plain streamed delta, borrowed from its JSON text.
-#[derive(Debug)]
 pub(crate) struct Delta<'a> {
     /// Which event.
     pub(crate) kind: DeltaKind,
     /// `messageId` or `toolCallId`.
     pub(crate) id: &'a str,
     /// `delta` (owned only when the JSON escapes something in it).
-    pub(crate) delta: Cow<'a, str>,
+    pub(crate) delta: Key<'a>,
 }
 
 /// Reads `json` as a plain streamed delta whose `type` comes first, or says it is not one
@@ -128,9 +128,11 @@ impl<'de> Visitor<'de> for Plain {
             if key == kind.id_key() && id.is_none() {
                 id = Some(map.next_value::<&'de str>()?);
             } else if key == "delta" && delta.is_none() {
-                delta = Some(map.next_value::<Text<'de>>()?.0);
+                delta = Some(map.next_value_seed(KeySeed)?);
             } else if key == "timestamp" && !timestamp {
-                map.next_value::<SafeTimestamp>()?;
+                // The proxy the full path reads `timestamp` with: what it accepts without
+                // a word, this accepts.
+                map.next_value::<SafeInt>()?;
                 timestamp = true;
             } else {
                 return Err(not_plain());
@@ -143,62 +145,9 @@ impl<'de> Visitor<'de> for Plain {
     }
 }
 
-/// A string, borrowed when the JSON holds it unescaped.
-struct Text<'a>(Cow<'a, str>);
-
-impl<'de> de::Deserialize<'de> for Text<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Text<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a string")
-            }
-            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Text<'de>, E> {
-                Ok(Text(Cow::Borrowed(v)))
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Text<'de>, E> {
-                Ok(Text(Cow::Owned(v.to_owned())))
-            }
-        }
-        d.deserialize_str(V)
-    }
-}
-
-/// A `timestamp` the full path reads without a word: an integer within ±(2^53 − 1).
-struct SafeTimestamp;
-
-impl<'de> de::Deserialize<'de> for SafeTimestamp {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl Visitor<'_> for V {
-            type Value = SafeTimestamp;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a safe integer")
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<SafeTimestamp, E> {
-                if v.abs() <= MAX_SAFE_INTEGER {
-                    Ok(SafeTimestamp)
-                } else {
-                    Err(not_plain())
-                }
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<SafeTimestamp, E> {
-                if v <= MAX_SAFE_INTEGER.unsigned_abs() {
-                    Ok(SafeTimestamp)
-                } else {
-                    Err(not_plain())
-                }
-            }
-        }
-        d.deserialize_i64(V)
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use std::borrow::Cow;
-
+    use crate::codec::key::Key;
     use crate::stream::delta::{DeltaKind, peek};
 
     #[test]
@@ -224,19 +173,25 @@ mod tests {
                 r#"{"type":"REASONING_MESSAGE_CONTENT","messageId":"m","delta":"hi"}"#,
                 DeltaKind::Reasoning,
             ),
+            // An integral float, which the full path reads as that integer (as the 1.0
+            // SDKs do).
+            (
+                r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"hi","timestamp":1000.0}"#,
+                DeltaKind::Text,
+            ),
         ];
         for (json, kind) in plain {
             let d = peek(json).expect(json);
             assert_eq!(
-                (d.kind, d.id, d.delta.as_ref()),
+                (d.kind, d.id, d.delta.as_str()),
                 (kind, "m", "hi"),
                 "{json}"
             );
-            assert!(matches!(d.delta, Cow::Borrowed(_)), "{json}");
+            assert!(matches!(d.delta, Key::Borrowed(_)), "{json}");
         }
         let escaped = peek(r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"a\"b"}"#)
             .expect("an escaped delta is plain");
-        assert_eq!(escaped.delta, "a\"b");
+        assert_eq!(escaped.delta.as_str(), "a\"b");
         let not_plain = [
             r#"{"type":"TEXT_MESSAGE_START","messageId":"m"}"#,
             r#"{"type":"TOOL_CALL_ARGS","messageId":"m","delta":"hi"}"#,
