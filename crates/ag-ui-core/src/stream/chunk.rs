@@ -14,6 +14,7 @@ use crate::model::event::{
 };
 use crate::model::id::{MessageId, SubagentRunId, ToolCallId};
 use crate::model::message::TextMessageRole;
+use crate::stream::delta::DeltaKind;
 use crate::stream::rule::{LISTED_IDS, Rule, Violation};
 
 /// The three kinds of chunk-built stream.
@@ -25,6 +26,15 @@ enum Kind {
 }
 
 impl Kind {
+    /// The kind of stream a streamed delta's chunk builds.
+    fn of(delta: DeltaKind) -> Kind {
+        match delta {
+            DeltaKind::Text => Kind::Text,
+            DeltaKind::ToolCallArgs => Kind::ToolCall,
+            DeltaKind::Reasoning => Kind::Reasoning,
+        }
+    }
+
     /// Index of the kind in per-kind tables.
     fn slot(self) -> usize {
         match self {
@@ -177,6 +187,19 @@ impl Lanes {
         self.parent.is_none() && self.subagents.is_empty()
     }
 
+    /// The stream `owner`'s lane holds, when a chunk of `kind` whose id is `id` continues
+    /// it (the chunk's id is absent or the stream's).
+    fn continued(
+        &self,
+        owner: Option<&SubagentRunId>,
+        kind: Kind,
+        id: Option<&str>,
+    ) -> Option<&Pending> {
+        self.get(owner)
+            .map(|(_, p)| p)
+            .filter(|p| p.kind() == kind && id.is_none_or(|id| id == p.id()))
+    }
+
     /// Whether `owner`'s lane still holds the stream opened as number `seq`.
     fn holds(&self, owner: Option<&SubagentRunId>, seq: u64) -> bool {
         self.get(owner).is_some_and(|(s, _)| *s == seq)
@@ -291,8 +314,6 @@ impl ChunkExpander {
         out
     }
 
-    /// Appends to `out` what `event` closes and, for a chunk, what it expands to; returns
-    /// whether `event` itself follows (it is not a chunk).
     /// Counts an event of the parent agent (no `subagentRunId`) that is neither a chunk
     /// nor a run boundary, when the parent lane holds no chunk stream: what [`step`]
     /// does for such an event then, without the event. `false` (nothing done) when the
@@ -307,6 +328,25 @@ impl ChunkExpander {
         true
     }
 
+    /// Counts a chunk of the parent agent (no `subagentRunId`) that carries nothing but its
+    /// `delta`, perhaps its id and a `timestamp`, when it continues the stream open in the
+    /// parent lane: what [`step`] does for such a chunk then, without the chunk (the content
+    /// event it expands to, `kind`'s event with the returned id, is the caller's). `None`
+    /// (nothing done) when the chunk would go to another lane or open a stream.
+    ///
+    /// [`step`]: ChunkExpander::step
+    pub(crate) fn continue_parent(&mut self, kind: DeltaKind, id: Option<&str>) -> Option<&str> {
+        // Such a chunk is the parent lane's when that lane continues it (`resolve_lane`
+        // sends an untagged id-less chunk to the parent lane when it holds a stream of the
+        // kind, and a chunk naming an id to the lane holding it, the parent's for the id
+        // of the parent's stream: an id opens in no other lane while one holds it, [`Rule::O2`]).
+        let pending = self.lanes.continued(None, Kind::of(kind), id)?;
+        self.index += 1;
+        Some(pending.id())
+    }
+
+    /// Appends to `out` what `event` closes and, for a chunk, what it expands to; returns
+    /// whether `event` itself follows (it is not a chunk).
     pub(crate) fn step(&mut self, event: &Event, out: &mut Vec<Event>) -> Result<bool, Violation> {
         let index = self.index;
         self.index += 1;
@@ -383,12 +423,12 @@ impl ChunkExpander {
                 || (continued && event.metadata().is_some());
             carries.then(|| p.content(c.delta().unwrap_or_default().to_owned()))
         };
-        let continuing = match self.pending(lane.as_ref()) {
-            Some(p) if p.kind() == C::KIND && id.is_none_or(|id| id == p.id()) => {
+        let continuing = match self.lanes.continued(lane.as_ref(), C::KIND, id) {
+            Some(p) => {
                 c.agrees(p, index)?;
                 Some(content(p, true))
             }
-            _ => None,
+            None => None,
         };
         let content = match continuing {
             Some(content) => content,

@@ -319,16 +319,19 @@ impl StreamConsumer {
         // (`stream::delta`).
         if !keep
             && let Some(d) = crate::stream::delta::peek(json)
-            && let Some(checked) = self.pipeline.push_delta(d.kind, d.id)
+            && let Some(checked) = self.pipeline.push_delta(d.kind, d.shape)
         {
-            if let Err(e) = checked {
-                self.warnings.extend(self.pipeline.take_refused_warnings());
-                return Err(self.fail_pipeline(e));
-            }
-            let t = self.note(d.kind.event_type());
+            let id = match checked {
+                Ok(id) => id,
+                Err(e) => {
+                    self.warnings.extend(self.pipeline.take_refused_warnings());
+                    return Err(self.fail_pipeline(e));
+                }
+            };
             let mut applied = Vec::new();
             self.thread
-                .append_delta(d.kind, d.id, d.delta.as_str(), &mut applied);
+                .append_delta(d.kind, id, d.delta.as_str(), &mut applied);
+            let t = self.note(d.kind.event_type());
             self.warnings
                 .extend(applied.into_iter().map(|w| w.at_event(index, Some(t))));
             return Ok(());

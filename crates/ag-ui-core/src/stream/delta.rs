@@ -1,18 +1,21 @@
 //! The consumer's fast lane for the events most of a stream is made of: a plain
 //! `TEXT_MESSAGE_CONTENT`, `TOOL_CALL_ARGS` or `REASONING_MESSAGE_CONTENT` (`type`, the id,
-//! `delta` and at most a `timestamp`), read with its strings borrowed from the SSE buffer
-//! and appended to its message or tool call without building an owned
-//! [`Event`](crate::Event).
+//! `delta` and at most a `timestamp`), or a plain `TEXT_MESSAGE_CHUNK`, `TOOL_CALL_CHUNK` or
+//! `REASONING_MESSAGE_CHUNK` (`type`, perhaps the id, `delta`, at most a `timestamp`), read
+//! with its strings borrowed from the SSE buffer and appended to its message or tool call
+//! without building an owned [`Event`](crate::Event).
 //!
 //! [`peek`] only recognises; it never refuses. Anything else (another type, a late `type`,
-//! an escaped id, a duplicate or unknown member, `metadata`, `rawEvent`, `subagentRunId`,
-//! a `null`, a timestamp the full path does not read as a safe integer, malformed JSON) is
-//! `None`, and the document takes the full path, which gives it the same treatment as ever
-//! (its warnings, its error). What [`peek`] accepts, the full path decodes without a
-//! warning to an event with the same id and delta, whose other members the stream checks
-//! and the reducer do not read; the consumer then runs the same checks and the same append
-//! as for that event (`tests/it/consumer.rs`, `tests/it/streams.rs` and
-//! `tests/it/bench_corpus.rs` compare both paths).
+//! an escaped id, a duplicate or unknown member, `metadata`, `rawEvent`, `subagentRunId`, a
+//! chunk's opener fields, a `null`, a timestamp the full path does not read as a safe
+//! integer, malformed JSON) is `None`, and the document takes the full path, which gives it
+//! the same treatment as ever (its warnings, its error). What [`peek`] accepts, the full
+//! path decodes without a warning to an event with the same id and delta, whose other
+//! members the stream checks and the reducer do not read; the consumer then runs the same
+//! checks and the same append as for that event (a chunk only when it continues the stream
+//! open in the parent lane, as the content event it expands to), and
+//! `tests/it/consumer.rs`, `tests/it/streams.rs` and `tests/it/bench_corpus.rs` compare
+//! both paths.
 
 use std::fmt;
 
@@ -49,6 +52,15 @@ impl DeltaKind {
         }
     }
 
+    /// The chunk abbreviating the event.
+    fn chunk_type(self) -> EventType {
+        match self {
+            DeltaKind::Text => EventType::TextMessageChunk,
+            DeltaKind::ToolCallArgs => EventType::ToolCallChunk,
+            DeltaKind::Reasoning => EventType::ReasoningMessageChunk,
+        }
+    }
+
     /// The member holding the id of what the delta continues.
     fn id_key(self) -> &'static str {
         match self {
@@ -58,12 +70,21 @@ impl DeltaKind {
     }
 }
 
+/// Which of its two events a plain delta is, with its id (`messageId` or `toolCallId`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Shape<'a> {
+    /// The content event (`TEXT_MESSAGE_CONTENT`, ...), whose id is required.
+    Content(&'a str),
+    /// The chunk (`TEXT_MESSAGE_CHUNK`, ...), whose id may be absent.
+    Chunk(Option<&'a str>),
+}
+
 /// A plain streamed delta, borrowed from its JSON text.
 pub(crate) struct Delta<'a> {
-    /// Which event.
+    /// Which kind of delta.
     pub(crate) kind: DeltaKind,
-    /// `messageId` or `toolCallId`.
-    pub(crate) id: &'a str,
+    /// Content event or chunk, and the id.
+    pub(crate) shape: Shape<'a>,
     /// `delta` (owned only when the JSON escapes something in it).
     pub(crate) delta: Key<'a>,
 }
@@ -71,24 +92,31 @@ pub(crate) struct Delta<'a> {
 /// Reads `json` as a plain streamed delta whose `type` comes first, or says it is not one
 /// (`None`). Costs a few byte comparisons for any other event.
 pub(crate) fn peek(json: &str) -> Option<Delta<'_>> {
-    let kind = kind_of(json.as_bytes())?;
+    let (kind, chunk) = kind_of(json.as_bytes())?;
     let mut de = serde_json::Deserializer::from_str(json);
-    let delta = Plain(kind).deserialize(&mut de).ok()?;
+    let delta = Plain { kind, chunk }.deserialize(&mut de).ok()?;
     de.end().ok()?;
     Some(delta)
 }
 
-/// The kind of delta `json` opens as: `{"type":"<its type>"`, JSON whitespace allowed
-/// between the tokens.
-fn kind_of(json: &[u8]) -> Option<DeltaKind> {
+/// The kind of delta `json` opens as (`{"type":"<its type>"`, JSON whitespace allowed
+/// between the tokens), and whether as its chunk.
+fn kind_of(json: &[u8]) -> Option<(DeltaKind, bool)> {
     let mut rest = json;
     for token in [&b"{"[..], b"\"type\"", b":"] {
         rest = rest.trim_ascii_start().strip_prefix(token)?;
     }
     let rest = rest.trim_ascii_start().strip_prefix(b"\"")?;
-    DeltaKind::ALL.into_iter().find(|k| {
-        rest.strip_prefix(k.event_type().as_str().as_bytes())
+    let named = |t: EventType| {
+        rest.strip_prefix(t.as_str().as_bytes())
             .is_some_and(|r| r.first() == Some(&b'"'))
+    };
+    DeltaKind::ALL.into_iter().find_map(|k| {
+        if named(k.event_type()) {
+            Some((k, false))
+        } else {
+            named(k.chunk_type()).then_some((k, true))
+        }
     })
 }
 
@@ -97,8 +125,21 @@ fn not_plain<E: de::Error>() -> E {
     E::custom("not a plain streamed delta")
 }
 
-/// Reads a plain delta of one kind (the kind [`kind_of`] saw).
-struct Plain(DeltaKind);
+/// Reads a plain delta of one kind and shape (what [`kind_of`] saw).
+struct Plain {
+    kind: DeltaKind,
+    chunk: bool,
+}
+
+impl Plain {
+    fn event_type(&self) -> EventType {
+        if self.chunk {
+            self.kind.chunk_type()
+        } else {
+            self.kind.event_type()
+        }
+    }
+}
 
 impl<'de> DeserializeSeed<'de> for Plain {
     type Value = Delta<'de>;
@@ -116,10 +157,10 @@ impl<'de> Visitor<'de> for Plain {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let kind = self.0;
+        let kind = self.kind;
         // `kind_of` saw the type first; it is read again here.
         if map.next_key::<&'de str>()? != Some("type")
-            || map.next_value::<&'de str>()? != kind.event_type().as_str()
+            || map.next_value::<&'de str>()? != self.event_type().as_str()
         {
             return Err(not_plain());
         }
@@ -138,9 +179,14 @@ impl<'de> Visitor<'de> for Plain {
                 return Err(not_plain());
             }
         }
-        match (id, delta) {
-            (Some(id), Some(delta)) => Ok(Delta { kind, id, delta }),
-            _ => Err(not_plain()),
+        let shape = match (id, self.chunk) {
+            (id, true) => Shape::Chunk(id),
+            (Some(id), false) => Shape::Content(id),
+            (None, false) => return Err(not_plain()),
+        };
+        match delta {
+            Some(delta) => Ok(Delta { kind, shape, delta }),
+            None => Err(not_plain()),
         }
     }
 }
@@ -148,7 +194,7 @@ impl<'de> Visitor<'de> for Plain {
 #[cfg(test)]
 mod tests {
     use crate::codec::key::Key;
-    use crate::stream::delta::{DeltaKind, peek};
+    use crate::stream::delta::{DeltaKind, Shape, peek};
 
     #[test]
     fn recognises_only_plain_deltas() {
@@ -183,11 +229,41 @@ mod tests {
         for (json, kind) in plain {
             let d = peek(json).expect(json);
             assert_eq!(
-                (d.kind, d.id, d.delta.as_str()),
-                (kind, "m", "hi"),
+                (d.kind, d.shape, d.delta.as_str()),
+                (kind, Shape::Content("m"), "hi"),
                 "{json}"
             );
             assert!(matches!(d.delta, Key::Borrowed(_)), "{json}");
+        }
+        let chunks = [
+            (
+                r#"{"type":"TEXT_MESSAGE_CHUNK","messageId":"m","delta":"hi"}"#,
+                DeltaKind::Text,
+                Some("m"),
+            ),
+            (
+                r#"{"type":"TEXT_MESSAGE_CHUNK","delta":"hi","timestamp":5}"#,
+                DeltaKind::Text,
+                None,
+            ),
+            (
+                r#"{"type":"TOOL_CALL_CHUNK","delta":"hi","toolCallId":"m"}"#,
+                DeltaKind::ToolCallArgs,
+                Some("m"),
+            ),
+            (
+                r#"{"type":"REASONING_MESSAGE_CHUNK","delta":"hi"}"#,
+                DeltaKind::Reasoning,
+                None,
+            ),
+        ];
+        for (json, kind, id) in chunks {
+            let d = peek(json).expect(json);
+            assert_eq!(
+                (d.kind, d.shape, d.delta.as_str()),
+                (kind, Shape::Chunk(id), "hi"),
+                "{json}"
+            );
         }
         let escaped = peek(r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"a\"b"}"#)
             .expect("an escaped delta is plain");
@@ -216,6 +292,16 @@ mod tests {
             r#"{"type":"TEXT_MESSAGE_CONTENTS","messageId":"m","delta":"hi"}"#,
             r#"{"type":"TEXT_MESSAGE_CONTENT\u0020","messageId":"m","delta":"hi"}"#,
             r#"[{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"hi"}]"#,
+            // A chunk's opener fields, a chunk without a delta, the wrong id member.
+            r#"{"type":"TEXT_MESSAGE_CHUNK","messageId":"m","role":"assistant","delta":"hi"}"#,
+            r#"{"type":"TEXT_MESSAGE_CHUNK","name":"n","delta":"hi"}"#,
+            r#"{"type":"TOOL_CALL_CHUNK","toolCallName":"f","delta":"hi"}"#,
+            r#"{"type":"TOOL_CALL_CHUNK","parentMessageId":"p","delta":"hi"}"#,
+            r#"{"type":"TEXT_MESSAGE_CHUNK","messageId":"m"}"#,
+            r#"{"type":"TOOL_CALL_CHUNK","messageId":"m","delta":"hi"}"#,
+            r#"{"type":"REASONING_MESSAGE_CHUNK","delta":"hi","subagentRunId":"s"}"#,
+            r#"{"type":"TEXT_MESSAGE_CHUNK","delta":"hi","metadata":{}}"#,
+            r#"{"type":"TEXT_MESSAGE_CHUNK","delta":null}"#,
         ];
         for json in not_plain {
             assert!(peek(json).is_none(), "{json}");

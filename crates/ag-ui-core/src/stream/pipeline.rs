@@ -4,6 +4,7 @@ use crate::codec::error::Error;
 use crate::codec::read::{Decoded, ReadMode, Rejection, Warning};
 use crate::model::event::Event;
 use crate::stream::decoder::EventDecoder;
+use crate::stream::delta::{DeltaKind, Shape};
 use crate::stream::rule::{Rule, Violation};
 use crate::stream::verify::StreamChecker;
 
@@ -185,14 +186,15 @@ impl EventPipeline {
     }
 
     /// [`EventPipeline::push_text_into`] for a plain streamed delta the caller read itself
-    /// (`stream::delta`), given by its kind and id: the stream checks, nothing to deliver.
-    /// `None` (nothing done) when the event needs the full path.
-    pub(crate) fn push_delta(
-        &mut self,
-        kind: crate::stream::delta::DeltaKind,
-        id: &str,
-    ) -> Option<Result<(), PipelineError>> {
-        let r = self.checker.check_delta(kind, id)?;
+    /// (`stream::delta`), given by its kind and shape: the stream checks, nothing to
+    /// deliver; the id of what the delta continues. `None` (nothing done) when the event
+    /// needs the full path.
+    pub(crate) fn push_delta<'a>(
+        &'a mut self,
+        kind: DeltaKind,
+        shape: Shape<'a>,
+    ) -> Option<Result<&'a str, PipelineError>> {
+        let r = self.checker.check_delta(kind, shape)?;
         Some(r.map_err(|v| {
             self.refused.clear();
             PipelineError::Violation(v)

@@ -496,6 +496,100 @@ fn streamed_deltas_read_in_place_end_as_through_the_full_path() {
                 &[r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"a"} x"#],
             ),
         ),
+        (
+            "text chunks, plain and not, continuing, opening and closing",
+            raw(
+                &run(vec![]),
+                &[
+                    r#"{"type":"TEXT_MESSAGE_CHUNK","messageId":"m","delta":"a"}"#,
+                    r#"{"type":"TEXT_MESSAGE_CHUNK","delta":"b"}"#,
+                    r#"{"type":"TEXT_MESSAGE_CHUNK","messageId":"m","delta":"c\"\n","timestamp":9}"#,
+                    r#"{"type":"TEXT_MESSAGE_CHUNK","delta":""}"#,
+                    r#"{"type":"TEXT_MESSAGE_CHUNK","delta":"d","metadata":{"k":1}}"#,
+                    r#"{"type":"TEXT_MESSAGE_CHUNK","delta":"e","role":"assistant"}"#,
+                    r#"{"type":"TEXT_MESSAGE_CHUNK","delta":"g","rawEvent":[1]}"#,
+                    r#"{"type":"TEXT_MESSAGE_CHUNK","messageId":"\u006d","delta":"h"}"#,
+                    r#"{"type":"TEXT_MESSAGE_CHUNK","messageId":"m"}"#,
+                    r#"{"type":"TEXT_MESSAGE_CHUNK","delta":"i","timestamp":1e3}"#,
+                    r#"{"type":"TEXT_MESSAGE_CHUNK","messageId":"n","delta":"j"}"#,
+                    r#"{"type":"TEXT_MESSAGE_CHUNK","delta":"k"}"#,
+                    r#"{"type":"TEXT_MESSAGE_CHUNK","messageId":"n","delta":"m"}"#,
+                    r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r"}"#,
+                ],
+            ),
+        ),
+        (
+            "tool-call and reasoning chunks, and a chunk of another kind than the open one",
+            raw(
+                &run(vec![]),
+                &[
+                    r#"{"type":"TOOL_CALL_CHUNK","toolCallId":"c","toolCallName":"f","delta":"{\"a\""}"#,
+                    r#"{"type":"TOOL_CALL_CHUNK","delta":":"}"#,
+                    r#"{"type":"TOOL_CALL_CHUNK","toolCallId":"c","delta":"1}"}"#,
+                    r#"{"type":"TOOL_CALL_CHUNK","delta":"","toolCallName":"f"}"#,
+                    r#"{"type":"REASONING_MESSAGE_CHUNK","messageId":"r","delta":"hm"}"#,
+                    r#"{"type":"REASONING_MESSAGE_CHUNK","delta":"m"}"#,
+                    r#"{"type":"TEXT_MESSAGE_CHUNK","delta":"no text stream is open"}"#,
+                ],
+            ),
+        ),
+        (
+            "chunks disagreeing with their stream's opener",
+            raw(
+                &run(vec![
+                    json!({"type":"TEXT_MESSAGE_CHUNK","messageId":"m","delta":"a"}),
+                ]),
+                &[
+                    r#"{"type":"TEXT_MESSAGE_CHUNK","delta":"b"}"#,
+                    r#"{"type":"TEXT_MESSAGE_CHUNK","delta":"c","role":"user"}"#,
+                ],
+            ),
+        ),
+        (
+            "a tool-call chunk disagreeing with its stream's name",
+            raw(
+                &run(vec![
+                    json!({"type":"TOOL_CALL_CHUNK","toolCallId":"c","toolCallName":"f","delta":"{"}),
+                ]),
+                &[
+                    r#"{"type":"TOOL_CALL_CHUNK","delta":"}"}"#,
+                    r#"{"type":"TOOL_CALL_CHUNK","delta":"x","toolCallName":"g"}"#,
+                ],
+            ),
+        ),
+        (
+            "chunks and subagent lanes",
+            raw(
+                &run(vec![
+                    json!({"type":"SUBAGENT_STARTED","subagentRunId":"s","name":"n"}),
+                    json!({"type":"SUBAGENT_STARTED","subagentRunId":"u","name":"n"}),
+                    json!({"type":"TEXT_MESSAGE_CHUNK","messageId":"sm","delta":"s","subagentRunId":"s"}),
+                ]),
+                &[
+                    // The only lane with a text stream is the subagent's.
+                    r#"{"type":"TEXT_MESSAGE_CHUNK","delta":"a"}"#,
+                    r#"{"type":"TEXT_MESSAGE_CHUNK","messageId":"sm","delta":"b"}"#,
+                    r#"{"type":"TEXT_MESSAGE_CHUNK","messageId":"pm","delta":"c"}"#,
+                    // The parent's stream wins an id-less chunk now.
+                    r#"{"type":"TEXT_MESSAGE_CHUNK","delta":"d"}"#,
+                    r#"{"type":"TEXT_MESSAGE_CHUNK","messageId":"sm","delta":"e"}"#,
+                    r#"{"type":"TEXT_MESSAGE_CHUNK","messageId":"pm","delta":"f"}"#,
+                    r#"{"type":"TEXT_MESSAGE_CHUNK","delta":"g","subagentRunId":"u"}"#,
+                ],
+            ),
+        ),
+        (
+            "an id-less chunk two subagent lanes could continue",
+            raw(
+                &run(vec![
+                    json!({"type":"SUBAGENT_STARTED","subagentRunId":"s","name":"n"}),
+                    json!({"type":"SUBAGENT_STARTED","subagentRunId":"u","name":"n"}),
+                    json!({"type":"TEXT_MESSAGE_CHUNK","messageId":"sm","delta":"s","subagentRunId":"s"}),
+                    json!({"type":"TEXT_MESSAGE_CHUNK","messageId":"um","delta":"u","subagentRunId":"u"}),
+                ]),
+                &[r#"{"type":"TEXT_MESSAGE_CHUNK","delta":"a"}"#],
+            ),
+        ),
     ];
     for (name, bytes) in &streams {
         for size in [1, 7, 64, bytes.len()] {
@@ -514,4 +608,25 @@ fn streamed_deltas_read_in_place_end_as_through_the_full_path() {
         "{\"a\":1}"
     );
     assert_eq!(messages[1]["content"], "hmm");
+    let chunks = |name: &str| {
+        &streams
+            .iter()
+            .find(|(n, _)| n.starts_with(name))
+            .expect(name)
+            .1
+    };
+    let (calls, messages, ..) = outcome_of(chunks("text chunks"), 64, true);
+    assert!(calls.iter().all(|c| c.starts_with("Ok")), "{calls:?}");
+    assert_eq!(messages[0]["content"], "abc\"\ndeghi");
+    assert_eq!(messages[1]["content"], "jkm");
+    let (calls, messages, ..) = outcome_of(chunks("tool-call and reasoning"), 64, true);
+    assert!(calls.iter().any(|c| c.contains("C1")), "{calls:?}");
+    assert_eq!(
+        messages[0]["toolCalls"][0]["function"]["arguments"],
+        "{\"a\":1}"
+    );
+    for name in ["chunks disagreeing", "a tool-call chunk disagreeing"] {
+        let (calls, ..) = outcome_of(chunks(name), 64, true);
+        assert!(calls.iter().any(|c| c.contains("C2")), "{name}: {calls:?}");
+    }
 }

@@ -26,6 +26,7 @@ pub use verifier::Verifier;
 
 use crate::model::event::Event;
 use crate::stream::chunk::ChunkExpander;
+use crate::stream::delta::{DeltaKind, Shape};
 
 /// Checks a complete event sequence as an AG-UI 1.0 client would: chunk events expanded
 /// (spec §9.3), then every lifecycle rule of spec §9.1 verified.
@@ -69,20 +70,29 @@ impl StreamChecker {
         self.index
     }
 
-    /// [`StreamChecker::check`] for a streamed delta without a `subagentRunId`, given by
-    /// its kind and the id of what it continues: `None` (nothing done) when the parent lane
-    /// holds a chunk stream, which the event would close (the caller then checks the
-    /// event itself).
-    pub(crate) fn check_delta(
-        &mut self,
-        kind: crate::stream::delta::DeltaKind,
-        id: &str,
-    ) -> Option<Result<(), Violation>> {
-        if !self.expander.step_idle_parent() {
-            return None;
-        }
-        let index = self.skip();
-        Some(self.verifier.push_delta(kind, id).map_err(|v| v.at(index)))
+    /// [`StreamChecker::check`] for a plain streamed delta without a `subagentRunId`
+    /// (`stream::delta`), given by its kind and shape. Returns the id of what the delta
+    /// continues (a chunk's content event takes the open stream's). `None` (nothing done)
+    /// when expansion does more with it than count it: a content event while the parent
+    /// lane holds a chunk stream (which the event would close), a chunk that does not
+    /// continue the parent lane's stream. The caller then checks the event itself.
+    pub(crate) fn check_delta<'a>(
+        &'a mut self,
+        kind: DeltaKind,
+        shape: Shape<'a>,
+    ) -> Option<Result<&'a str, Violation>> {
+        let id = match shape {
+            Shape::Content(id) => self.expander.step_idle_parent().then_some(id)?,
+            Shape::Chunk(id) => self.expander.continue_parent(kind, id)?,
+        };
+        let index = self.index;
+        self.index += 1;
+        Some(
+            self.verifier
+                .push_delta(kind, id)
+                .map(|()| id)
+                .map_err(|v| v.at(index)),
+        )
     }
 
     /// Counts an input event that never reaches expansion (an unknown type dropped, or one
