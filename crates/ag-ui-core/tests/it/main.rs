@@ -3,6 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::panic, reason = "tests fail by panicking")]
 
+mod allocations;
 mod bench_corpus;
 mod consumer;
 mod error_table;
