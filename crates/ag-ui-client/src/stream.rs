@@ -67,6 +67,9 @@ impl AbortHandle {
 pub(crate) struct RunCore {
     reader: SseReader,
     consumer: StreamConsumer,
+    /// The events of the message being read, on their way to the queue (one buffer reused
+    /// for the whole run).
+    scratch: Vec<Event>,
     queue: VecDeque<RunItem>,
     warnings: Vec<RunWarning>,
     compat: Compat,
@@ -100,6 +103,7 @@ impl RunCore {
         RunCore {
             reader: SseReader::new(),
             consumer: StreamConsumer::with_thread(thread),
+            scratch: Vec::new(),
             queue: VecDeque::new(),
             warnings: Vec::new(),
             compat: Compat::new(None),
@@ -236,8 +240,10 @@ impl RunCore {
         }
         self.sent += 1;
         let text = self.strip_subagent_run_id(text);
-        let result = self.consumer.push_text(&text);
-        self.collect(result);
+        let mut events = std::mem::take(&mut self.scratch);
+        let result = self.consumer.push_text_into(&text, &mut events);
+        self.collect(result, &mut events);
+        self.scratch = events;
     }
 
     /// For a peer that predates subagents, removes a top-level `subagentRunId` from the
@@ -277,7 +283,8 @@ impl RunCore {
         i
     }
 
-    fn collect(&mut self, result: Result<Vec<Event>, ConsumeError>) {
+    /// Queues the events a message delivered (draining `events`), or fails the run.
+    fn collect(&mut self, result: Result<(), ConsumeError>, events: &mut Vec<Event>) {
         self.take_stream_warnings();
         let result = result.map_err(|mut e| {
             match &mut e {
@@ -292,14 +299,17 @@ impl RunCore {
             e
         });
         match result {
-            Ok(events) => {
-                for e in events {
+            Ok(()) => {
+                for e in events.drain(..) {
                     self.note(&e);
                     self.delivered += 1;
                     self.queue.push_back(RunItem::Event(e));
                 }
             }
-            Err(e) => self.fail(consume_error(e, self.delivered)),
+            Err(e) => {
+                events.clear();
+                self.fail(consume_error(e, self.delivered));
+            }
         }
     }
 
@@ -385,8 +395,10 @@ impl RunCore {
         if self.closed {
             return;
         }
-        let result = self.consumer.finish();
-        self.collect(result);
+        match self.consumer.finish() {
+            Ok(mut events) => self.collect(Ok(()), &mut events),
+            Err(e) => self.collect(Err(e), &mut Vec::new()),
+        }
         self.closed = true;
     }
 

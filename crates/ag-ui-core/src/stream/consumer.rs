@@ -178,11 +178,15 @@ impl StreamConsumer {
     ///
     /// The streamed deltas that are most of a stream (`TEXT_MESSAGE_CONTENT`,
     /// `TOOL_CALL_ARGS`, `REASONING_MESSAGE_CONTENT` with their `type` first and nothing
-    /// but their id, `delta` and perhaps a `timestamp`) are read with the id and the delta
+    /// but their id, `delta` and perhaps a `timestamp`; and `TEXT_MESSAGE_CHUNK`,
+    /// `TOOL_CALL_CHUNK`, `REASONING_MESSAGE_CHUNK` with nothing but perhaps their id,
+    /// their `delta` and perhaps a `timestamp`) are read with the id and the delta
     /// borrowed from the SSE buffer and appended without building an [`Event`]; every
-    /// other line, and any such line the stream's state needs whole (a chunk stream open in
-    /// the parent lane), takes the path of [`StreamConsumer::feed`]. Both end the same:
-    /// the same checks, thread, warnings and errors.
+    /// other line, and any such line the stream's state needs whole (a content event while
+    /// a chunk stream is open in the parent lane, which it closes; a chunk that does not
+    /// continue the parent lane's open stream), takes the path of
+    /// [`StreamConsumer::feed`]. Both end the same: the same checks, thread, warnings and
+    /// errors.
     ///
     /// # Errors
     /// As [`StreamConsumer::feed`]; the events of the same call before the refused one are
@@ -235,10 +239,28 @@ impl StreamConsumer {
     /// # Errors
     /// [`ConsumeError::Pipeline`] for a refused event.
     pub fn push_text(&mut self, json: &str) -> Result<Vec<Event>, ConsumeError> {
-        self.check_failed()?;
         let mut out = Vec::new();
-        self.text(json, &mut out, true)?;
+        self.push_text_into(json, &mut out)?;
         Ok(out)
+    }
+
+    /// [`StreamConsumer::push_text`], appending the events delivered to `out` (a buffer
+    /// the caller reuses, as with [`StreamConsumer::feed_into`]).
+    ///
+    /// # Errors
+    /// As [`StreamConsumer::push_text`]; `out` is then left as it was.
+    ///
+    /// ```
+    /// let mut consumer = ag_ui_core::StreamConsumer::new();
+    /// let mut events = Vec::new();
+    /// consumer.push_text_into(r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#, &mut events)?;
+    /// consumer.push_text_into(r#"{"type":"TEXT_MESSAGE_CHUNK","messageId":"m","delta":"Hi"}"#, &mut events)?;
+    /// assert_eq!(events.len(), 3); // RUN_STARTED, TEXT_MESSAGE_START, TEXT_MESSAGE_CONTENT
+    /// # Ok::<(), ag_ui_core::ConsumeError>(())
+    /// ```
+    pub fn push_text_into(&mut self, json: &str, out: &mut Vec<Event>) -> Result<(), ConsumeError> {
+        self.check_failed()?;
+        self.text(json, out, true)
     }
 
     /// End of input: delivers a final SSE message that lacks its blank line and the `*_END`
