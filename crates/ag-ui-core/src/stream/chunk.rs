@@ -299,8 +299,10 @@ impl ChunkExpander {
     /// A [`Violation`] of [`Rule::C1`], [`Rule::C2`], [`Rule::C3`] or [`Rule::O2`]; the
     /// expander's state is then unchanged.
     pub fn push(&mut self, event: Event) -> Result<Vec<Event>, Violation> {
+        let mut event = event;
+        let delta = take_chunk_delta(&mut event);
         let mut out = Vec::new();
-        if self.step(&event, &mut out)? {
+        if self.step(&event, delta, &mut out)? {
             out.push(event);
         }
         Ok(out)
@@ -346,19 +348,27 @@ impl ChunkExpander {
     }
 
     /// Appends to `out` what `event` closes and, for a chunk, what it expands to; returns
-    /// whether `event` itself follows (it is not a chunk).
-    pub(crate) fn step(&mut self, event: &Event, out: &mut Vec<Event>) -> Result<bool, Violation> {
+    /// whether `event` itself follows (it is not a chunk). A chunk's `delta` is given
+    /// apart, as `delta` (taken out of a chunk the caller owns, so that it moves into the
+    /// content event; copied from a borrowed one, [`chunk_delta`]); the chunk's own is not
+    /// read.
+    pub(crate) fn step(
+        &mut self,
+        event: &Event,
+        delta: Option<String>,
+        out: &mut Vec<Event>,
+    ) -> Result<bool, Violation> {
         let index = self.index;
         self.index += 1;
         match event {
             Event::TextMessageChunk(c) => self
-                .expand::<TextMessageChunkEvent>(event, c, index, out)
+                .expand::<TextMessageChunkEvent>(event, c, delta, index, out)
                 .map(|()| false),
             Event::ToolCallChunk(c) => self
-                .expand::<ToolCallChunkEvent>(event, c, index, out)
+                .expand::<ToolCallChunkEvent>(event, c, delta, index, out)
                 .map(|()| false),
             Event::ReasoningMessageChunk(c) => self
-                .expand::<ReasoningMessageChunkEvent>(event, c, index, out)
+                .expand::<ReasoningMessageChunkEvent>(event, c, delta, index, out)
                 .map(|()| false),
             Event::RunStarted(_)
             | Event::RunFinished(_)
@@ -409,6 +419,7 @@ impl ChunkExpander {
         &mut self,
         event: &Event,
         c: &C,
+        mut delta: Option<String>,
         index: usize,
         out: &mut Vec<Event>,
     ) -> Result<(), Violation> {
@@ -417,16 +428,16 @@ impl ChunkExpander {
         let lane = self.resolve_lane(C::KIND, id, tag, index)?;
         // The content event: for a delta or a `rawEvent`, and for a continuation carrying
         // only `metadata` (so that the metadata is not lost).
-        let content = |p: &Pending, continued: bool| {
-            let carries = c.delta().is_some()
+        let content = |p: &Pending, continued: bool, delta: &mut Option<String>| {
+            let carries = delta.is_some()
                 || event.raw_event().is_some()
                 || (continued && event.metadata().is_some());
-            carries.then(|| p.content(c.delta().unwrap_or_default().to_owned()))
+            carries.then(|| p.content(delta.take().unwrap_or_default()))
         };
         let continuing = match self.lanes.continued(lane.as_ref(), C::KIND, id) {
             Some(p) => {
                 c.agrees(p, index)?;
-                Some(content(p, true))
+                Some(content(p, true, &mut delta))
             }
             None => None,
         };
@@ -440,7 +451,7 @@ impl ChunkExpander {
                 start.set_timestamp(event.timestamp());
                 let _attributable = start.set_subagent_run_id(tag.cloned());
                 out.push(start);
-                let content = content(&pending, false);
+                let content = content(&pending, false, &mut delta);
                 self.open(lane.clone(), pending);
                 content
             }
@@ -592,6 +603,27 @@ impl ChunkExpander {
     }
 }
 
+/// Takes a chunk's `delta` out of it, for [`ChunkExpander::step`] (`None` for any other
+/// event, or a chunk without one).
+pub(crate) fn take_chunk_delta(event: &mut Event) -> Option<String> {
+    match event {
+        Event::TextMessageChunk(c) => c.delta.take(),
+        Event::ToolCallChunk(c) => c.delta.take(),
+        Event::ReasoningMessageChunk(c) => c.delta.take(),
+        _ => None,
+    }
+}
+
+/// A copy of a borrowed chunk's `delta`, for [`ChunkExpander::step`].
+pub(crate) fn chunk_delta(event: &Event) -> Option<String> {
+    match event {
+        Event::TextMessageChunk(c) => c.delta.clone(),
+        Event::ToolCallChunk(c) => c.delta.clone(),
+        Event::ReasoningMessageChunk(c) => c.delta.clone(),
+        _ => None,
+    }
+}
+
 /// The `*_END` closing a lane's stream, attributed like its opener.
 fn end_of(owner: Option<SubagentRunId>, pending: Pending) -> Event {
     let mut end: Event = match pending {
@@ -610,8 +642,6 @@ trait Chunk {
     const KIND: Kind;
     /// The chunk's `messageId` / `toolCallId`.
     fn id(&self) -> Option<&str>;
-    /// The chunk's `delta`.
-    fn delta(&self) -> Option<&str>;
     /// The stream the chunk opens, or [`Rule::C1`] when it lacks what opening needs.
     fn opens(&self, index: usize) -> Result<Pending, Violation>;
     /// [`Rule::C2`]: the opener fields the chunk repeats agree with the stream it continues.
@@ -622,9 +652,6 @@ impl Chunk for TextMessageChunkEvent {
     const KIND: Kind = Kind::Text;
     fn id(&self) -> Option<&str> {
         self.message_id.as_ref().map(MessageId::as_str)
-    }
-    fn delta(&self) -> Option<&str> {
-        self.delta.as_deref()
     }
     fn opens(&self, index: usize) -> Result<Pending, Violation> {
         let Some(message_id) = self.message_id.clone() else {
@@ -663,9 +690,6 @@ impl Chunk for ToolCallChunkEvent {
     const KIND: Kind = Kind::ToolCall;
     fn id(&self) -> Option<&str> {
         self.tool_call_id.as_ref().map(ToolCallId::as_str)
-    }
-    fn delta(&self) -> Option<&str> {
-        self.delta.as_deref()
     }
     fn opens(&self, index: usize) -> Result<Pending, Violation> {
         let Some(tool_call_id) = self.tool_call_id.clone() else {
@@ -719,9 +743,6 @@ impl Chunk for ReasoningMessageChunkEvent {
     const KIND: Kind = Kind::Reasoning;
     fn id(&self) -> Option<&str> {
         self.message_id.as_ref().map(MessageId::as_str)
-    }
-    fn delta(&self) -> Option<&str> {
-        self.delta.as_deref()
     }
     fn opens(&self, index: usize) -> Result<Pending, Violation> {
         let Some(message_id) = self.message_id.clone() else {

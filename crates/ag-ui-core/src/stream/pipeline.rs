@@ -221,7 +221,10 @@ impl EventPipeline {
     /// violation `out` is left as it was.
     fn push_event_into(&mut self, event: Event, out: &mut Vec<Event>) -> Result<(), PipelineError> {
         let start = out.len();
-        match self.checker.check(&event, out) {
+        // A chunk's delta moves into the content event it expands to.
+        let mut event = event;
+        let delta = crate::stream::chunk::take_chunk_delta(&mut event);
+        match self.checker.check(&event, delta, out) {
             Ok(pass) => {
                 if pass {
                     out.push(event);

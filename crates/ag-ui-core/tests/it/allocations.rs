@@ -96,7 +96,7 @@ fn token_events_cost_what_the_table_says() {
             "TEXT_MESSAGE_CHUNK continuing an open message",
             vec![format!(r#"{{"type":"TEXT_MESSAGE_CHUNK","messageId":"{id}","delta":"a"}}"#)],
             r#"{"type":"TEXT_MESSAGE_CHUNK","delta":"tok "}"#.to_owned(),
-            (4.0, 0.0),
+            (3.0, 0.0),
         ),
     ];
     for (name, open, delta, (into, to_thread)) in rows {

@@ -25,7 +25,7 @@ pub use crate::stream::rule::{Rule, Violation};
 pub use verifier::Verifier;
 
 use crate::model::event::Event;
-use crate::stream::chunk::ChunkExpander;
+use crate::stream::chunk::{ChunkExpander, chunk_delta};
 use crate::stream::delta::{DeltaKind, Shape};
 
 /// Checks a complete event sequence as an AG-UI 1.0 client would: chunk events expanded
@@ -51,7 +51,7 @@ use crate::stream::delta::{DeltaKind, Shape};
 pub fn verify_events<'a, I: IntoIterator<Item = &'a Event>>(events: I) -> Result<(), Violation> {
     let mut checker = StreamChecker::default();
     for event in events {
-        checker.check(event, &mut Vec::new())?;
+        checker.check(event, chunk_delta(event), &mut Vec::new())?;
     }
     checker.finish(&mut Vec::new())
 }
@@ -104,11 +104,20 @@ impl StreamChecker {
     }
 
     /// Expands and verifies `event`. Appends to `out` what precedes it (what it closes, or
-    /// what a chunk expands to); returns whether `event` itself follows.
-    pub(crate) fn check(&mut self, event: &Event, out: &mut Vec<Event>) -> Result<bool, Violation> {
+    /// what a chunk expands to); returns whether `event` itself follows. A chunk's `delta`
+    /// is given apart (see [`ChunkExpander::step`]).
+    pub(crate) fn check(
+        &mut self,
+        event: &Event,
+        delta: Option<String>,
+        out: &mut Vec<Event>,
+    ) -> Result<bool, Violation> {
         let index = self.skip();
         let start = out.len();
-        let pass = self.expander.step(event, out).map_err(|v| v.at(index))?;
+        let pass = self
+            .expander
+            .step(event, delta, out)
+            .map_err(|v| v.at(index))?;
         for e in &out[start..] {
             self.verifier.push(e).map_err(|v| v.at(index))?;
         }
