@@ -5,8 +5,8 @@ the figures (standard library only; `curl` for the HTTP/2 check).
     cargo build --release -p ag-ui-server --example serve
     python3 scripts/server-check.py target/release/examples/serve
 
-Starts the server itself with `--header-timeout-ms 5000 --cors-origin http://allowed.example`
-and checks:
+Starts the server itself with `--header-timeout-ms 5000 --write-timeout-ms 600000
+--cors-origin http://allowed.example` and checks:
   - 100 connections sending their headers at 1 byte/s are closed within the header timeout
     plus 1 s;
   - 15 plain 20 MiB posts (content-length, no `Expect: 100-continue`) receive the 413 JSON;
@@ -173,6 +173,8 @@ def main():
     binary = sys.argv[1]
     server = subprocess.Popen(
         [binary, "127.0.0.1:0", "--header-timeout-ms", str(int(HEADER_TIMEOUT_S * 1000)),
+         # The stalled readers are measured, not closed: a write timeout beyond the check.
+         "--write-timeout-ms", "600000",
          "--cors-origin", ALLOWED], stdout=subprocess.PIPE, text=True)
     host, port = server.stdout.readline().strip().rsplit(":", 1)
     port = int(port)

@@ -38,6 +38,8 @@ ADDR                     address to bind (default 127.0.0.1:0: a free loopback p
                          or a new request's first byte (default 10000)
 --body-timeout-ms N      time a request body may take after its head; then 408 (default 30000)
 --idle-timeout-ms N      time a connection may stay open without a request (default 60000)
+--write-timeout-ms N     time the server waits for a client to accept any byte of a response;
+                         then the connection is closed (default 60000)
 --body-limit BYTES       largest request body; larger ones get 413 (default 8388608)
 --max-connections N      connections served at once; more wait in the backlog (default 1000)
 --backlog N              listen backlog (default 4096, capped by net.core.somaxconn)
@@ -90,6 +92,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
             "--idle-timeout-ms" => {
                 config = config.idle_timeout(Duration::from_millis(number(&arg, value(&arg)?)?));
+            }
+            "--write-timeout-ms" => {
+                config = config.write_timeout(Duration::from_millis(number(&arg, value(&arg)?)?));
             }
             "--body-limit" => body_limit = usize::try_from(number(&arg, value(&arg)?)?)?,
             "--max-connections" => {

@@ -13,13 +13,17 @@
 //! | [`header_timeout`](ServeConfig::header_timeout) | 10 s | from the connection's first moment (or a keep-alive connection's first new byte) to a complete request head, protocol detection included: a client that sends nothing, one byte or a header a second is closed then |
 //! | [`body_timeout`](ServeConfig::body_timeout) | 30 s | from the request head to the end of its body: a slow or endless body fails with [`BodyTimeout`] (the agent endpoint answers 408) |
 //! | [`idle_timeout`](ServeConfig::idle_timeout) | 60 s | a connection with no request in progress (HTTP/1 keep-alive, an HTTP/2 connection without streams) is closed then |
+//! | [`write_timeout`](ServeConfig::write_timeout) | 60 s | how long the server waits for a client to accept any byte of what it has to send: a client that stops reading a run's stream (or any response) is closed then, and its run treated as for a client that went away |
 //! | [`max_connections`](ServeConfig::max_connections) | 1000 | open connections; beyond it the server stops accepting and new connections wait in the listen backlog (below the common 1024 open-file limit: raise both together) |
 //! | [`backlog`](ServeConfig::backlog) | 4096 | connections the kernel holds before they are accepted (capped by `net.core.somaxconn`), for [`ServeConfig::bind`] |
 //! | [`write_buffer`](ServeConfig::write_buffer) | 32 KiB | what hyper buffers per connection (HTTP/1 read and write buffers, so also the largest request head; HTTP/2 send buffer per stream) |
 //!
 //! With these, a client that stops reading a run's stream holds at most about 128 KiB of
 //! the server's memory (hyper's buffer, one coalesced chunk of at most 16 KiB and the
-//! agent's emit channel); the agent waits meanwhile.
+//! agent's emit channel) until the write timeout closes it; the agent waits meanwhile. The
+//! write timeout watches the connection's socket: over HTTP/2, a client that goes on
+//! reading the connection but not one stream's data stalls only that stream (HTTP/2 flow
+//! control), which holds its window's worth of memory and no timer.
 //!
 //! Requests the HTTP layer refuses by itself over HTTP/1 (a malformed request 400, a head
 //! too large 431, a URI too long 414) get the crate's JSON error body (see [`Rejection`]),
@@ -53,6 +57,8 @@ pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 pub const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(30);
 /// Default [`ServeConfig::idle_timeout`]: 60 s.
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+/// Default [`ServeConfig::write_timeout`]: 60 s.
+pub const DEFAULT_WRITE_TIMEOUT: Duration = Duration::from_secs(60);
 /// Default [`ServeConfig::max_connections`]: 1000.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 1000;
 /// Default [`ServeConfig::backlog`]: 4096.
@@ -78,6 +84,7 @@ pub struct ServeConfig {
     header_timeout: Duration,
     body_timeout: Duration,
     idle_timeout: Duration,
+    write_timeout: Duration,
     max_connections: usize,
     backlog: u32,
     write_buffer: usize,
@@ -89,6 +96,7 @@ impl Default for ServeConfig {
             header_timeout: DEFAULT_HEADER_TIMEOUT,
             body_timeout: DEFAULT_BODY_TIMEOUT,
             idle_timeout: DEFAULT_IDLE_TIMEOUT,
+            write_timeout: DEFAULT_WRITE_TIMEOUT,
             max_connections: DEFAULT_MAX_CONNECTIONS,
             backlog: DEFAULT_BACKLOG,
             write_buffer: DEFAULT_WRITE_BUFFER,
@@ -122,6 +130,17 @@ impl ServeConfig {
     #[must_use]
     pub fn idle_timeout(mut self, timeout: Duration) -> Self {
         self.idle_timeout = timeout;
+        self
+    }
+
+    /// Time the server waits for the client to accept any byte of what it is writing;
+    /// the connection is closed when it passes with nothing accepted. It is counted afresh
+    /// each time the socket takes bytes; the kernel takes them from a waiting writer in
+    /// batches (on Linux, once its send buffer is a third empty), so a client that reads
+    /// on but drains less than that within the timeout is closed too.
+    #[must_use]
+    pub fn write_timeout(mut self, timeout: Duration) -> Self {
+        self.write_timeout = timeout;
         self
     }
 
@@ -163,6 +182,12 @@ impl ServeConfig {
     #[must_use]
     pub fn idle_timeout_value(&self) -> Duration {
         self.idle_timeout
+    }
+
+    /// The write timeout set.
+    #[must_use]
+    pub fn write_timeout_value(&self) -> Duration {
+        self.write_timeout
     }
 
     /// The connection limit set.
@@ -396,6 +421,36 @@ struct WatchedIo<T> {
     /// A replacement response being written (bytes, how many written), and the length of
     /// hyper's buffer it stands for.
     replacing: Option<(Vec<u8>, usize, usize)>,
+    /// [`ServeConfig::write_timeout`].
+    write_timeout: Duration,
+    /// Running while a write waits for the client (since the last write that made
+    /// progress); none otherwise.
+    stalled: Option<Pin<Box<Sleep>>>,
+}
+
+/// Passes on the socket's answer `r` to a write, failing the write once the client has
+/// accepted nothing for `limit` (`stalled` is the timer of [`WatchedIo::stalled`]).
+fn timed_write(
+    stalled: &mut Option<Pin<Box<Sleep>>>,
+    limit: Duration,
+    cx: &mut Context<'_>,
+    r: Poll<io::Result<usize>>,
+) -> Poll<io::Result<usize>> {
+    if r.is_ready() {
+        *stalled = None;
+        return r;
+    }
+    let timer = stalled.get_or_insert_with(|| Box::pin(tokio::time::sleep(limit)));
+    if timer.as_mut().poll(cx).is_ready() {
+        return Poll::Ready(Err(io::Error::new(
+            io::ErrorKind::TimedOut,
+            format!(
+                "the client accepted nothing for {} ms (write timeout)",
+                limit.as_millis()
+            ),
+        )));
+    }
+    Poll::Pending
 }
 
 impl<T: AsyncRead + Unpin> AsyncRead for WatchedIo<T> {
@@ -485,7 +540,8 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for WatchedIo<T> {
         }
         if let Some((out, written, stands_for)) = &mut this.replacing {
             while *written < out.len() {
-                match Pin::new(&mut this.io).poll_write(cx, &out[*written..]) {
+                let r = Pin::new(&mut this.io).poll_write(cx, &out[*written..]);
+                match timed_write(&mut this.stalled, this.write_timeout, cx, r) {
                     Poll::Ready(Ok(0)) => return Poll::Ready(Err(io::ErrorKind::WriteZero.into())),
                     Poll::Ready(Ok(n)) => *written += n,
                     Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
@@ -496,7 +552,8 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for WatchedIo<T> {
             this.replacing = None;
             return Poll::Ready(Ok(n));
         }
-        Pin::new(&mut this.io).poll_write(cx, buf)
+        let r = Pin::new(&mut this.io).poll_write(cx, buf);
+        timed_write(&mut this.stalled, this.write_timeout, cx, r)
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -686,6 +743,8 @@ where
         io,
         state: Arc::clone(&state),
         replacing: None,
+        write_timeout: config.write_timeout,
+        stalled: None,
     });
     let service = ConnService {
         service,

@@ -355,7 +355,9 @@ fn stalled_server_child() {
     }
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async {
-        let config = ServeConfig::new();
+        // Stalled clients are what this measures: the write timeout must not close them
+        // first.
+        let config = ServeConfig::new().write_timeout(Duration::from_secs(600));
         let listener = config.bind("127.0.0.1:0").await.unwrap();
         println!("ADDR {}", listener.local_addr().unwrap());
         let router = ag_ui_server::axum::service_router(AgentService::new(DemoAgent::new()));
@@ -565,4 +567,102 @@ async fn an_idle_http2_connection_is_closed_at_the_idle_timeout() {
     let ended = tokio::time::timeout(LIMIT, conn).await;
     assert!(ended.is_ok(), "the idle HTTP/2 connection was not closed");
     assert_between(idle_from.elapsed(), 1900, 4500);
+}
+
+/// A raw HTTP/1.1 request for a `firehose` run of `events` events of 1 kB.
+fn firehose_request(events: u64) -> Vec<u8> {
+    let body = serde_json::to_vec(&input(
+        "run-1",
+        json!({"scenario": "firehose", "events": events, "bytes": 1000}),
+    ))
+    .unwrap();
+    [
+        format!(
+            "POST / HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\naccept: text/event-stream\r\ncontent-length: {}\r\n\r\n",
+            body.len()
+        )
+        .into_bytes(),
+        body,
+    ]
+    .concat()
+}
+
+/// Connects with a small receive window (so that the kernel's buffers fill fast), sends
+/// `request` and reads the response head.
+async fn start_run(addr: std::net::SocketAddr, request: &[u8]) -> TcpStream {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(16 * 1024).unwrap();
+    let mut s = socket.connect(addr).await.unwrap();
+    s.write_all(request).await.unwrap();
+    let mut head = [0u8; 512];
+    let n = tokio::time::timeout(LIMIT, s.read(&mut head))
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(
+        head[..n].starts_with(b"HTTP/1.1 200"),
+        "{:?}",
+        String::from_utf8_lossy(&head[..n])
+    );
+    s
+}
+
+/// A client that stops reading a run's stream is closed once the server has waited the
+/// write timeout for it to accept a byte; one that reads slowly but steadily (a pause
+/// shorter than the timeout between reads) keeps its stream for as long as it reads.
+#[tokio::test]
+async fn a_client_that_stops_reading_is_closed_at_the_write_timeout() {
+    let timeout = Duration::from_millis(1000);
+    let server = demo_server(quick().write_timeout(timeout)).await;
+    // A million 1 kB events: more than any kernel buffer holds.
+    let request = firehose_request(1_000_000);
+
+    let mut stalled = start_run(server.addr, &request).await;
+    tokio::time::sleep(timeout * 3).await;
+    // What the kernel buffered before the server gave up, then the end of the connection.
+    let cap = 64 * 1024 * 1024;
+    let mut got = 0;
+    let mut buf = vec![0u8; 64 * 1024];
+    let closed = tokio::time::timeout(LIMIT, async {
+        while got < cap {
+            match stalled.read(&mut buf).await {
+                Ok(0) | Err(_) => return true,
+                Ok(n) => got += n,
+            }
+        }
+        false
+    })
+    .await;
+    assert_eq!(
+        closed,
+        Ok(true),
+        "the server kept writing to a client that read nothing ({got} bytes read)"
+    );
+
+    // Reading in bursts with pauses shorter than the timeout, for several timeouts: the
+    // server's writes wait in each pause and go on after each burst. (The kernel takes
+    // bytes from a waiting writer only once a good part of its buffer has drained, a third
+    // on Linux, so each burst reads more than the kernel buffered above.)
+    let mut steady = start_run(server.addr, &request).await;
+    let burst = got.max(1024 * 1024);
+    let mut read = 0;
+    let began = Instant::now();
+    while began.elapsed() < timeout * 5 {
+        tokio::time::sleep(timeout * 3 / 10).await;
+        let mut left = burst;
+        while left > 0 {
+            let take = left.min(buf.len());
+            let n = tokio::time::timeout(LIMIT, steady.read(&mut buf[..take]))
+                .await
+                .unwrap()
+                .unwrap();
+            assert!(
+                n > 0,
+                "a client reading steadily was closed after {read} bytes"
+            );
+            read += n;
+            left -= n;
+        }
+    }
+    assert!(read >= 10 * burst, "{read}");
 }
