@@ -89,7 +89,10 @@ pub enum Error {
     },
     /// A tool result answers a call that is not open: never made in this conversation, or
     /// already answered.
-    #[error("no open tool call {tool_call_id:?} to answer (open calls: {open:?})")]
+    #[error(
+        "no open tool call{} to answer (open calls: {open:?})",
+        Named(tool_call_id)
+    )]
     NoOpenToolCall {
         /// The id answered (empty when the result was to answer the next open call).
         tool_call_id: String,
@@ -98,7 +101,7 @@ pub enum Error {
     },
     /// An event that needs an open entity (a text message, tool call, reasoning message,
     /// step, activity or subagent invocation) was emitted without one.
-    #[error("no open {kind} {id:?}")]
+    #[error("no open {kind}{}", Named(id))]
     NotOpen {
         /// What kind of entity.
         kind: &'static str,
@@ -263,6 +266,20 @@ impl Error {
 }
 
 /// Shows a pointer, `""` as "the document".
+/// An id in a message, quoted after a space; nothing when empty (the entity was to be the
+/// current or the next one, and there was none).
+struct Named<'a>(&'a str);
+
+impl fmt::Display for Named<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.is_empty() {
+            Ok(())
+        } else {
+            write!(f, " {:?}", self.0)
+        }
+    }
+}
+
 struct Loc<'a>(&'a str);
 
 impl fmt::Display for Loc<'_> {

@@ -3,6 +3,7 @@
 
 mod conversation;
 mod emitter;
+mod errors_doc;
 mod layout;
 mod next_run;
 mod old_names;
