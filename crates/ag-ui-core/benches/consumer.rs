@@ -192,8 +192,9 @@ fn summary(rounds: usize) {
     let cases = apply_cases();
     let mut threads: Vec<ThreadState> = cases.iter().map(|(_, n, k, _)| thread(*n, *k)).collect();
     let mut times: Vec<Vec<Duration>> = vec![Vec::new(); cases.len()];
-    for _ in 0..rounds {
-        for (i, (_, _, _, event)) in cases.iter().enumerate() {
+    for round in 0..rounds {
+        for i in corpus::round_order(round, cases.len()) {
+            let event = &cases[i].3;
             let t = Instant::now();
             for _ in 0..BATCH {
                 black_box(threads[i].apply(event));
@@ -254,10 +255,10 @@ fn consumer_summary(name: &str, lines: &[String], sse: &[u8], rounds: usize) {
     for (_, pass) in CONTENDERS {
         pass(lines, sse); // warm-up
     }
-    for _ in 0..rounds {
-        for (i, (_, pass)) in CONTENDERS.iter().enumerate() {
+    for round in 0..rounds {
+        for i in corpus::round_order(round, CONTENDERS.len()) {
             let t = Instant::now();
-            pass(lines, sse);
+            (CONTENDERS[i].1)(lines, sse);
             times[i].push(t.elapsed().as_secs_f64() * 1e3);
         }
     }
@@ -342,9 +343,9 @@ fn snapshot_summary(rounds: usize) {
         line.len() as f64 / 1e6
     );
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); cases.len()];
-    for _ in 0..rounds {
-        for (i, (_, case)) in cases.iter().enumerate() {
-            times[i].push(case(&line, &sse, &started).as_secs_f64() * 1e3);
+    for round in 0..rounds {
+        for i in corpus::round_order(round, cases.len()) {
+            times[i].push((cases[i].1)(&line, &sse, &started).as_secs_f64() * 1e3);
         }
     }
     for ((name, _), t) in cases.iter().zip(&times) {

@@ -2,8 +2,8 @@
 //!
 //! Runs on the generated corpora of `corpus/mod.rs` (the same lines for every contender).
 //! Criterion measures each case with its usual statistics; then a summary times every
-//! contender again on the same lines, interleaved round by round so that machine noise
-//! hits all of them alike, and prints each ratio as the median of the per-round ratios, with their spread.
+//! contender again on the same lines, interleaved round by round (in an order shuffled per
+//! round) so that machine noise hits all of them alike, and prints each ratio as the median of the per-round ratios, with their spread.
 //!
 //! `cargo bench -p ag-ui-core --bench throughput` runs everything;
 //! `cargo bench -p ag-ui-core --bench throughput -- summary` prints only the summary.
@@ -197,10 +197,10 @@ fn summary(corpora: &[Prepared], rounds: usize) {
         for (_, _, pass) in CONTENDERS {
             pass(p, &mut buf); // warm-up
         }
-        for _ in 0..rounds {
-            for (i, (_, _, pass)) in CONTENDERS.iter().enumerate() {
+        for round in 0..rounds {
+            for i in corpus::round_order(round, CONTENDERS.len()) {
                 let t = Instant::now();
-                pass(p, &mut buf);
+                (CONTENDERS[i].2)(p, &mut buf);
                 times[i].push(t.elapsed());
             }
         }

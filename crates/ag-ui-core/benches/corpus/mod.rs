@@ -97,6 +97,19 @@ pub(crate) fn rounds(default: usize) -> usize {
         .unwrap_or(default)
 }
 
+/// The order in which round `round` of a summary runs its `n` contenders: a permutation
+/// shuffled anew for each round (seeded, so the same on every run). A contender's time
+/// depends a little on the one before it (the allocator's state, the caches); a fixed
+/// order would give every contender the same neighbour in every round.
+pub(crate) fn round_order(round: usize, n: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..n).collect();
+    let mut rng = Rng(SEED ^ (round as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    for i in (1..n).rev() {
+        order.swap(i, rng.below(i + 1));
+    }
+    order
+}
+
 /// `lines` as one SSE stream: each line the data of one message (`data: …` and a blank
 /// line), as an agent server sends them.
 pub(crate) fn sse_of<'a>(lines: impl IntoIterator<Item = &'a str>) -> Vec<u8> {

@@ -290,6 +290,15 @@ thread_local! {
     /// wrapper (for `Vec<Event>` and other serde sequences).
     static ROOT_SEQ: Cell<u8> = const { Cell::new(ROOT_SEQ_NONE) };
     static STRICT: Cell<bool> = const { Cell::new(false) };
+    /// Whether anything above beyond the mode and `DIRTY` may have been written since the
+    /// last reset (those writes are all on rare paths: errors, late tags, root arrays).
+    static TOUCHED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Notes that a rarely written record was written (see `TOUCHED`).
+#[inline]
+fn touch() {
+    TOUCHED.with(|t| t.set(true));
 }
 
 /// The most warnings one decode lists; the rest are counted in
@@ -325,11 +334,13 @@ pub(crate) fn omitted() -> usize {
 
 /// A late-tag map starts handing out its buffered entries.
 pub(crate) fn late_enter() {
+    touch();
     LATE.with(|l| l.set(l.get().saturating_add(1)));
 }
 
 /// A late-tag map has handed out its buffered entries.
 pub(crate) fn late_leave() {
+    touch();
     LATE.with(|l| l.set(l.get().saturating_sub(1)));
 }
 
@@ -346,6 +357,7 @@ const ROOT_SEQ_UNCLAIMED: u8 = 3;
 
 /// The document root is an array, about to be read.
 pub(crate) fn root_seq_opened() {
+    touch();
     ROOT_SEQ.with(|r| r.set(ROOT_SEQ_PENDING));
 }
 
@@ -438,6 +450,7 @@ pub(crate) fn fault_at(inner: &str, segment: &dyn fmt::Display, rendered: String
     if MODE.with(Cell::get) == OFF {
         return;
     }
+    touch();
     FAULT.with(|f| {
         let mut f = f.borrow_mut();
         if f.base.is_some() && !inner.starts_with(f.last.as_str()) {
@@ -456,6 +469,7 @@ pub(crate) fn fault_at(inner: &str, segment: &dyn fmt::Display, rendered: String
 #[cold]
 pub(crate) fn fault_tag(tag: &str) {
     if MODE.with(Cell::get) != OFF {
+        touch();
         FAULT.with(|f| f.borrow_mut().tag = Some(tag.to_owned()));
     }
 }
@@ -464,6 +478,7 @@ pub(crate) fn fault_tag(tag: &str) {
 #[cold]
 pub(crate) fn fault_unknown_tag() {
     if MODE.with(Cell::get) != OFF {
+        touch();
         FAULT.with(|f| {
             let mut f = f.borrow_mut();
             *f = Fault::new();
@@ -498,6 +513,7 @@ impl Drop for StrictGuard {
 #[cold]
 pub(crate) fn fault_null() {
     if MODE.with(Cell::get) != OFF {
+        touch();
         FAULT.with(|f| {
             let mut f = f.borrow_mut();
             *f = Fault::new();
@@ -510,6 +526,7 @@ pub(crate) fn fault_null() {
 #[cold]
 pub(crate) fn fault_missing(key: &'static str) {
     if MODE.with(Cell::get) != OFF {
+        touch();
         FAULT.with(|f| {
             let mut f = f.borrow_mut();
             *f = Fault::new();
@@ -522,6 +539,7 @@ pub(crate) fn fault_missing(key: &'static str) {
 #[cold]
 pub(crate) fn fault_owner(id: &str) {
     if MODE.with(Cell::get) != OFF {
+        touch();
         FAULT.with(|f| {
             let mut f = f.borrow_mut();
             if f.owner.is_none() {
@@ -579,6 +597,7 @@ pub(crate) struct UnknownEvent {
 #[cold]
 pub(crate) fn note_unknown_event(event_type: &str, successor: Option<crate::EventType>) {
     if MODE.with(Cell::get) != OFF {
+        touch();
         UNKNOWN_EVENT.with(|u| {
             *u.borrow_mut() = Some(UnknownEvent {
                 event_type: event_type.to_owned(),
@@ -614,26 +633,49 @@ pub(crate) struct ModeGuard(u8);
 impl ModeGuard {
     fn enter(mode: u8) -> Self {
         let prev = MODE.with(|m| m.replace(mode));
-        DIRTY.with(|d| d.set(false));
-        UNKNOWN_EVENT.with(|u| u.borrow_mut().take());
-        FAULT.with(|f| {
-            // Almost always clean already (a refusal takes its record): no need to write
-            // a new one.
-            let mut f = f.borrow_mut();
-            if !f.is_clean() {
-                *f = Fault::new();
-            }
-        });
-        LATE.with(|l| l.set(0));
-        ROOT_SEQ.with(|r| r.set(ROOT_SEQ_NONE));
+        reset(mode);
         if mode == COLLECT {
-            SINK.with(|s| s.borrow_mut().clear());
-            OMITTED.with(|o| o.set(0));
-            OFFENDED.with(|o| o.set(false));
             EXACT.with(|e| e.set(false));
         }
         ModeGuard(prev)
     }
+}
+
+/// Forgets what the current pass recorded (all but its exact-mode setting).
+#[inline]
+fn reset(mode: u8) {
+    DIRTY.with(|d| d.set(false));
+    if TOUCHED.with(|t| t.replace(false)) {
+        reset_rare();
+    }
+    if mode == COLLECT {
+        SINK.with(|s| s.borrow_mut().clear());
+        OMITTED.with(|o| o.set(0));
+        OFFENDED.with(|o| o.set(false));
+    }
+}
+
+/// Forgets the records written on rare paths.
+#[cold]
+fn reset_rare() {
+    UNKNOWN_EVENT.with(|u| u.borrow_mut().take());
+    FAULT.with(|f| {
+        // Almost always clean already (a refusal takes its record): no need to write
+        // a new one.
+        let mut f = f.borrow_mut();
+        if !f.is_clean() {
+            *f = Fault::new();
+        }
+    });
+    LATE.with(|l| l.set(0));
+    ROOT_SEQ.with(|r| r.set(ROOT_SEQ_NONE));
+}
+
+/// Starts the current pass over, as if nothing had been read: for a document the crate's
+/// parser left to `serde_json` part way through.
+#[cold]
+pub(crate) fn restart_pass() {
+    reset(MODE.with(Cell::get));
 }
 
 impl Drop for ModeGuard {

@@ -14,6 +14,7 @@ use serde::de::DeserializeOwned;
 use crate::codec::diagnostics::{self, Fault, Pass};
 pub use crate::codec::diagnostics::{Warning, WarningKind};
 use crate::codec::error::{Error, Repr};
+use crate::codec::parser;
 use crate::codec::pointer::escape_token;
 use crate::codec::root::Root;
 
@@ -42,6 +43,18 @@ pub struct Decoded<T> {
     /// How many more warnings there were, counted but not listed (a document with a
     /// million unknown members gets a hundred warnings and this count, not a million).
     pub omitted_warnings: usize,
+}
+
+impl<T> Decoded<T> {
+    /// A value decoded without anything to forgive.
+    #[inline]
+    fn clean(value: T) -> Self {
+        Decoded {
+            value,
+            warnings: Vec::new(),
+            omitted_warnings: 0,
+        }
+    }
 }
 
 pub use crate::codec::diagnostics::MAX_WARNINGS;
@@ -74,7 +87,10 @@ pub fn from_slice<T: DeserializeOwned>(json: &[u8]) -> Result<T, Error> {
 /// As [`from_str`], plus [`ErrorKind::NotExact`](crate::ErrorKind::NotExact) in [`ReadMode::Exact`] when the document is
 /// outside the 1.0 schema (an unknown field, an optional `null`, a legacy shape).
 pub fn decode<T: DeserializeOwned>(json: &str, mode: ReadMode) -> Result<Decoded<T>, Error> {
-    decode_detailed(json, mode).map_err(|r| r.error)
+    match first_pass(Text::Str(json), mode) {
+        First::Clean(value) => Ok(Decoded::clean(value)),
+        first => decode_rest(json, mode, first).map_err(|r| r.error),
+    }
 }
 
 /// [`decode`] over bytes (which must be UTF-8).
@@ -82,11 +98,15 @@ pub fn decode<T: DeserializeOwned>(json: &str, mode: ReadMode) -> Result<Decoded
 /// # Errors
 /// As [`decode`].
 pub fn decode_slice<T: DeserializeOwned>(json: &[u8], mode: ReadMode) -> Result<Decoded<T>, Error> {
-    match run_detailed(mode, Text::Slice(json)) {
-        Ok(d) => Ok(d),
-        Err(r) => recover(mode, r, Some(json), || serde_json::from_slice(json).ok()),
+    let text = Text::Slice(json);
+    match first_pass(text, mode) {
+        First::Clean(value) => Ok(Decoded::clean(value)),
+        first => match run_after(mode, text, first) {
+            Ok(d) => Ok(d),
+            Err(r) => recover(mode, r, Some(json), || serde_json::from_slice(json).ok()),
+        }
+        .map_err(|r| r.error),
     }
-    .map_err(|r| r.error)
 }
 
 /// What a document is read from.
@@ -100,8 +120,22 @@ enum Text<'a> {
 impl<'a> Text<'a> {
     /// Reads the whole document as `T`, refusing anything after it. A root array is read
     /// through [`Root`], so that its elements have their index in pointers (an object, the
-    /// common case, is read directly).
+    /// common case, is read directly). Text is read by the crate's parser
+    /// ([`crate::codec::parser`]), and by `serde_json` when the parser leaves it to it.
     fn parse<T: DeserializeOwned>(self) -> Result<T, serde_json::Error> {
+        match self.parse_own() {
+            Some(value) => Ok(value),
+            None => {
+                diagnostics::restart_pass();
+                self.parse_serde_json()
+            }
+        }
+    }
+
+    /// [`Text::parse`] by `serde_json`.
+    #[cold]
+    #[inline(never)]
+    fn parse_serde_json<T: DeserializeOwned>(self) -> Result<T, serde_json::Error> {
         fn whole<'de, T: serde::Deserialize<'de>, R: serde_json::de::Read<'de>>(
             mut de: serde_json::Deserializer<R>,
             array: bool,
@@ -122,6 +156,22 @@ impl<'a> Text<'a> {
             Text::Slice(b) => whole(serde_json::Deserializer::from_slice(b), is_array(b)),
             Text::Value(v) if v.is_array() => T::deserialize(Root(v)),
             Text::Value(v) => T::deserialize(v),
+        }
+    }
+
+    /// Reads the whole document with the crate's parser, or returns `None` when the parser
+    /// leaves it to `serde_json` (what the pass recorded meanwhile is then to be forgotten).
+    #[inline(always)]
+    fn parse_own<T: DeserializeOwned>(self) -> Option<T> {
+        let text = match self {
+            Text::Str(s) => s,
+            Text::Slice(b) => std::str::from_utf8(b).ok()?,
+            Text::Value(_) => return None,
+        };
+        if is_array(text.as_bytes()) {
+            parser::parse(text, |p| T::deserialize(Root(p)))
+        } else {
+            parser::parse(text, |p| T::deserialize(p))
         }
     }
 
@@ -257,7 +307,21 @@ pub(crate) fn decode_detailed<T: DeserializeOwned>(
     json: &str,
     mode: ReadMode,
 ) -> Result<Decoded<T>, Rejection> {
-    match run_detailed(mode, Text::Str(json)) {
+    match first_pass(Text::Str(json), mode) {
+        First::Clean(value) => Ok(Decoded::clean(value)),
+        first => decode_rest(json, mode, first),
+    }
+}
+
+/// [`decode_detailed`] after a first pass that did not end it.
+#[cold]
+#[inline(never)]
+fn decode_rest<T: DeserializeOwned>(
+    json: &str,
+    mode: ReadMode,
+    first: First<T>,
+) -> Result<Decoded<T>, Rejection> {
+    match run_after(mode, Text::Str(json), first) {
         Ok(d) => Ok(d),
         Err(r) => recover(mode, r, Some(json.as_bytes()), || {
             serde_json::from_str(json).ok()
@@ -265,14 +329,49 @@ pub(crate) fn decode_detailed<T: DeserializeOwned>(
     }
 }
 
+/// What the first pass over a document made of it.
+enum First<T> {
+    /// The crate's parser read it, and nothing needed forgiving: the decode is done.
+    Clean(T),
+    /// The crate's parser read it, and something needed forgiving.
+    Dirty,
+    /// The crate's parser left it to `serde_json` (or it is a parsed value).
+    Left,
+}
+
+/// The first, detecting pass: the crate's parser, noting only whether anything needed
+/// forgiving. Most documents end here.
+#[inline(always)]
+fn first_pass<T: DeserializeOwned>(text: Text<'_>, mode: ReadMode) -> First<T> {
+    if matches!(text, Text::Value(_)) {
+        return First::Left;
+    }
+    let _strict = diagnostics::StrictGuard::enter(mode == ReadMode::Exact);
+    let _g = diagnostics::enter(Pass::Detect);
+    match text.parse_own::<T>() {
+        Some(value) if !diagnostics::dirty() => First::Clean(value),
+        Some(_) => First::Dirty,
+        None => First::Left,
+    }
+}
+
 /// Decodes, first detecting whether anything needs forgiving, then (only if so)
 /// collecting the warnings.
-#[inline]
 fn run_detailed<T: DeserializeOwned>(
     mode: ReadMode,
     text: Text<'_>,
 ) -> Result<Decoded<T>, Rejection> {
-    run_passes(mode, text).map_err(|mut r| {
+    let first = first_pass(text, mode);
+    run_after(mode, text, first)
+}
+
+/// [`run_detailed`] after its first pass.
+fn run_after<T: DeserializeOwned>(
+    mode: ReadMode,
+    text: Text<'_>,
+    first: First<T>,
+) -> Result<Decoded<T>, Rejection> {
+    run_passes(mode, text, first).map_err(|mut r| {
         relocate(&mut r.error, text.bytes());
         r
     })
@@ -290,24 +389,24 @@ fn relocate(e: &mut Error, text: Option<&[u8]>) {
     }
 }
 
-#[inline]
+/// The passes after the first: a detecting pass by `serde_json` when the crate's parser
+/// left the document to it, then (only if something needs forgiving) the collecting pass.
 fn run_passes<T: DeserializeOwned>(
     mode: ReadMode,
     text: Text<'_>,
+    first: First<T>,
 ) -> Result<Decoded<T>, Rejection> {
     let _strict = diagnostics::StrictGuard::enter(mode == ReadMode::Exact);
-    {
-        let _g = diagnostics::enter(Pass::Detect);
-        match text.parse::<T>() {
-            Ok(value) if !diagnostics::dirty() => {
-                return Ok(Decoded {
-                    value,
-                    warnings: Vec::new(),
-                    omitted_warnings: 0,
-                });
+    match first {
+        First::Clean(value) => return Ok(Decoded::clean(value)),
+        First::Dirty => {}
+        First::Left => {
+            let _g = diagnostics::enter(Pass::Detect);
+            match text.parse_serde_json::<T>() {
+                Ok(value) if !diagnostics::dirty() => return Ok(Decoded::clean(value)),
+                Ok(_) => {}
+                Err(e) => return Err(refusal(text, &e)),
             }
-            Ok(_) => {}
-            Err(e) => return Err(refusal(text, &e)),
         }
     }
     collect_pass(mode, text)

@@ -11,6 +11,8 @@
 
 use serde::ser::{self, Impossible, Serialize};
 
+use crate::codec::swar::{escaped, may_escape};
+
 type Error = serde_json::Error;
 type Result<T = ()> = std::result::Result<T, Error>;
 
@@ -102,22 +104,7 @@ pub fn to_vec<T: Serialize + ?Sized>(value: &T) -> crate::Result<Vec<u8>> {
 // Strings
 // ---------------------------------------------------------------------------
 
-const LO: u64 = 0x0101_0101_0101_0101;
-const HI: u64 = 0x8080_8080_8080_8080;
-
-/// A non-zero result when one of the eight bytes of `w` may need escaping (`"`, `\` or a
-/// control character). False positives are possible after a true hit, never false
-/// negatives.
-#[inline]
-fn may_escape(w: u64) -> u64 {
-    let quote = w ^ (LO * u64::from(b'"'));
-    let backslash = w ^ (LO * u64::from(b'\\'));
-    let control = w.wrapping_sub(LO * 0x20);
-    ((quote.wrapping_sub(LO) & !quote) | (backslash.wrapping_sub(LO) & !backslash) | (control & !w))
-        & HI
-}
-
-/// Writes one escaped byte (one that [`escape`] says needs it).
+/// Writes one escaped byte (one that [`escaped`] flags).
 #[cold]
 fn write_escape(out: &mut Vec<u8>, byte: u8) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
@@ -140,11 +127,6 @@ fn write_escape(out: &mut Vec<u8>, byte: u8) {
     }
 }
 
-#[inline]
-fn escape(byte: u8) -> bool {
-    byte < 0x20 || byte == b'"' || byte == b'\\'
-}
-
 /// Writes `s` as a JSON string, escaped exactly as `serde_json` escapes it.
 #[inline]
 pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) {
@@ -160,7 +142,7 @@ pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) {
         }
         for _ in 0..8 {
             let b = bytes[i];
-            if escape(b) {
+            if escaped(b) {
                 out.extend_from_slice(&bytes[start..i]);
                 write_escape(out, b);
                 start = i + 1;
@@ -178,7 +160,7 @@ pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) {
         if !clean {
             while i < bytes.len() {
                 let b = bytes[i];
-                if escape(b) {
+                if escaped(b) {
                     out.extend_from_slice(&bytes[start..i]);
                     write_escape(out, b);
                     start = i + 1;

@@ -22,6 +22,7 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 
 use crate::codec::key::{Key, KeySeed};
+use crate::codec::parser;
 use crate::codec::wire::SafeInt;
 use crate::model::event::EventType;
 
@@ -93,10 +94,7 @@ pub(crate) struct Delta<'a> {
 /// (`None`). Costs a few byte comparisons for any other event.
 pub(crate) fn peek(json: &str) -> Option<Delta<'_>> {
     let (kind, chunk) = kind_of(json.as_bytes())?;
-    let mut de = serde_json::Deserializer::from_str(json);
-    let delta = Plain { kind, chunk }.deserialize(&mut de).ok()?;
-    de.end().ok()?;
-    Some(delta)
+    parser::parse(json, |p| Plain { kind, chunk }.deserialize(p))
 }
 
 /// The kind of delta `json` opens as (`{"type":"<its type>"`, JSON whitespace allowed

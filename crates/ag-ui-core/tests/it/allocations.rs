@@ -90,7 +90,7 @@ fn token_events_cost_what_the_table_says() {
                 r#"{"type":"TOOL_CALL_START","toolCallId":"call_1","toolCallName":"search","parentMessageId":"msg_1"}"#.to_owned(),
             ],
             r#"{"type":"TOOL_CALL_ARGS","toolCallId":"call_1","delta":"{\"q\":"}"#.to_owned(),
-            (3.0, 2.0),
+            (2.0, 1.0),
         ),
         (
             "TEXT_MESSAGE_CHUNK continuing an open message",
