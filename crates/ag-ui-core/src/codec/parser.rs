@@ -822,3 +822,386 @@ impl Key<'_, '_> {
         self.parser.fail()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The parser against `serde_json`: the same visitor calls on every document the parser
+    //! reads, and nothing read that `serde_json` refuses.
+
+    use std::fmt::{self, Write as _};
+
+    use proptest::prelude::*;
+    use serde::de::{
+        self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor,
+    };
+
+    use super::parse;
+    use crate::Event;
+
+    /// Every visitor call a document makes through `deserialize_any`, in order, with what
+    /// it was given: borrowed (`B`), copied (`S`) or owned (`O`) strings apart, floats by
+    /// their bits.
+    #[derive(Debug, PartialEq)]
+    struct Trace(String);
+
+    impl<'de> Deserialize<'de> for Trace {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            let mut log = String::new();
+            Step(&mut log).deserialize(d)?;
+            Ok(Trace(log))
+        }
+    }
+
+    struct Step<'a>(&'a mut String);
+
+    impl<'de> DeserializeSeed<'de> for Step<'_> {
+        type Value = ();
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+            d.deserialize_any(self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for Step<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("anything")
+        }
+        fn visit_bool<E>(self, v: bool) -> Result<(), E> {
+            let _ = write!(self.0, "b{v} ");
+            Ok(())
+        }
+        fn visit_u64<E>(self, v: u64) -> Result<(), E> {
+            let _ = write!(self.0, "u{v} ");
+            Ok(())
+        }
+        fn visit_i64<E>(self, v: i64) -> Result<(), E> {
+            let _ = write!(self.0, "i{v} ");
+            Ok(())
+        }
+        fn visit_f64<E>(self, v: f64) -> Result<(), E> {
+            let _ = write!(self.0, "f{:x} ", v.to_bits());
+            Ok(())
+        }
+        fn visit_borrowed_str<E>(self, v: &'de str) -> Result<(), E> {
+            let _ = write!(self.0, "B{v:?} ");
+            Ok(())
+        }
+        fn visit_str<E>(self, v: &str) -> Result<(), E> {
+            let _ = write!(self.0, "S{v:?} ");
+            Ok(())
+        }
+        fn visit_string<E>(self, v: String) -> Result<(), E> {
+            let _ = write!(self.0, "O{v:?} ");
+            Ok(())
+        }
+        fn visit_unit<E>(self) -> Result<(), E> {
+            self.0.push_str("n ");
+            Ok(())
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+            self.0.push_str("[ ");
+            while seq.next_element_seed(Step(&mut *self.0))?.is_some() {}
+            self.0.push_str("] ");
+            Ok(())
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            self.0.push_str("{ ");
+            while map.next_key_seed(Step(&mut *self.0))?.is_some() {
+                self.0.push_str(": ");
+                map.next_value_seed(Step(&mut *self.0))?;
+            }
+            self.0.push_str("} ");
+            Ok(())
+        }
+    }
+
+    /// The parser's trace of `text`, or `None` when it leaves the document to serde_json.
+    fn own(text: &str) -> Option<Trace> {
+        parse(text, |p| Trace::deserialize(p))
+    }
+
+    /// Checks the parser against serde_json on `text`: whatever the parser reads, serde_json
+    /// reads to the same trace. Returns whether the parser read it.
+    fn agrees(text: &str) -> bool {
+        let theirs = serde_json::from_str::<Trace>(text);
+        match own(text) {
+            Some(ours) => {
+                match theirs {
+                    Ok(theirs) => assert_eq!(ours, theirs, "{text:?}"),
+                    Err(e) => panic!("the parser read {text:?}, which serde_json refuses: {e}"),
+                }
+                true
+            }
+            None => false,
+        }
+    }
+
+    #[test]
+    fn reads_what_serde_json_reads_the_same_way() {
+        let read = [
+            "null",
+            "true",
+            "false",
+            "0",
+            "-0",
+            "7",
+            "-7",
+            "1.5",
+            "-1.5",
+            "1e3",
+            "1E+3",
+            "1e-3",
+            "-0.0",
+            "0e0",
+            "2.5e-400",
+            "-2.5e-400",
+            "18446744073709551615",
+            "18446744073709551616",
+            "-9223372036854775808",
+            "-9223372036854775809",
+            "123456789012345678901234567890",
+            "123456789012345678901234567890.5e-3",
+            "0.1",
+            "0.30000000000000004",
+            "9007199254740993",
+            "1.7976931348623157e308",
+            "4.9e-324",
+            "2.2250738585072011e-308",
+            "\"\"",
+            "\"abc\"",
+            r#""a\"b\\c\/d\b\f\n\r\t""#,
+            r#""\u0041\u00e9\u4e2d\ud83d\ude00""#,
+            r#""\uD83D\uDE00x""#,
+            "\"é中😀\"",
+            r#""x\u0000y""#,
+            "[]",
+            "[1,2,3]",
+            " [ 1 , [ ] , { } ] ",
+            "{}",
+            r#"{"a":1,"b":[true,null],"a":2}"#,
+            "\t\n\r {\"k\" : \"v\" } \n",
+            r#"{"\u006b":"\u0076"}"#,
+        ];
+        for text in read {
+            assert!(agrees(text), "the parser left {text:?} to serde_json");
+        }
+    }
+
+    #[test]
+    fn leaves_to_serde_json_what_it_does_not_read() {
+        let left = [
+            "",
+            " ",
+            "nul",
+            "tru",
+            "01",
+            "-",
+            "+1",
+            ".5",
+            "1.",
+            "1.e5",
+            "1e",
+            "1e+",
+            "--1",
+            "1e400",
+            "-1e400",
+            "NaN",
+            "\"abc",
+            "\"a\u{1}b\"",
+            r#""\x""#,
+            r#""\u12""#,
+            r#""\ud83d""#,
+            r#""\ude00""#,
+            r#""\ud83d\u0041""#,
+            "[1,]",
+            "[1 2]",
+            "[,1]",
+            "{,}",
+            r#"{"a":1,}"#,
+            r#"{"a" 1}"#,
+            r#"{1:2}"#,
+            r#"{"a":1"#,
+            "[",
+            "]",
+            "1 2",
+            "{}x",
+        ];
+        for text in left {
+            assert!(!agrees(text), "the parser read {text:?}");
+        }
+        // The recursion limit is serde_json's: 127 levels read, the 128th refused.
+        let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        assert!(agrees(&deep(127)));
+        assert!(!agrees(&deep(128)));
+    }
+
+    /// A JSON text of any shape, with its numbers, strings and whitespace written in any of
+    /// the ways JSON allows.
+    fn document() -> impl Strategy<Value = String> {
+        let ws = prop::sample::select(vec!["", "", "", " ", "\n", "\t", "\r\n  "]);
+        let number = prop_oneof![
+            any::<i64>().prop_map(|n| n.to_string()),
+            any::<u64>().prop_map(|n| n.to_string()),
+            any::<f64>()
+                .prop_filter("finite", |f| f.is_finite())
+                .prop_map(|f| format!("{f:?}")),
+            any::<f64>()
+                .prop_filter("finite", |f| f.is_finite())
+                .prop_map(|f| format!("{f:e}")),
+            (
+                "-?",
+                "[1-9][0-9]{0,30}",
+                "(\\.[0-9]{1,25})?",
+                "([eE][+-]?[0-9]{1,3})?"
+            )
+                .prop_map(|(s, i, f, e)| format!("{s}{i}{f}{e}")),
+        ];
+        let string = prop::collection::vec((any::<char>(), 0..4u8), 0..12).prop_map(|chars| {
+            let mut out = String::from("\"");
+            for (c, style) in chars {
+                match (c, style) {
+                    ('"', _) => out.push_str("\\\""),
+                    ('\\', _) => out.push_str("\\\\"),
+                    (c, _) if u32::from(c) < 0x20 => {
+                        let _ = write!(out, "\\u{:04x}", u32::from(c));
+                    }
+                    (c, 0) => {
+                        let mut units = [0u16; 2];
+                        for unit in c.encode_utf16(&mut units) {
+                            let _ = write!(out, "\\u{unit:04X}");
+                        }
+                    }
+                    ('\n', 1) => out.push_str("\\n"),
+                    ('/', 1) => out.push_str("\\/"),
+                    (c, _) => out.push(c),
+                }
+            }
+            out.push('"');
+            out
+        });
+        let leaf = prop_oneof![
+            Just("null".to_owned()),
+            Just("true".to_owned()),
+            Just("false".to_owned()),
+            number,
+            string.clone(),
+        ];
+        leaf.prop_recursive(4, 48, 6, move |inner| {
+            let ws = ws.clone();
+            prop_oneof![
+                (
+                    prop::collection::vec((inner.clone(), ws.clone()), 0..6),
+                    ws.clone()
+                )
+                    .prop_map(|(items, w)| {
+                        let items: Vec<String> = items
+                            .into_iter()
+                            .map(|(v, w)| format!("{w}{v}{w}"))
+                            .collect();
+                        format!("[{w}{}]", items.join(","))
+                    }),
+                (
+                    prop::collection::vec((string.clone(), inner, ws.clone()), 0..6),
+                    ws
+                )
+                    .prop_map(|(members, w)| {
+                        let members: Vec<String> = members
+                            .into_iter()
+                            .map(|(k, v, w)| format!("{w}{k}{w}:{w}{v}{w}"))
+                            .collect();
+                        format!("{{{w}{}}}", members.join(","))
+                    }),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        /// Every generated document is read by the parser (none of them holds what it leaves
+        /// to serde_json: an out-of-range number, a lone surrogate, nesting too deep), with
+        /// serde_json's trace.
+        #[test]
+        fn generated_documents_are_read_as_serde_json_reads_them(text in document()) {
+            let out_of_range = serde_json::from_str::<Trace>(&text).is_err();
+            prop_assert!(agrees(&text) || out_of_range, "left {text:?}");
+        }
+
+        /// Numbers in every form JSON allows, many near the edges of double precision:
+        /// the same visitor call with the same value (a double to the bit).
+        #[test]
+        fn numbers_are_read_to_the_bit(
+            text in ("-?", "(0|[1-9][0-9]{0,40})", "(\\.[0-9]{1,40})?", "([eE][+-]?[0-9]{1,3})?")
+                .prop_map(|(s, i, f, e)| format!("{s}{i}{f}{e}")),
+        ) {
+            let out_of_range = serde_json::from_str::<Trace>(&text).is_err();
+            prop_assert!(agrees(&text) || out_of_range, "left {text:?}");
+        }
+
+        /// Damaged documents: whatever the parser still reads, serde_json reads the same way.
+        #[test]
+        fn damaged_documents_are_never_read_otherwise(
+            text in document(),
+            edits in prop::collection::vec((any::<prop::sample::Index>(), 0..4u8, prop::sample::select(
+                vec!['"', '\\', ',', ':', '[', ']', '{', '}', '0', '-', '.', 'e', 'u', ' ', 'x', '\u{1}', 'é']
+            )), 1..4),
+        ) {
+            let mut chars: Vec<char> = text.chars().collect();
+            for (at, op, c) in edits {
+                if chars.is_empty() {
+                    chars.push(c);
+                    continue;
+                }
+                let i = at.index(chars.len());
+                match op {
+                    0 => { chars.remove(i); }
+                    1 => chars.insert(i, c),
+                    2 => chars[i] = c,
+                    _ => chars.truncate(i),
+                }
+            }
+            let text: String = chars.into_iter().collect();
+            agrees(&text);
+        }
+    }
+
+    /// Every valid event document of the fixtures is read by the parser, to the event
+    /// serde_json reads.
+    #[test]
+    fn reads_every_valid_event_of_the_fixtures() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+        let manifest = std::fs::read_to_string(root.join("MANIFEST.txt")).expect("MANIFEST.txt");
+        let mut events = 0;
+        for path in manifest.lines().filter(|p| p.contains("/valid/")) {
+            let text = std::fs::read_to_string(root.join(path)).expect("fixture");
+            let Ok(theirs) = serde_json::from_str::<Event>(&text) else {
+                continue;
+            };
+            let ours = parse(&text, |p| Event::deserialize(p));
+            assert_eq!(ours.as_ref(), Some(&theirs), "{path}");
+            events += 1;
+        }
+        assert!(events > 50, "only {events} valid events found");
+    }
+
+    /// The scratch buffer is kept from one document to the next, and a long one is not.
+    #[test]
+    fn keeps_a_short_scratch_buffer_between_documents() {
+        let _ = own(r#""\n""#);
+        assert!(super::SCRATCH.with(|s| {
+            let kept = s.take();
+            let cap = kept.capacity();
+            s.set(kept);
+            cap > 0
+        }));
+        let long = format!("\"\\n{}\"", "x".repeat(super::KEPT_SCRATCH + 1));
+        let _ = own(&long);
+        assert_eq!(super::SCRATCH.with(|s| s.take().capacity()), 0);
+    }
+
+    #[test]
+    fn bail_is_an_error_without_a_message_to_build() {
+        let e = <super::Bail as de::Error>::custom("anything");
+        assert_eq!(e.to_string(), "left to serde_json");
+    }
+}
