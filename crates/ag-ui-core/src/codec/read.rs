@@ -88,8 +88,8 @@ pub fn from_slice<T: DeserializeOwned>(json: &[u8]) -> Result<T, Error> {
 /// outside the 1.0 schema (an unknown field, an optional `null`, a legacy shape).
 pub fn decode<T: DeserializeOwned>(json: &str, mode: ReadMode) -> Result<Decoded<T>, Error> {
     match first_pass(Text::Str(json), mode) {
-        First::Clean(value) => Ok(Decoded::clean(value)),
-        first => decode_rest(json, mode, first).map_err(|r| r.error),
+        Ok(value) => Ok(Decoded::clean(value)),
+        Err(missed) => decode_rest(json, mode, missed).map_err(|r| r.error),
     }
 }
 
@@ -100,8 +100,8 @@ pub fn decode<T: DeserializeOwned>(json: &str, mode: ReadMode) -> Result<Decoded
 pub fn decode_slice<T: DeserializeOwned>(json: &[u8], mode: ReadMode) -> Result<Decoded<T>, Error> {
     let text = Text::Slice(json);
     match first_pass(text, mode) {
-        First::Clean(value) => Ok(Decoded::clean(value)),
-        first => match run_after(mode, text, first) {
+        Ok(value) => Ok(Decoded::clean(value)),
+        Err(missed) => match run_after(mode, text, missed) {
             Ok(d) => Ok(d),
             Err(r) => recover(mode, r, Some(json), || serde_json::from_slice(json).ok()),
         }
@@ -308,8 +308,8 @@ pub(crate) fn decode_detailed<T: DeserializeOwned>(
     mode: ReadMode,
 ) -> Result<Decoded<T>, Rejection> {
     match first_pass(Text::Str(json), mode) {
-        First::Clean(value) => Ok(Decoded::clean(value)),
-        first => decode_rest(json, mode, first),
+        Ok(value) => Ok(Decoded::clean(value)),
+        Err(missed) => decode_rest(json, mode, missed),
     }
 }
 
@@ -319,9 +319,9 @@ pub(crate) fn decode_detailed<T: DeserializeOwned>(
 fn decode_rest<T: DeserializeOwned>(
     json: &str,
     mode: ReadMode,
-    first: First<T>,
+    missed: Missed,
 ) -> Result<Decoded<T>, Rejection> {
-    match run_after(mode, Text::Str(json), first) {
+    match run_after(mode, Text::Str(json), missed) {
         Ok(d) => Ok(d),
         Err(r) => recover(mode, r, Some(json.as_bytes()), || {
             serde_json::from_str(json).ok()
@@ -329,29 +329,28 @@ fn decode_rest<T: DeserializeOwned>(
     }
 }
 
-/// What the first pass over a document made of it.
-enum First<T> {
-    /// The crate's parser read it, and nothing needed forgiving: the decode is done.
-    Clean(T),
-    /// The crate's parser read it, and something needed forgiving.
+/// Why the first pass did not end a decode.
+#[derive(Clone, Copy)]
+enum Missed {
+    /// The crate's parser read the document, and something needed forgiving.
     Dirty,
-    /// The crate's parser left it to `serde_json` (or it is a parsed value).
+    /// The crate's parser left the document to `serde_json` (or it is a parsed value).
     Left,
 }
 
 /// The first, detecting pass: the crate's parser, noting only whether anything needed
-/// forgiving. Most documents end here.
+/// forgiving. Most documents end here, with their value.
 #[inline(always)]
-fn first_pass<T: DeserializeOwned>(text: Text<'_>, mode: ReadMode) -> First<T> {
+fn first_pass<T: DeserializeOwned>(text: Text<'_>, mode: ReadMode) -> Result<T, Missed> {
     if matches!(text, Text::Value(_)) {
-        return First::Left;
+        return Err(Missed::Left);
     }
     let _strict = diagnostics::StrictGuard::enter(mode == ReadMode::Exact);
     let _g = diagnostics::enter(Pass::Detect);
     match text.parse_own::<T>() {
-        Some(value) if !diagnostics::dirty() => First::Clean(value),
-        Some(_) => First::Dirty,
-        None => First::Left,
+        Some(value) if !diagnostics::dirty() => Ok(value),
+        Some(_) => Err(Missed::Dirty),
+        None => Err(Missed::Left),
     }
 }
 
@@ -361,17 +360,19 @@ fn run_detailed<T: DeserializeOwned>(
     mode: ReadMode,
     text: Text<'_>,
 ) -> Result<Decoded<T>, Rejection> {
-    let first = first_pass(text, mode);
-    run_after(mode, text, first)
+    match first_pass(text, mode) {
+        Ok(value) => Ok(Decoded::clean(value)),
+        Err(missed) => run_after(mode, text, missed),
+    }
 }
 
 /// [`run_detailed`] after its first pass.
 fn run_after<T: DeserializeOwned>(
     mode: ReadMode,
     text: Text<'_>,
-    first: First<T>,
+    missed: Missed,
 ) -> Result<Decoded<T>, Rejection> {
-    run_passes(mode, text, first).map_err(|mut r| {
+    run_passes(mode, text, missed).map_err(|mut r| {
         relocate(&mut r.error, text.bytes());
         r
     })
@@ -394,13 +395,12 @@ fn relocate(e: &mut Error, text: Option<&[u8]>) {
 fn run_passes<T: DeserializeOwned>(
     mode: ReadMode,
     text: Text<'_>,
-    first: First<T>,
+    missed: Missed,
 ) -> Result<Decoded<T>, Rejection> {
     let _strict = diagnostics::StrictGuard::enter(mode == ReadMode::Exact);
-    match first {
-        First::Clean(value) => return Ok(Decoded::clean(value)),
-        First::Dirty => {}
-        First::Left => {
+    match missed {
+        Missed::Dirty => {}
+        Missed::Left => {
             let _g = diagnostics::enter(Pass::Detect);
             match text.parse_serde_json::<T>() {
                 Ok(value) if !diagnostics::dirty() => return Ok(Decoded::clean(value)),
