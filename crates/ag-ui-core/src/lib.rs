@@ -30,12 +30,15 @@ pub mod read {
 }
 
 pub mod write {
-    //! Writing AG-UI JSON: compact, exact 1.0 documents ([`to_string`], [`to_vec`]); a value
+    //! Writing AG-UI JSON: compact, exact 1.0 documents ([`to_string`], [`to_vec`], and
+    //! [`append`] into a buffer reused from value to value) of any [`Encode`] type; a value
     //! the wire cannot hold is an [`Error`](crate::Error) of kind
     //! [`ErrorKind::Encode`](crate::ErrorKind::Encode) naming the offending member. SSE
     //! framing of the same JSON is [`crate::sse`]; [`crate::read`] is the other direction.
 
-    pub use crate::codec::write::{to_string, to_vec};
+    pub use crate::codec::write::{Encode, append, to_string, to_vec};
+    #[doc(hidden)]
+    pub use crate::codec::write::{Out, Refused};
     pub use crate::model::version::{to_string_for, to_vec_for};
 }
 

@@ -11,7 +11,6 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use ag_ui_core::*;
-use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -253,9 +252,16 @@ pub struct Outcome {
     pub warnings: Vec<(String, String)>,
 }
 
-fn run<T: DeserializeOwned + Serialize>(json: &str, mode: ReadMode) -> Result<Outcome, Error> {
+fn run<T: DeserializeOwned + write::Encode>(json: &str, mode: ReadMode) -> Result<Outcome, Error> {
     let d = decode::<T>(json, mode)?;
-    let encoded = ag_ui_core::read::from_str(&to_string(&d.value)?)?;
+    let text = to_string(&d.value)?;
+    // The type's generated writer writes the bytes its `Serialize` impl gives serde_json.
+    assert_eq!(
+        serde_json::to_string(&d.value).ok().as_deref(),
+        Some(text.as_str()),
+        "the generated writer and serde_json disagree"
+    );
+    let encoded = ag_ui_core::read::from_str(&text)?;
     Ok(Outcome {
         encoded,
         warnings: d

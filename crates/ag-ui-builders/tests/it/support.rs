@@ -1,8 +1,8 @@
 //! Shared helpers: fixture documents, exact-mode checks, sequence checks.
 
+use ag_ui_core::write::Encode;
 use ag_ui_core::{Event, ReadMode};
 use ag_ui_fixtures::{Failures, decode_as, fixtures_dir};
-use serde::Serialize;
 use serde_json::{Value, json};
 
 /// The document `fixtures/<def>/valid/<case>.json`.
@@ -18,7 +18,7 @@ pub(crate) fn fixture(def: &str, case: &str) -> Value {
 
 /// `value`, written by ag-ui-core, is accepted as `def` by the exact-mode reader with
 /// nothing to report, and re-encodes to itself.
-pub(crate) fn exact(def: &str, value: &impl Serialize) -> Result<Value, String> {
+pub(crate) fn exact(def: &str, value: &impl Encode) -> Result<Value, String> {
     let text = ag_ui_core::write::to_string(value).map_err(|e| format!("cannot encode: {e}"))?;
     let written: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
     let outcome = decode_as(def, &text, ReadMode::Exact)
@@ -40,7 +40,7 @@ pub(crate) fn same(
     def: &str,
     case: &str,
     union: Option<&str>,
-    built: &impl Serialize,
+    built: &impl Encode,
 ) {
     let name = format!("{def}/{case}");
     let result = (|| {

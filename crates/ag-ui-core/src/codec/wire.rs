@@ -23,6 +23,7 @@ use serde_json::Value;
 
 use crate::codec::diagnostics::{self, WarningKind};
 use crate::codec::pointer::escape_token;
+use crate::codec::write::{Encode, Out, Refused};
 
 /// Largest magnitude of an integer that every JSON peer holds exactly (2^53 − 1).
 pub const MAX_SAFE_INTEGER: i64 = 9_007_199_254_740_991;
@@ -49,6 +50,10 @@ pub(crate) trait Wire: Sized {
     /// Writes the value (checking any bound the wire imposes).
     #[doc(hidden)]
     fn write<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error>;
+    /// Writes the value with the generated writer: the bytes of [`Wire::write`], or a
+    /// refusal wherever it fails.
+    #[doc(hidden)]
+    fn encode(&self, out: &mut Out<'_>) -> Result<(), Refused>;
     /// Whether an optional field holding this value is left out on write. Only a JSON
     /// `null` in an optional any-JSON field is: the 1.0 schema forbids it there and every
     /// reader takes it for "absent" (spec §2.2), so it is written as absence.
@@ -77,6 +82,10 @@ macro_rules! wire_as_self {
                 ::serde::Serialize::serialize(self, s)
             }
             #[inline]
+            fn encode(&self, out: &mut $crate::codec::write::Out<'_>) -> Result<(), $crate::codec::write::Refused> {
+                $crate::codec::write::Encode::encode(self, out)
+            }
+            #[inline]
             fn as_id(&self) -> Option<&str> {
                 Some(self.as_str())
             }
@@ -90,6 +99,10 @@ macro_rules! wire_as_self {
             #[inline]
             fn write<S: ::serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                 ::serde::Serialize::serialize(self, s)
+            }
+            #[inline]
+            fn encode(&self, out: &mut $crate::codec::write::Out<'_>) -> Result<(), $crate::codec::write::Refused> {
+                $crate::codec::write::Encode::encode(self, out)
             }
         }
     )*};
@@ -107,6 +120,10 @@ impl Wire for serde_json::Map<String, Value> {
     #[inline]
     fn write<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         Serialize::serialize(self, s)
+    }
+    #[inline]
+    fn encode(&self, out: &mut Out<'_>) -> Result<(), Refused> {
+        Encode::encode(self, out)
     }
 }
 
@@ -143,6 +160,10 @@ impl Wire for Value {
     #[inline]
     fn write<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         Serialize::serialize(self, s)
+    }
+    #[inline]
+    fn encode(&self, out: &mut Out<'_>) -> Result<(), Refused> {
+        Encode::encode(self, out)
     }
     #[inline]
     fn omitted_when_optional(&self) -> bool {
@@ -188,6 +209,17 @@ impl<T: Wire> Wire for Vec<T> {
             seq.serialize_element(&W(item))?;
         }
         seq.end()
+    }
+    fn encode(&self, out: &mut Out<'_>) -> Result<(), Refused> {
+        out.open(b'[')?;
+        for (i, item) in self.iter().enumerate() {
+            if i > 0 {
+                out.byte(b',');
+            }
+            item.encode(out)?;
+        }
+        out.close(b']');
+        Ok(())
     }
 }
 
@@ -298,6 +330,14 @@ impl Wire for i64 {
         }
         s.serialize_i64(*self)
     }
+    #[inline]
+    fn encode(&self, out: &mut Out<'_>) -> Result<(), Refused> {
+        if !(-MAX_SAFE_INTEGER..=MAX_SAFE_INTEGER).contains(self) {
+            return Err(Refused);
+        }
+        out.int(*self);
+        Ok(())
+    }
 }
 
 /// The proxy of `u64` fields: an integer in 0 … 2^53 − 1.
@@ -327,6 +367,14 @@ impl Wire for u64 {
             )));
         }
         s.serialize_u64(*self)
+    }
+    #[inline]
+    fn encode(&self, out: &mut Out<'_>) -> Result<(), Refused> {
+        if *self > MAX_SAFE_INTEGER.unsigned_abs() {
+            return Err(Refused);
+        }
+        out.int(*self);
+        Ok(())
     }
 }
 
@@ -784,6 +832,49 @@ macro_rules! wire_struct {
             }
         }
 
+        impl $crate::codec::write::Encode for $name {
+            /// The members in the order of the `Serialize` impl above, each key copied whole.
+            #[allow(unused_mut, unused_variables)]
+            fn encode(&self, out: &mut $crate::codec::write::Out<'_>) -> Result<(), $crate::codec::write::Refused> {
+                const _: () = assert!(
+                    true $(&& $crate::codec::write::plain($tagkey) && $crate::codec::write::plain($tagval))?
+                        $(&& $crate::codec::write::plain($rwire))*
+                        $(&& $crate::codec::write::plain($owire))*,
+                    "a key or tag the generated writer copies needs escaping"
+                );
+                $($(
+                    if self.$pfield.is_some() && self.$pbase.is_none() {
+                        return Err($crate::codec::write::Refused);
+                    }
+                )*)?
+                out.open(b'{')?;
+                let mut first = true;
+                $(
+                    out.key(&mut first, concat!(",\"", $tagkey, "\":\"", $tagval, "\""));
+                )?
+                $(
+                    out.key(&mut first, concat!(",\"", $rwire, "\":"));
+                    $crate::codec::wire::Wire::encode(&self.$rfield, out)?;
+                )*
+                $(
+                    if let Some(v) = &self.$ofield
+                        && !$crate::codec::wire::Wire::omitted_when_optional(v)
+                    {
+                        out.key(&mut first, concat!(",\"", $owire, "\":"));
+                        $crate::codec::wire::Wire::encode(v, out)?;
+                    }
+                )*
+                $(
+                    for (k, v) in &self.$open {
+                        out.dyn_key(&mut first, k);
+                        $crate::codec::write::Encode::encode(v, out)?;
+                    }
+                )?
+                out.close(b'}');
+                Ok(())
+            }
+        }
+
         impl<'de> ::serde::Deserialize<'de> for $name {
             fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 struct V;
@@ -904,6 +995,15 @@ macro_rules! tagged_union {
             }
         }
 
+        impl $crate::codec::write::Encode for $name {
+            #[inline]
+            fn encode(&self, out: &mut $crate::codec::write::Out<'_>) -> Result<(), $crate::codec::write::Refused> {
+                match self {
+                    $( Self::$variant(v) => $crate::codec::write::Encode::encode(v, out), )*
+                }
+            }
+        }
+
         impl<'de> ::serde::Deserialize<'de> for $name {
             fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 struct V;
@@ -1019,6 +1119,14 @@ macro_rules! wire_enum {
             }
         }
 
+        impl $crate::codec::write::Encode for $name {
+            #[inline]
+            fn encode(&self, out: &mut $crate::codec::write::Out<'_>) -> Result<(), $crate::codec::write::Refused> {
+                out.str(self.as_str());
+                Ok(())
+            }
+        }
+
         impl<'de> ::serde::Deserialize<'de> for $name {
             fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 let key = ::serde::de::DeserializeSeed::deserialize($crate::codec::wire::KeySeed, d)?;
@@ -1044,6 +1152,10 @@ impl<T: Wire> Wire for Box<T> {
     }
     fn write<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         (**self).write(s)
+    }
+    #[inline]
+    fn encode(&self, out: &mut Out<'_>) -> Result<(), Refused> {
+        (**self).encode(out)
     }
     #[inline]
     fn omitted_when_optional(&self) -> bool {

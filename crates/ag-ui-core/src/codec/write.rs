@@ -1,13 +1,20 @@
-//! A compact JSON writer into a `Vec<u8>`, byte-for-byte identical to
-//! `serde_json::to_vec`, with a faster string writer.
+//! The crate's compact JSON writer, byte-for-byte identical to `serde_json::to_vec`.
+//!
+//! Two paths write the same bytes. Every AG-UI type has a writer of its own ([`Encode`],
+//! generated with the type by the `codec::wire` macros): the constant parts of an object
+//! (its opening brace, its tag, each key with its quotes and colon) are copied whole, and
+//! only ids, texts and numbers are formatted. Anything else, and any value the generated
+//! writer cannot write (an integer beyond ±(2^53 − 1), an invalid JSON Pointer, nesting too
+//! deep, a member set without the one it needs), goes through `serde`: a serializer of this
+//! crate with a faster string writer, which hands numbers and keys that are not strings to
+//! `serde_json` itself (so that the output never differs from it, even under
+//! `serde_json`'s `arbitrary_precision` and `raw_value` features, whose marker structs are
+//! recognised and written raw as `serde_json` writes them) and whose errors name the JSON
+//! Pointer of the offending member.
 //!
 //! Encoding AG-UI events is mostly writing short strings (keys, ids, text deltas).
 //! `serde_json` checks every byte of a string against its escape table one at a time; this
-//! writer checks eight bytes at a time and copies runs that need no escape in one go. Map
-//! keys that are strings take the same path. Everything else (numbers, and keys that are
-//! not strings) is handed to `serde_json` itself, so the output never differs from it,
-//! including under `serde_json`'s `arbitrary_precision` and `raw_value` features, whose
-//! marker structs are recognised and written raw as `serde_json` writes them.
+//! writer checks eight bytes at a time and copies runs that need no escape in one go.
 
 use serde::ser::{self, Impossible, Serialize};
 
@@ -28,8 +35,9 @@ const RAW_MARKERS: [&str; 2] = [
 /// readers refuse, and it never recurses deeper than this either.
 pub(crate) const MAX_DEPTH: usize = 127;
 
-/// Writes `value` as compact JSON at the end of `out`. A value that cannot be written is
-/// an encoding error naming the JSON Pointer of the offending member.
+/// Writes `value` as compact JSON at the end of `out` through `serde` (the writer of any
+/// `Serialize` type). A value that cannot be written is an encoding error naming the JSON
+/// Pointer of the offending member.
 pub(crate) fn write<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) -> crate::Result<()> {
     let mut w = Writer {
         out,
@@ -62,12 +70,54 @@ fn too_deep() -> Error {
     ))
 }
 
+/// Appends `value`, as compact JSON, to `out`: the way to encode many values into one
+/// buffer reused from value to value (an SSE frame buffer, a batch of JSON lines). On an
+/// error `out` is left as it was.
+///
+/// ```
+/// use ag_ui_core::{Event, TextMessageContentEvent};
+///
+/// let mut out = Vec::new();
+/// for delta in ["Hel", "lo"] {
+///     let event: Event = TextMessageContentEvent::new("m1", delta).into();
+///     ag_ui_core::write::append(&mut out, &event)?;
+///     out.push(b'\n');
+/// }
+/// assert_eq!(
+///     out,
+///     b"{\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":\"m1\",\"delta\":\"Hel\"}\n\
+///       {\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":\"m1\",\"delta\":\"lo\"}\n"
+/// );
+/// # Ok::<(), ag_ui_core::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`to_string`].
+pub fn append<T: Encode + ?Sized>(out: &mut Vec<u8>, value: &T) -> crate::Result<()> {
+    let start = out.len();
+    let mut to = Out::new(&mut *out);
+    if value.encode(&mut to).is_ok() {
+        return Ok(());
+    }
+    out.truncate(start);
+    refused(out, start, value)
+}
+
+/// What [`append`] does when the generated writer refuses `value`: writes it through
+/// `serde`, which names the offending member in its error (and, should it write the value
+/// after all, writes the same bytes).
+#[cold]
+#[inline(never)]
+fn refused<T: Serialize + ?Sized>(out: &mut Vec<u8>, start: usize, value: &T) -> crate::Result<()> {
+    write(out, value).inspect_err(|_| out.truncate(start))
+}
+
 /// Encodes `value` as compact JSON.
-fn to_json_vec<T: Serialize + ?Sized>(value: &T) -> crate::Result<Vec<u8>> {
+fn to_json_vec<T: Encode + ?Sized>(value: &T) -> crate::Result<Vec<u8>> {
     // Most AG-UI events (deltas, starts, ends) encode to fewer than 256 bytes: one
     // allocation, no regrowth.
     let mut out = Vec::with_capacity(256);
-    write(&mut out, value)?;
+    append(&mut out, value)?;
     Ok(out)
 }
 
@@ -86,7 +136,7 @@ fn to_json_vec<T: Serialize + ?Sized>(value: &T) -> crate::Result<Vec<u8>> {
 /// let err = ag_ui_core::write::to_string(&event).unwrap_err();
 /// assert_eq!(err.pointer(), Some("/timestamp"));
 /// ```
-pub fn to_string<T: Serialize + ?Sized>(value: &T) -> crate::Result<String> {
+pub fn to_string<T: Encode + ?Sized>(value: &T) -> crate::Result<String> {
     let json = to_vec(value)?;
     // The JSON writer only produces UTF-8.
     String::from_utf8(json).map_err(|e| crate::Error::encode(String::new(), e.to_string()))
@@ -96,8 +146,331 @@ pub fn to_string<T: Serialize + ?Sized>(value: &T) -> crate::Result<String> {
 ///
 /// # Errors
 /// As [`to_string`].
-pub fn to_vec<T: Serialize + ?Sized>(value: &T) -> crate::Result<Vec<u8>> {
+pub fn to_vec<T: Encode + ?Sized>(value: &T) -> crate::Result<Vec<u8>> {
     to_json_vec(value)
+}
+
+// ---------------------------------------------------------------------------
+// Encode: the generated writers
+// ---------------------------------------------------------------------------
+
+/// A value this crate's writer encodes ([`to_vec`], [`to_string`], [`append`], the SSE
+/// framing): every AG-UI type of this crate, `serde_json::Value` and `Map`, strings,
+/// booleans, integers and floats, and options, vectors, slices, boxes, references and
+/// `Cow`s of them.
+///
+/// The AG-UI types have writers of their own that write the bytes their `Serialize` impl
+/// gives `serde_json`, faster. A `Serialize` type of your own becomes encodable with an
+/// empty impl, and is then written through its `Serialize` impl (by this crate's
+/// serializer, the same bytes as `serde_json`'s):
+///
+/// ```
+/// use ag_ui_core::{Event, RunStartedEvent};
+/// use ag_ui_core::write::Encode;
+///
+/// #[derive(serde::Serialize)]
+/// struct Logged {
+///     seq: u64,
+///     event: Event,
+/// }
+/// impl Encode for Logged {}
+///
+/// let line = Logged { seq: 7, event: RunStartedEvent::new("t1", "r1").into() };
+/// assert_eq!(
+///     ag_ui_core::write::to_string(&line)?,
+///     r#"{"seq":7,"event":{"type":"RUN_STARTED","threadId":"t1","runId":"r1"}}"#
+/// );
+/// # Ok::<(), ag_ui_core::Error>(())
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a type the AG-UI writer encodes",
+    note = "a `Serialize` type of your own becomes one with `impl ag_ui_core::write::Encode for {Self} {{}}`"
+)]
+pub trait Encode: Serialize {
+    /// Appends the value's JSON to `out`, or refuses (for the `serde` writer to name the
+    /// problem). The provided method writes through `Serialize`.
+    #[doc(hidden)]
+    #[inline]
+    fn encode(&self, out: &mut Out<'_>) -> std::result::Result<(), Refused> {
+        out.serde(self)
+    }
+}
+
+/// Where a generated writer writes: the output and how deep it is.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct Out<'a> {
+    buf: &'a mut Vec<u8>,
+    /// Arrays and objects open around the value being written.
+    depth: usize,
+}
+
+/// A generated writer stopped: the value is written again through `serde`, whose error
+/// names the problem.
+#[doc(hidden)]
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Refused;
+
+impl<'a> Out<'a> {
+    /// Writes at the end of `buf`, outside any array or object.
+    pub(crate) fn new(buf: &'a mut Vec<u8>) -> Self {
+        Out { buf, depth: 0 }
+    }
+
+    /// Appends bytes as they are.
+    #[inline]
+    pub(crate) fn raw(&mut self, bytes: &[u8]) {
+        self.buf.extend_from_slice(bytes);
+    }
+
+    /// Appends one byte.
+    #[inline]
+    pub(crate) fn byte(&mut self, byte: u8) {
+        self.buf.push(byte);
+    }
+
+    /// Appends a JSON string.
+    #[inline]
+    pub(crate) fn str(&mut self, s: &str) {
+        write_str(self.buf, s);
+    }
+
+    /// Appends an integer.
+    #[inline]
+    pub(crate) fn int(&mut self, n: impl itoa::Integer) {
+        self.buf
+            .extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
+    }
+
+    /// Opens an array or object: one level deeper, or refused beyond [`MAX_DEPTH`].
+    #[inline]
+    pub(crate) fn open(&mut self, bracket: u8) -> std::result::Result<(), Refused> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(Refused);
+        }
+        self.buf.push(bracket);
+        Ok(())
+    }
+
+    /// Closes what [`Out::open`] opened.
+    #[inline]
+    pub(crate) fn close(&mut self, bracket: u8) {
+        self.buf.push(bracket);
+        self.depth -= 1;
+    }
+
+    /// Appends a member's `,"key":` (a constant of the type's writer, checked by
+    /// [`plain`]), without its comma when it is the object's first member.
+    #[inline]
+    pub(crate) fn key(&mut self, first: &mut bool, comma_key_colon: &'static str) {
+        let bytes = comma_key_colon.as_bytes();
+        self.buf.extend_from_slice(if *first {
+            bytes.get(1..).unwrap_or_default()
+        } else {
+            bytes
+        });
+        *first = false;
+    }
+
+    /// Appends a member's key that is data (written as a JSON string).
+    #[inline]
+    pub(crate) fn dyn_key(&mut self, first: &mut bool, key: &str) {
+        if !*first {
+            self.buf.push(b',');
+        }
+        *first = false;
+        write_str(self.buf, key);
+        self.buf.push(b':');
+    }
+
+    /// Writes `value` through `serde` at the current depth.
+    #[inline]
+    pub(crate) fn serde<T: Serialize + ?Sized>(
+        &mut self,
+        value: &T,
+    ) -> std::result::Result<(), Refused> {
+        let mut w = Writer {
+            out: &mut *self.buf,
+            depth: self.depth,
+            path: Vec::new(),
+        };
+        value.serialize(&mut w).map_err(|_| Refused)
+    }
+}
+
+/// Whether `s` can be written between quotes as it is (no `"`, `\` or control
+/// character): the constant keys and tags the generated writers copy are checked with
+/// it when the crate compiles.
+pub(crate) const fn plain(s: &str) -> bool {
+    let bytes = s.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b < 0x20 || b == b'"' || b == b'\\' {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+impl Encode for str {
+    #[inline]
+    fn encode(&self, out: &mut Out<'_>) -> std::result::Result<(), Refused> {
+        out.str(self);
+        Ok(())
+    }
+}
+
+impl Encode for String {
+    #[inline]
+    fn encode(&self, out: &mut Out<'_>) -> std::result::Result<(), Refused> {
+        out.str(self);
+        Ok(())
+    }
+}
+
+impl Encode for bool {
+    #[inline]
+    fn encode(&self, out: &mut Out<'_>) -> std::result::Result<(), Refused> {
+        out.raw(if *self { b"true" } else { b"false" });
+        Ok(())
+    }
+}
+
+impl Encode for char {
+    #[inline]
+    fn encode(&self, out: &mut Out<'_>) -> std::result::Result<(), Refused> {
+        out.str(self.encode_utf8(&mut [0; 4]));
+        Ok(())
+    }
+}
+
+impl Encode for () {
+    #[inline]
+    fn encode(&self, out: &mut Out<'_>) -> std::result::Result<(), Refused> {
+        out.raw(b"null");
+        Ok(())
+    }
+}
+
+/// Integers, written as `serde_json` writes them (with `itoa`).
+macro_rules! encode_integers {
+    ($($t:ty),*) => {$(
+        impl Encode for $t {
+            #[inline]
+            fn encode(&self, out: &mut Out<'_>) -> std::result::Result<(), Refused> {
+                out.int(*self);
+                Ok(())
+            }
+        }
+    )*};
+}
+encode_integers!(
+    i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize
+);
+
+impl Encode for f32 {}
+impl Encode for f64 {}
+
+impl<T: Encode> Encode for Option<T> {
+    #[inline]
+    fn encode(&self, out: &mut Out<'_>) -> std::result::Result<(), Refused> {
+        match self {
+            Some(v) => v.encode(out),
+            None => {
+                out.raw(b"null");
+                Ok(())
+            }
+        }
+    }
+}
+
+impl<T: Encode> Encode for [T] {
+    fn encode(&self, out: &mut Out<'_>) -> std::result::Result<(), Refused> {
+        out.open(b'[')?;
+        for (i, item) in self.iter().enumerate() {
+            if i > 0 {
+                out.byte(b',');
+            }
+            item.encode(out)?;
+        }
+        out.close(b']');
+        Ok(())
+    }
+}
+
+impl<T: Encode> Encode for Vec<T> {
+    #[inline]
+    fn encode(&self, out: &mut Out<'_>) -> std::result::Result<(), Refused> {
+        self.as_slice().encode(out)
+    }
+}
+
+impl<T: Encode + ?Sized> Encode for Box<T> {
+    #[inline]
+    fn encode(&self, out: &mut Out<'_>) -> std::result::Result<(), Refused> {
+        (**self).encode(out)
+    }
+}
+
+impl<T: Encode + ?Sized> Encode for &T {
+    #[inline]
+    fn encode(&self, out: &mut Out<'_>) -> std::result::Result<(), Refused> {
+        (**self).encode(out)
+    }
+}
+
+impl<T: Encode + ?Sized> Encode for &mut T {
+    #[inline]
+    fn encode(&self, out: &mut Out<'_>) -> std::result::Result<(), Refused> {
+        (**self).encode(out)
+    }
+}
+
+impl<T: Encode + ?Sized + ToOwned> Encode for std::borrow::Cow<'_, T> {
+    #[inline]
+    fn encode(&self, out: &mut Out<'_>) -> std::result::Result<(), Refused> {
+        (**self).encode(out)
+    }
+}
+
+impl Encode for serde_json::Value {
+    fn encode(&self, out: &mut Out<'_>) -> std::result::Result<(), Refused> {
+        use serde_json::Value;
+        match self {
+            Value::Null => out.raw(b"null"),
+            Value::Bool(b) => return b.encode(out),
+            // Numbers as serde_json writes them (whatever its features make of them).
+            Value::Number(n) => return out.serde(n),
+            Value::String(s) => out.str(s),
+            Value::Array(items) => return items.encode(out),
+            Value::Object(map) => return map.encode(out),
+        }
+        Ok(())
+    }
+}
+
+impl Encode for serde_json::Map<String, serde_json::Value> {
+    fn encode(&self, out: &mut Out<'_>) -> std::result::Result<(), Refused> {
+        out.open(b'{')?;
+        let mut first = true;
+        for (k, v) in self {
+            out.dyn_key(&mut first, k);
+            v.encode(out)?;
+        }
+        out.close(b'}');
+        Ok(())
+    }
+}
+
+impl Encode for serde_json::Number {
+    #[inline]
+    fn encode(&self, out: &mut Out<'_>) -> std::result::Result<(), Refused> {
+        out.serde(self)
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -843,6 +1216,12 @@ mod tests {
         }
     }
 
+    /// The `serde` path: [`write`] into a new vector.
+    fn via_serde<T: Serialize + ?Sized>(value: &T) -> crate::Result<Vec<u8>> {
+        let mut out = Vec::new();
+        write(&mut out, value).map(|()| out)
+    }
+
     #[test]
     fn values_and_keys_write_as_serde_json_does() {
         use std::collections::BTreeMap;
@@ -851,17 +1230,19 @@ mod tests {
             "nested": {"k\n": {"": []}, "e": {}},
             "big": u64::MAX,
         });
-        assert_eq!(
-            to_vec(&v).expect("encodes"),
-            serde_json::to_vec(&v).expect("encodes")
-        );
+        for ours in [to_vec(&v), via_serde(&v)] {
+            assert_eq!(
+                ours.expect("encodes"),
+                serde_json::to_vec(&v).expect("encodes")
+            );
+        }
         let int_keys: BTreeMap<i32, Option<f32>> = [(1, Some(0.5)), (-7, None)].into();
         assert_eq!(
-            to_vec(&int_keys).expect("encodes"),
+            via_serde(&int_keys).expect("encodes"),
             serde_json::to_vec(&int_keys).expect("encodes")
         );
         let bad: BTreeMap<Vec<u8>, u8> = [(vec![1], 1)].into();
-        assert!(to_vec(&bad).is_err());
+        assert!(via_serde(&bad).is_err());
         assert!(serde_json::to_vec(&bad).is_err());
         #[derive(serde::Serialize)]
         enum E {
@@ -877,12 +1258,26 @@ mod tests {
             E::Struct { f: (3, true) },
         ];
         assert_eq!(
-            to_vec(&es).expect("encodes"),
+            via_serde(&es).expect("encodes"),
             serde_json::to_vec(&es).expect("encodes")
         );
         assert_eq!(
-            to_vec(&f64::NAN).expect("encodes"),
+            via_serde(&f64::NAN).expect("encodes"),
             serde_json::to_vec(&f64::NAN).expect("encodes")
         );
+    }
+
+    #[test]
+    fn too_deep_is_refused_and_the_fallback_says_where() {
+        let mut v = serde_json::Value::Null;
+        for _ in 0..MAX_DEPTH {
+            v = serde_json::Value::Array(vec![v]);
+        }
+        assert!(to_vec(&v).is_ok());
+        let deeper = serde_json::Value::Array(vec![v]);
+        let mut out = b"kept".to_vec();
+        let err = append(&mut out, &deeper).expect_err("too deep");
+        assert_eq!(out, b"kept", "an error leaves the buffer as it was");
+        assert!(err.pointer().is_some_and(|p| p.starts_with("/0/0/0")));
     }
 }

@@ -415,4 +415,19 @@ impl<'de> Deserialize<'de> for Content {
     }
 }
 
+impl crate::codec::write::Encode for Content {
+    fn encode(
+        &self,
+        out: &mut crate::codec::write::Out<'_>,
+    ) -> Result<(), crate::codec::write::Refused> {
+        match self {
+            Content::Text(t) => {
+                out.str(t);
+                Ok(())
+            }
+            Content::Parts(p) => wire::Wire::encode(p, out),
+        }
+    }
+}
+
 wire::wire_as_self!(Content);

@@ -102,6 +102,14 @@ macro_rules! id_type {
             }
         }
 
+        impl $crate::codec::write::Encode for $name {
+            #[inline]
+            fn encode(&self, out: &mut $crate::codec::write::Out<'_>) -> Result<(), $crate::codec::write::Refused> {
+                out.str(&self.0);
+                Ok(())
+            }
+        }
+
         impl<'de> ::serde::Deserialize<'de> for $name {
             fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 String::deserialize(d).map(Self)

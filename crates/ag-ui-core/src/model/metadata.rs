@@ -106,6 +106,16 @@ impl<'de> Deserialize<'de> for Metadata {
     }
 }
 
+impl crate::codec::write::Encode for Metadata {
+    #[inline]
+    fn encode(
+        &self,
+        out: &mut crate::codec::write::Out<'_>,
+    ) -> Result<(), crate::codec::write::Refused> {
+        self.0.encode(out)
+    }
+}
+
 crate::codec::wire::wire_as_self!(Metadata);
 
 /// `State`: the agent state, any JSON value. The protocol never interprets it.

@@ -156,6 +156,12 @@ impl<T: crate::codec::wire::Wire> crate::codec::wire::Wire for NonEmpty<T> {
     fn write<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         self.0.write(s)
     }
+    fn encode(
+        &self,
+        out: &mut crate::codec::write::Out<'_>,
+    ) -> Result<(), crate::codec::write::Refused> {
+        self.0.encode(out)
+    }
 }
 
 /// Reads a [`NonEmpty`] list.

@@ -130,6 +130,19 @@ impl<'de> Deserialize<'de> for JsonPointer {
     }
 }
 
+impl crate::codec::write::Encode for JsonPointer {
+    fn encode(
+        &self,
+        out: &mut crate::codec::write::Out<'_>,
+    ) -> Result<(), crate::codec::write::Refused> {
+        if !self.is_valid() {
+            return Err(crate::codec::write::Refused);
+        }
+        out.str(&self.0);
+        Ok(())
+    }
+}
+
 crate::codec::wire::wire_as_self!(JsonPointer);
 
 wire_struct! {
@@ -371,6 +384,15 @@ impl Serialize for JsonPatch {
 impl<'de> Deserialize<'de> for JsonPatch {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         crate::codec::wire::SeqProxy::<JsonPatchOperation>::deserialize(d).map(|p| Self(p.0))
+    }
+}
+
+impl crate::codec::write::Encode for JsonPatch {
+    fn encode(
+        &self,
+        out: &mut crate::codec::write::Out<'_>,
+    ) -> Result<(), crate::codec::write::Refused> {
+        crate::codec::wire::Wire::encode(&self.0, out)
     }
 }
 

@@ -11,13 +11,12 @@
 use std::fmt;
 use std::str::FromStr;
 
-use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::codec::diagnostics::{MAX_WARNINGS, Warning, WarningKind};
 use crate::codec::error::{Error, Repr};
 use crate::codec::read::{Decoded, ReadMode, decode};
-use crate::codec::write::to_vec;
+use crate::codec::write::{Encode, to_vec};
 use crate::model::event::{
     Event, MessagesSnapshotEvent, ReasoningEncryptedValueEvent, RunStartedEvent,
 };
@@ -433,7 +432,7 @@ pub fn decode_for<T: DeserializeOwned + Versioned>(
 ///
 /// # Errors
 /// As [`crate::write::to_vec`].
-pub fn to_vec_for<T: Serialize + Versioned + Clone>(
+pub fn to_vec_for<T: Encode + Versioned + Clone>(
     value: &T,
     version: ProtocolVersion,
 ) -> Result<(Vec<u8>, Vec<Warning>), Error> {
@@ -465,7 +464,7 @@ pub fn to_vec_for<T: Serialize + Versioned + Clone>(
 ///
 /// # Errors
 /// As [`crate::write::to_vec`].
-pub fn to_string_for<T: Serialize + Versioned + Clone>(
+pub fn to_string_for<T: Encode + Versioned + Clone>(
     value: &T,
     version: ProtocolVersion,
 ) -> Result<(String, Vec<Warning>), Error> {

@@ -3,9 +3,8 @@
 
 use std::io::Write;
 
-use serde::Serialize;
-
 use crate::codec::error::{Error, Result};
+use crate::codec::write::Encode;
 
 /// Media type of an AG-UI SSE stream.
 pub const SSE_MEDIA_TYPE: &str = "text/event-stream";
@@ -23,7 +22,7 @@ pub use crate::codec::write::{to_string, to_vec};
 ///
 /// # Errors
 /// As [`crate::write::to_string`].
-pub fn to_sse_frame<T: Serialize + ?Sized>(value: &T) -> Result<String> {
+pub fn to_sse_frame<T: Encode + ?Sized>(value: &T) -> Result<String> {
     let mut out = Vec::with_capacity(128);
     write_sse_frame(&mut out, value)?;
     // The JSON writer only produces UTF-8.
@@ -36,10 +35,10 @@ pub fn to_sse_frame<T: Serialize + ?Sized>(value: &T) -> Result<String> {
 /// # Errors
 /// As [`crate::write::to_string`], and an error of kind [`ErrorKind::Io`](crate::ErrorKind::Io)
 /// when writing fails.
-pub fn write_sse_frame<W: Write, T: Serialize + ?Sized>(mut w: W, value: &T) -> Result<()> {
+pub fn write_sse_frame<W: Write, T: Encode + ?Sized>(mut w: W, value: &T) -> Result<()> {
     let mut frame = Vec::with_capacity(256);
     frame.extend_from_slice(b"data: ");
-    crate::codec::write::write(&mut frame, value)?;
+    crate::codec::write::append(&mut frame, value)?;
     frame.extend_from_slice(b"\n\n");
     w.write_all(&frame)?;
     Ok(())

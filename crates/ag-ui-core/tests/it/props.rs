@@ -6,11 +6,11 @@
 
 use std::fmt::Debug;
 
+use ag_ui_core::write::Encode;
 use ag_ui_core::*;
 use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
-use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
@@ -129,7 +129,7 @@ fn stray_null_finds_nulls_outside_payloads() {
 /// Encodes `v` and checks everything a reader must say about the result.
 fn round_trip<T>(v: &T) -> Result<(), String>
 where
-    T: Serialize + DeserializeOwned + PartialEq + Debug,
+    T: Encode + DeserializeOwned + PartialEq + Debug,
 {
     round_trip_at(v, false)
 }
@@ -137,9 +137,14 @@ where
 /// [`round_trip`] of a value that is itself opaque JSON (`Metadata`) or not.
 fn round_trip_at<T>(v: &T, payload: bool) -> Result<(), String>
 where
-    T: Serialize + DeserializeOwned + PartialEq + Debug,
+    T: Encode + DeserializeOwned + PartialEq + Debug,
 {
     let text = to_string(v).map_err(|e| format!("encode failed: {e}"))?;
+    // The type's generated writer writes what its `Serialize` impl gives serde_json.
+    let via_serde = serde_json::to_string(v).map_err(|e| format!("serde_json: {e}"))?;
+    if text != via_serde {
+        return Err(format!("generated writer {text} != serde_json {via_serde}"));
+    }
     let tree: Value =
         serde_json::from_str(&text).map_err(|e| format!("writer wrote bad JSON: {e}"))?;
     if let Some(at) = stray_null_below(&tree, payload) {
@@ -286,7 +291,7 @@ fn capabilities_round_trip_exactly() {
 
 /// Reads `doc` as `T`, writes it back, and checks that the member at each pointer is the
 /// same JSON value, written with the same bytes.
-fn payloads_survive<T: Serialize + DeserializeOwned + Debug>(
+fn payloads_survive<T: Encode + DeserializeOwned + Debug>(
     doc: &Value,
     pointers: &[&str],
 ) -> Result<(), String> {
@@ -503,7 +508,7 @@ fn wireish() -> impl Strategy<Value = Value> {
 /// Reads `text` every way the crate offers; none may panic, and what is accepted must
 /// re-encode to something the exact reader accepts as the same value.
 pub(crate) fn read_every_way(text: &str) -> Result<(), String> {
-    fn one<T: Serialize + DeserializeOwned + PartialEq + Debug>(text: &str) -> Result<(), String> {
+    fn one<T: Encode + DeserializeOwned + PartialEq + Debug>(text: &str) -> Result<(), String> {
         for mode in [ReadMode::Forgiving, ReadMode::Exact] {
             match decode::<T>(text, mode) {
                 Ok(d) => {

@@ -8,6 +8,8 @@
 //! `Event::from(x)` or `x.into()`; matching and field access work through the box.
 
 mod activity;
+#[cfg(test)]
+mod codec_tests;
 pub(crate) mod macros;
 mod reasoning;
 mod run;
