@@ -18,7 +18,7 @@
 
 use serde::ser::{self, Impossible, Serialize};
 
-use crate::codec::swar::{escaped, may_escape};
+use crate::codec::swar::may_escape;
 
 type Error = serde_json::Error;
 type Result<T = ()> = std::result::Result<T, Error>;
@@ -443,8 +443,7 @@ impl Encode for serde_json::Value {
         match self {
             Value::Null => out.raw(b"null"),
             Value::Bool(b) => return b.encode(out),
-            // Numbers as serde_json writes them (whatever its features make of them).
-            Value::Number(n) => return out.serde(n),
+            Value::Number(n) => return n.encode(out),
             Value::String(s) => out.str(s),
             Value::Array(items) => return items.encode(out),
             Value::Object(map) => return map.encode(out),
@@ -467,10 +466,31 @@ impl Encode for serde_json::Map<String, serde_json::Value> {
 }
 
 impl Encode for serde_json::Number {
+    /// Integers with `itoa`, as `serde_json` writes them; floats (and every number when
+    /// `serde_json`'s `arbitrary_precision` keeps numbers as their text) by `serde_json`.
     #[inline]
     fn encode(&self, out: &mut Out<'_>) -> std::result::Result<(), Refused> {
+        if !numbers_kept_as_text() {
+            if let Some(n) = self.as_u64() {
+                out.int(n);
+                return Ok(());
+            }
+            if let Some(n) = self.as_i64() {
+                out.int(n);
+                return Ok(());
+            }
+        }
         out.serde(self)
     }
+}
+
+/// Whether `serde_json` keeps numbers as their text (its `arbitrary_precision` feature,
+/// which another crate of the build may turn on): `1.50` then reads back as written.
+fn numbers_kept_as_text() -> bool {
+    static KEPT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *KEPT.get_or_init(|| {
+        serde_json::from_str::<serde_json::Number>("1.50").is_ok_and(|n| n.to_string() == "1.50")
+    })
 }
 
 // ---------------------------------------------------------------------------
@@ -506,43 +526,35 @@ pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();
     out.reserve(bytes.len() + 2);
     out.push(b'"');
+    // `start..` is not written yet; `i` is where the next word is read. A word with a
+    // flag jumps straight to its first true hit (see `may_escape`).
     let mut start = 0;
     let mut i = 0;
-    while let Some(chunk) = bytes.get(i..).and_then(|b| b.first_chunk::<8>()) {
-        if may_escape(u64::from_le_bytes(*chunk)) == 0 {
+    while i < bytes.len() {
+        let word = match bytes.get(i..).and_then(<[u8]>::first_chunk::<8>) {
+            Some(w) => *w,
+            None => {
+                // The last bytes, padded with spaces (which need no escape).
+                let mut w = [b' '; 8];
+                let rest = bytes.get(i..).unwrap_or_default();
+                w[..rest.len()].copy_from_slice(rest);
+                w
+            }
+        };
+        let m = may_escape(u64::from_le_bytes(word));
+        if m == 0 {
             i += 8;
             continue;
         }
-        for _ in 0..8 {
-            let b = bytes[i];
-            if escaped(b) {
-                out.extend_from_slice(&bytes[start..i]);
-                write_escape(out, b);
-                start = i + 1;
-            }
-            i += 1;
+        let at = i + (m.trailing_zeros() / 8) as usize;
+        out.extend_from_slice(bytes.get(start..at).unwrap_or_default());
+        if let Some(&b) = bytes.get(at) {
+            write_escape(out, b);
         }
+        start = at + 1;
+        i = at + 1;
     }
-    if i < bytes.len() {
-        // The tail: when the string is at least a word long, its last eight bytes (which
-        // overlap bytes already handled) usually show that nothing is left to escape.
-        let clean = bytes.len() >= 8
-            && bytes[bytes.len() - 8..]
-                .first_chunk::<8>()
-                .is_some_and(|w| may_escape(u64::from_le_bytes(*w)) == 0);
-        if !clean {
-            while i < bytes.len() {
-                let b = bytes[i];
-                if escaped(b) {
-                    out.extend_from_slice(&bytes[start..i]);
-                    write_escape(out, b);
-                    start = i + 1;
-                }
-                i += 1;
-            }
-        }
-    }
-    out.extend_from_slice(&bytes[start..]);
+    out.extend_from_slice(bytes.get(start..).unwrap_or_default());
     out.push(b'"');
 }
 

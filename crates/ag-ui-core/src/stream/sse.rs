@@ -1,6 +1,7 @@
 //! Server-Sent Events framing (spec §8.3): one event per message, `data: <compact JSON>`
 //! followed by a blank line.
 
+use std::cell::Cell;
 use std::io::Write;
 
 use crate::codec::error::{Error, Result};
@@ -36,12 +37,27 @@ pub fn to_sse_frame<T: Encode + ?Sized>(value: &T) -> Result<String> {
 /// As [`crate::write::to_string`], and an error of kind [`ErrorKind::Io`](crate::ErrorKind::Io)
 /// when writing fails.
 pub fn write_sse_frame<W: Write, T: Encode + ?Sized>(mut w: W, value: &T) -> Result<()> {
-    let mut frame = Vec::with_capacity(256);
+    // The frame is made in the thread's frame buffer, kept from call to call (a writer
+    // that frames again from inside `write_all` gets a buffer of its own).
+    let mut frame = FRAME.try_with(Cell::take).unwrap_or_default();
+    frame.clear();
     frame.extend_from_slice(b"data: ");
-    crate::codec::write::append(&mut frame, value)?;
-    frame.extend_from_slice(b"\n\n");
-    w.write_all(&frame)?;
-    Ok(())
+    let written = crate::codec::write::append(&mut frame, value).and_then(|()| {
+        frame.extend_from_slice(b"\n\n");
+        w.write_all(&frame).map_err(Error::from)
+    });
+    if frame.capacity() <= KEPT_FRAME_BYTES {
+        let _ = FRAME.try_with(|f| f.set(frame));
+    }
+    written
+}
+
+/// The longest frame buffer [`write_sse_frame`] keeps for the next frame.
+const KEPT_FRAME_BYTES: usize = 64 * 1024;
+
+thread_local! {
+    /// [`write_sse_frame`]'s buffer, kept between frames.
+    static FRAME: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
 }
 
 /// An incremental SSE reader: bytes in (in chunks of any size), message data out.
@@ -359,7 +375,7 @@ impl SseReader {
         // text holds invalid UTF-8 (which only a data line may not), each data line is
         // checked on its own, to refuse exactly the one that holds it.
         let checked = memchr::memrchr2(b'\n', b'\r', buf)
-            .and_then(|last| std::str::from_utf8(&buf[..=last]).ok());
+            .and_then(|last| simdutf8::basic::from_utf8(&buf[..=last]).ok());
         let mut start = 0;
         let mut result = Ok(());
         if self.skip_lf && !buf.is_empty() {
