@@ -453,12 +453,16 @@ impl SseReader {
         if line[0] == b':' {
             return Ok(());
         }
-        let (field, value) = match memchr::memchr(b':', line) {
-            Some(i) => {
-                let v = &line[i + 1..];
-                (&line[..i], v.strip_prefix(b" ").unwrap_or(v))
-            }
-            None => (line, &line[line.len()..]),
+        // `data: ` opens almost every line of an AG-UI stream.
+        let (field, value) = match line.strip_prefix(b"data: ") {
+            Some(v) => (&b"data"[..], v),
+            None => match memchr::memchr(b':', line) {
+                Some(i) => {
+                    let v = &line[i + 1..];
+                    (&line[..i], v.strip_prefix(b" ").unwrap_or(v))
+                }
+                None => (line, &line[line.len()..]),
+            },
         };
         if field == b"id" {
             if !value.contains(&0) {
