@@ -373,6 +373,13 @@ fn criterion_benches(c: &mut Criterion, lines: &[String], sse: &[u8]) {
 }
 
 fn main() {
+    if let Ok(path) = std::env::var("AG_UI_BENCH_WRITE_SNAPSHOT") {
+        // For `scripts/bench-snapshot-then.sh`: the 1 MB snapshot line of the last table,
+        // written to a file for a program built against another version of the crate.
+        std::fs::write(&path, corpus::state_snapshot(corpus::SEED, 1_000_000))
+            .expect("AG_UI_BENCH_WRITE_SNAPSHOT names a writable file");
+        return;
+    }
     let lines = corpus::streaming(corpus::SEED, STREAMING_EVENTS).lines;
     let sse = corpus::sse_of(lines.iter().map(String::as_str));
     let tokens = corpus::token_heavy(corpus::SEED, STREAMING_EVENTS).lines;

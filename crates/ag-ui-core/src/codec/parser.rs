@@ -14,8 +14,9 @@
 //! representations, byte buffers, keys that are not read as strings. Every such case is
 //! [`Bail`], after which the reader reads the document again with `serde_json`, whose
 //! verdict (and error message) stands. So is any error a visitor raises: only a document
-//! that decodes without one is taken from this parser. Tests compare the two parsers on
-//! generated documents (`tests/it/parser.rs`).
+//! that decodes without one is taken from this parser. This module's tests compare the two
+//! parsers' visitor calls on generated, damaged and edge-case documents;
+//! `model/event/codec_tests.rs` reads every valid event of the fixtures with both.
 
 use std::cell::Cell;
 use std::fmt;
@@ -57,9 +58,8 @@ impl de::Error for Bail {
 
 type Result<T> = std::result::Result<T, Bail>;
 
-/// Reads `text` as one `T` (a whole document: only whitespace may follow it), through
-/// `wrap` (the readers' root wrapper), or returns `None` when the document is left to
-/// `serde_json`.
+/// Reads `text` as one `T` with `read` (a whole document: only whitespace may follow it),
+/// or returns `None` when the document is left to `serde_json`.
 pub(crate) fn parse<'de, T>(
     text: &'de str,
     read: impl FnOnce(&mut Parser<'de>) -> Result<T>,
