@@ -19,7 +19,7 @@ pub(crate) fn may_escape(w: u64) -> u64 {
 
 /// Whether `byte` is one that a JSON string escapes: `"`, `\` or a control character.
 #[inline]
-pub(crate) fn escaped(byte: u8) -> bool {
+pub(crate) const fn escaped(byte: u8) -> bool {
     byte < 0x20 || byte == b'"' || byte == b'\\'
 }
 

@@ -18,7 +18,7 @@
 
 use serde::ser::{self, Impossible, Serialize};
 
-use crate::codec::swar::may_escape;
+use crate::codec::swar::{escaped, may_escape};
 
 type Error = serde_json::Error;
 type Result<T = ()> = std::result::Result<T, Error>;
@@ -307,8 +307,7 @@ pub(crate) const fn plain(s: &str) -> bool {
     let bytes = s.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
-        let b = bytes[i];
-        if b < 0x20 || b == b'"' || b == b'\\' {
+        if escaped(bytes[i]) {
             return false;
         }
         i += 1;

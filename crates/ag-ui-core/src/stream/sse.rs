@@ -428,9 +428,13 @@ impl SseReader {
             } else {
                 self.after_blank = false;
                 let text = checked.map(|t| &t[start..end]);
+                // The line end counts after the line is read: a CRLF cut between two reads
+                // is counted in two steps, and the same problem must be found first
+                // wherever the stream is cut.
                 result = self
-                    .grow(line.len() + terminator)
-                    .and_then(|()| self.line(line, text));
+                    .grow(line.len())
+                    .and_then(|()| self.line(line, text))
+                    .and_then(|()| self.grow(terminator));
                 if result.is_err() {
                     self.skip_lf = false;
                     break;

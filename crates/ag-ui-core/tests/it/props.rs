@@ -512,8 +512,20 @@ pub(crate) fn read_every_way(text: &str) -> Result<(), String> {
         for mode in [ReadMode::Forgiving, ReadMode::Exact] {
             match decode::<T>(text, mode) {
                 Ok(d) => {
-                    let again = to_string(&d.value)
-                        .map_err(|e| format!("accepted but cannot re-encode: {e}"))?;
+                    let again = match to_string(&d.value) {
+                        Ok(again) => again,
+                        // The producer rule of docs/versions.md: a type without its value
+                        // is read (the 1.1 schema allows it) and never written back.
+                        Err(e)
+                            if e.kind() == ErrorKind::Encode
+                                && e.pointer()
+                                    .is_some_and(|p| p.ends_with("/encryptedValueType"))
+                                && e.to_string().contains("set without `encryptedValue`") =>
+                        {
+                            continue;
+                        }
+                        Err(e) => return Err(format!("accepted but cannot re-encode: {e}")),
+                    };
                     let exact = decode::<T>(&again, ReadMode::Exact)
                         .map_err(|e| format!("re-encoded {again} refused: {e}"))?;
                     if exact.value != d.value {

@@ -108,6 +108,32 @@ fn invalid_utf8_means_the_same_for_every_cut() {
     }
 }
 
+/// A line whose text fits the cap but not with its CRLF, holding invalid UTF-8: the same
+/// error wherever the stream is cut, the CRLF between two reads included (the line end is
+/// counted after the line is read; found by the SSE fuzzer).
+#[test]
+fn a_line_and_its_line_end_fail_the_same_way_for_every_cut() {
+    let stream: &[u8] = b"data: \xff\r\n\r\n";
+    let read = |chunks: &[&[u8]]| {
+        let mut r = SseReader::with_max_frame_bytes(8);
+        for c in chunks {
+            r.feed(c)?;
+        }
+        r.finish()
+    };
+    let whole = read(&[stream]).unwrap_err();
+    assert!(whole.to_string().contains("invalid UTF-8"), "{whole}");
+    for cut in 0..=stream.len() {
+        let (a, b) = stream.split_at(cut);
+        let err = read(&[a, b]).unwrap_err();
+        assert_eq!(err.to_string(), whole.to_string(), "cut at {cut}");
+    }
+    // The line end still counts: a line that fits only without it is over the cap.
+    let mut r = SseReader::with_max_frame_bytes(8);
+    let err = r.feed(b"data: ab\r\n").unwrap_err();
+    assert!(err.to_string().contains("8 byte cap"), "{err}");
+}
+
 #[test]
 fn reader_caps_message_size() {
     let mut r = SseReader::with_max_frame_bytes(16);
