@@ -65,11 +65,10 @@ pub(crate) fn parse<'de, T>(
     read: impl FnOnce(&mut Parser<'de>) -> Result<T>,
 ) -> Option<T> {
     let mut parser = Parser::new(text);
-    let value = read(&mut parser).ok()?;
-    if parser.failed || parser.peek().is_some() {
-        return None;
+    match read(&mut parser) {
+        Ok(value) if !parser.failed && parser.peek().is_none() => Some(value),
+        _ => None,
     }
-    Some(value)
 }
 
 /// A position in a JSON document.

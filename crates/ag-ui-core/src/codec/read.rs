@@ -70,7 +70,14 @@ pub use crate::codec::diagnostics::MAX_WARNINGS;
 /// [`ErrorKind::Syntax`](crate::ErrorKind::Syntax) for malformed JSON, [`ErrorKind::Invalid`](crate::ErrorKind::Invalid) for a document that breaks the
 /// 1.0 shape, [`ErrorKind::UnknownEventType`](crate::ErrorKind::UnknownEventType) for an event `type` that is none of AG-UI 1.0's.
 pub fn from_str<T: DeserializeOwned>(json: &str) -> Result<T, Error> {
-    decode(json, ReadMode::Forgiving).map(|d| d.value)
+    // `decode`, without wrapping a clean document's value in `Decoded` and taking it out.
+    match first_pass(Text::Str(json), ReadMode::Forgiving) {
+        Ok(value) => Ok(value),
+        Err(missed) => match decode_rest(json, ReadMode::Forgiving, missed) {
+            Ok(d) => Ok(d.value),
+            Err(r) => Err(r.error),
+        },
+    }
 }
 
 /// [`from_str`] over bytes (which must be UTF-8).

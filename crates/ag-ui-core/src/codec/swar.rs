@@ -17,6 +17,28 @@ pub(crate) fn may_escape(w: u64) -> u64 {
         & HI
 }
 
+/// The last one to seven bytes of a string as one little-endian word, padded with spaces
+/// (which need no escape), for [`may_escape`]. Read with a few loads of the bytes
+/// themselves: a word copied into a buffer first would be read back before the copy's
+/// narrower stores reach it, which stalls the processor on every string.
+#[inline]
+pub(crate) fn tail_word(rest: &[u8]) -> u64 {
+    const SPACES: u64 = LO * 0x20;
+    let n = rest.len();
+    let word = if let (Some(lo), Some(hi)) = (rest.first_chunk::<4>(), rest.last_chunk::<4>()) {
+        // Four to seven bytes: two overlapping halves (the shared bytes are equal).
+        u64::from(u32::from_le_bytes(*lo)) | (u64::from(u32::from_le_bytes(*hi)) << ((n - 4) * 8))
+    } else {
+        // One to three bytes: the first, the middle and the last (some the same).
+        let byte = |k: usize| u64::from(rest.get(k).copied().unwrap_or(b' ')) << (k * 8);
+        byte(0) | byte(n / 2) | byte(n.saturating_sub(1))
+    };
+    match n {
+        1..8 => word | (SPACES << (n * 8)),
+        _ => SPACES,
+    }
+}
+
 /// Whether `byte` is one that a JSON string escapes: `"`, `\` or a control character.
 #[inline]
 pub(crate) const fn escaped(byte: u8) -> bool {
@@ -63,7 +85,17 @@ pub(crate) fn find_escaped(bytes: &[u8], from: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::{escaped, find_escaped};
+    use super::{escaped, find_escaped, tail_word};
+
+    #[test]
+    fn a_tail_word_is_its_bytes_padded_with_spaces() {
+        for n in 0..8 {
+            let rest: Vec<u8> = (0..n).map(|k| [b'"', 0x01, b'\\', 0xff, b'a', 0x1f, 0x80][k]).collect();
+            let mut padded = [b' '; 8];
+            padded[..n].copy_from_slice(&rest);
+            assert_eq!(tail_word(&rest), u64::from_le_bytes(padded), "{rest:?}");
+        }
+    }
 
     #[test]
     fn finds_the_first_escaped_byte_at_every_offset() {
