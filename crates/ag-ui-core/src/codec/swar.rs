@@ -90,7 +90,9 @@ mod tests {
     #[test]
     fn a_tail_word_is_its_bytes_padded_with_spaces() {
         for n in 0..8 {
-            let rest: Vec<u8> = (0..n).map(|k| [b'"', 0x01, b'\\', 0xff, b'a', 0x1f, 0x80][k]).collect();
+            let rest: Vec<u8> = (0..n)
+                .map(|k| [b'"', 0x01, b'\\', 0xff, b'a', 0x1f, 0x80][k])
+                .collect();
             let mut padded = [b' '; 8];
             padded[..n].copy_from_slice(&rest);
             assert_eq!(tail_word(&rest), u64::from_le_bytes(padded), "{rest:?}");

@@ -97,7 +97,35 @@ impl EventDecoder {
         &mut self,
         json: &str,
     ) -> Result<Decoded<Option<Event>>, Rejection> {
-        match read::decode_detailed::<Event>(json, self.mode) {
+        self.finish(json, read::decode_detailed::<Event>(json, self.mode))
+    }
+
+    /// [`EventDecoder::decode_detailed`] returning a clean event that needs nothing added
+    /// (no warning, nothing stripped, not a `RUN_STARTED`) as it is, the way most events of
+    /// a stream are; anything else decoded in full.
+    #[inline]
+    pub(crate) fn decode_plain(&mut self, json: &str) -> Plain {
+        match read::decode_clean::<Event>(json, self.mode) {
+            Ok(event)
+                if self.protocol >= ProtocolVersion::LATEST
+                    && !matches!(event, Event::RunStarted(_)) =>
+            {
+                Plain::Event(event)
+            }
+            Ok(event) => Plain::Decoded(self.finish(json, Ok(Decoded::clean(event)))),
+            Err(missed) => Plain::Decoded(
+                self.finish(json, read::decode_rest::<Event>(json, self.mode, missed)),
+            ),
+        }
+    }
+
+    /// What the decoder adds to what the reader made of `json`.
+    fn finish(
+        &mut self,
+        json: &str,
+        read: Result<Decoded<Event>, Rejection>,
+    ) -> Result<Decoded<Option<Event>>, Rejection> {
+        match read {
             Ok(mut d) => {
                 if self.protocol < ProtocolVersion::LATEST {
                     self.strip_newer(&mut d)?;
@@ -277,4 +305,12 @@ fn default_id() -> String {
         format!("legacy-{start:x}-{:x}", std::process::id())
     });
     format!("{prefix}-{}", NEXT.fetch_add(1, Ordering::Relaxed))
+}
+
+/// What [`EventDecoder::decode_plain`] read.
+pub(crate) enum Plain {
+    /// A clean event with nothing to add.
+    Event(Event),
+    /// Anything else, as [`EventDecoder::decode_detailed`] returns it.
+    Decoded(Result<Decoded<Option<Event>>, Rejection>),
 }

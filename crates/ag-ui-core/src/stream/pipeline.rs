@@ -3,7 +3,7 @@
 use crate::codec::error::Error;
 use crate::codec::read::{Decoded, ReadMode, Rejection, Warning};
 use crate::model::event::Event;
-use crate::stream::decoder::EventDecoder;
+use crate::stream::decoder::{EventDecoder, Plain};
 use crate::stream::delta::{DeltaKind, Shape};
 use crate::stream::rule::{Rule, Violation};
 use crate::stream::verify::StreamChecker;
@@ -151,7 +151,18 @@ impl EventPipeline {
         json: &str,
         out: &mut Vec<Event>,
     ) -> Result<(Vec<Warning>, usize), PipelineError> {
-        let decoded = match self.decoder.decode_detailed(json) {
+        let decoded = match self.decoder.decode_plain(json) {
+            Plain::Event(event) => {
+                // Nothing forgiven: no warnings to record, none to hand back.
+                if let Err(e) = self.push_event_into(event, out) {
+                    self.refused.clear();
+                    return Err(e);
+                }
+                return Ok((Vec::new(), 0));
+            }
+            Plain::Decoded(d) => d,
+        };
+        let decoded = match decoded {
             Ok(d) => d,
             Err(rejection) => {
                 let index = self.checker.skip();
