@@ -85,7 +85,10 @@ pub fn from_str<T: DeserializeOwned>(json: &str) -> Result<T, Error> {
 /// # Errors
 /// As [`from_str`].
 pub fn from_slice<T: DeserializeOwned>(json: &[u8]) -> Result<T, Error> {
-    decode_slice(json, ReadMode::Forgiving).map(|d| d.value)
+    match first_pass(Text::Slice(json), ReadMode::Forgiving) {
+        Ok(value) => Ok(value),
+        Err(missed) => slice_rest(json, ReadMode::Forgiving, missed).map(|d| d.value),
+    }
 }
 
 /// Decodes `T` from JSON text in `mode`, reporting what was forgiven.
@@ -105,15 +108,25 @@ pub fn decode<T: DeserializeOwned>(json: &str, mode: ReadMode) -> Result<Decoded
 /// # Errors
 /// As [`decode`].
 pub fn decode_slice<T: DeserializeOwned>(json: &[u8], mode: ReadMode) -> Result<Decoded<T>, Error> {
-    let text = Text::Slice(json);
-    match first_pass(text, mode) {
+    match first_pass(Text::Slice(json), mode) {
         Ok(value) => Ok(Decoded::clean(value)),
-        Err(missed) => match run_after(mode, text, missed) {
-            Ok(d) => Ok(d),
-            Err(r) => recover(mode, r, Some(json), || serde_json::from_slice(json).ok()),
-        }
-        .map_err(|r| r.error),
+        Err(missed) => slice_rest(json, mode, missed),
     }
+}
+
+/// [`decode_slice`] after a first pass that did not end it.
+#[cold]
+#[inline(never)]
+fn slice_rest<T: DeserializeOwned>(
+    json: &[u8],
+    mode: ReadMode,
+    missed: Missed,
+) -> Result<Decoded<T>, Error> {
+    match run_after(mode, Text::Slice(json), missed) {
+        Ok(d) => Ok(d),
+        Err(r) => recover(mode, r, Some(json), || serde_json::from_slice(json).ok()),
+    }
+    .map_err(|r| r.error)
 }
 
 /// What a document is read from.
