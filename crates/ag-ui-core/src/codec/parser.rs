@@ -392,13 +392,7 @@ impl<'de> Parser<'de> {
             parser: self,
             first: true,
         })?;
-        self.depth += 1;
-        if self.peek() == Some(b']') {
-            self.pos += 1;
-            Ok(value)
-        } else {
-            self.fail()
-        }
+        self.leave(b']', value)
     }
 
     /// Reads an object whose `{` is at the current position.
@@ -410,8 +404,15 @@ impl<'de> Parser<'de> {
             parser: self,
             first: true,
         })?;
+        self.leave(b'}', value)
+    }
+
+    /// Leaves the array or object whose contents the visitor read: one level up, past its
+    /// closing `bracket`.
+    #[inline]
+    fn leave<T>(&mut self, bracket: u8, value: T) -> Result<T> {
         self.depth += 1;
-        if self.peek() == Some(b'}') {
+        if self.peek() == Some(bracket) {
             self.pos += 1;
             Ok(value)
         } else {
@@ -519,18 +520,8 @@ impl<'de> de::Deserializer<'de> for &mut Parser<'de> {
             Some(b'-' | b'0'..=b'9') => self.number(visitor),
             Some(b'{') => self.object(visitor),
             Some(b'[') => self.array(visitor),
-            Some(b'n') => {
-                self.word(b"null")?;
-                visitor.visit_unit()
-            }
-            Some(b't') => {
-                self.word(b"true")?;
-                visitor.visit_bool(true)
-            }
-            Some(b'f') => {
-                self.word(b"false")?;
-                visitor.visit_bool(false)
-            }
+            Some(b'n') => self.deserialize_unit(visitor),
+            Some(b't' | b'f') => self.deserialize_bool(visitor),
             _ => self.fail(),
         }
     }
@@ -581,6 +572,7 @@ impl<'de> de::Deserializer<'de> for &mut Parser<'de> {
         }
     }
 
+    #[inline]
     fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         if self.peek() == Some(b'n') {
             self.word(b"null")?;

@@ -211,15 +211,7 @@ impl<T: Wire> Wire for Vec<T> {
         seq.end()
     }
     fn encode(&self, out: &mut Out<'_>) -> Result<(), Refused> {
-        out.open(b'[')?;
-        for (i, item) in self.iter().enumerate() {
-            if i > 0 {
-                out.byte(b',');
-            }
-            item.encode(out)?;
-        }
-        out.close(b']');
-        Ok(())
+        out.array(self, T::encode)
     }
 }
 

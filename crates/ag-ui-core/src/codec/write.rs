@@ -261,6 +261,24 @@ impl<'a> Out<'a> {
         self.depth -= 1;
     }
 
+    /// Writes `items` as a JSON array, each with `each`.
+    #[inline]
+    pub(crate) fn array<T>(
+        &mut self,
+        items: &[T],
+        mut each: impl FnMut(&T, &mut Self) -> std::result::Result<(), Refused>,
+    ) -> std::result::Result<(), Refused> {
+        self.open(b'[')?;
+        for (i, item) in items.iter().enumerate() {
+            if i > 0 {
+                self.byte(b',');
+            }
+            each(item, self)?;
+        }
+        self.close(b']');
+        Ok(())
+    }
+
     /// Appends a member's `,"key":` (a constant of the type's writer, checked by
     /// [`plain`]), without its comma when it is the object's first member.
     #[inline]
@@ -389,15 +407,7 @@ impl<T: Encode> Encode for Option<T> {
 
 impl<T: Encode> Encode for [T] {
     fn encode(&self, out: &mut Out<'_>) -> std::result::Result<(), Refused> {
-        out.open(b'[')?;
-        for (i, item) in self.iter().enumerate() {
-            if i > 0 {
-                out.byte(b',');
-            }
-            item.encode(out)?;
-        }
-        out.close(b']');
-        Ok(())
+        out.array(self, T::encode)
     }
 }
 
