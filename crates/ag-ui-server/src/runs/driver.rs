@@ -5,12 +5,14 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::Poll;
+use std::time::Duration;
 
 use ag_ui_core::{Event, EventType, RunErrorEvent, ThreadState};
 use futures_core::Stream;
 use tokio::time::{Instant, Sleep, sleep};
 
-use super::store::{Record, RunStore, StoreFuture, ThreadRecord, write_id};
+use super::log::log_warn;
+use super::store::{Record, RunStore, StoreError, StoreFuture, ThreadRecord, write_id};
 use super::{
     CODE_ABANDONED, CODE_MAX_DURATION, CODE_STOP_TIMEOUT, DisconnectPolicy, LocalRun, Runs,
 };
@@ -66,7 +68,7 @@ impl Drive {
         let store: &dyn RunStore = &*runs.store;
         let mut guard = Some(guard);
         let mut next_cursor = 1u64;
-        let mut last_terminal = false;
+        let mut owner = Owner::new(runs.lease);
         let mut stop: StoreFuture<'_, ()> = store.stop_requested(&run_id);
         let mut stop_done = false;
         let mut deadline = runs.max_duration.map(|d| Box::pin(sleep(d)));
@@ -79,7 +81,7 @@ impl Drive {
             pending: Vec::new(),
         });
 
-        loop {
+        let outcome = loop {
             let step = std::future::poll_fn(|cx| {
                 if stopping.is_none() {
                     if !stop_done && let Poll::Ready(r) = stop.as_mut().poll(cx) {
@@ -164,19 +166,24 @@ impl Drive {
                     // The batch's frames share one buffer; each record is a slice of it.
                     let mut buf = Vec::with_capacity(events.len() * 256);
                     let mut spans = Vec::with_capacity(events.len());
-                    let mut failed = false;
+                    let mut last = false;
                     for event in events {
                         let start = buf.len();
                         write_id(&mut buf, next_cursor + spans.len() as u64);
                         match ag_ui_core::sse::write_sse_frame(&mut buf, &event) {
                             Ok(()) => {
-                                last_terminal = matches!(
+                                let terminal = matches!(
                                     event.event_type(),
                                     EventType::RunFinished | EventType::RunError
                                 );
                                 spans.push(start..buf.len());
                                 if let Some(f) = fold.as_mut() {
                                     f.push(event);
+                                }
+                                if terminal {
+                                    // Nothing follows a run's terminal event.
+                                    last = true;
+                                    break;
                                 }
                             }
                             Err(e) => {
@@ -190,8 +197,7 @@ impl Drive {
                                 if ag_ui_core::sse::write_sse_frame(&mut buf, &event).is_ok() {
                                     spans.push(start..buf.len());
                                 }
-                                last_terminal = true;
-                                failed = true;
+                                last = true;
                                 break;
                             }
                         }
@@ -205,12 +211,14 @@ impl Drive {
                             r
                         })
                         .collect();
-                    if !records.is_empty() && store.append(&run_id, records).await.is_err() {
-                        // The log is gone (a store failure): nobody can read the run.
-                        failed = true;
-                    }
-                    if ended || failed {
-                        break;
+                    // The terminal event and the run's end are one write: a run whose log
+                    // holds its terminal event is never given another.
+                    let end = last || ended;
+                    if end || !records.is_empty() {
+                        let verdict = owner.write(store, &run_id, records, end).await;
+                        if verdict != Verdict::Ok || end {
+                            break verdict;
+                        }
                     }
                     // Lets the subscriber that polls this driver write what was appended
                     // before the agent is asked for more.
@@ -228,40 +236,154 @@ impl Drive {
                 }
                 Step::Overdue => {
                     guard = None;
-                    if !last_terminal && let Some(s) = stopping.take() {
+                    let mut records = Vec::new();
+                    if let Some(s) = stopping.take() {
                         let event: Event = RunErrorEvent::new(s.message)
                             .with_code(s.code.to_owned())
                             .into();
                         if let Ok(json) = ag_ui_core::write::to_vec(&event) {
-                            let _ = store
-                                .append(&run_id, vec![Record::new(next_cursor, &json)])
-                                .await;
+                            records.push(Record::new(next_cursor, &json));
                         }
                     }
-                    break;
+                    break owner.write(store, &run_id, records, true).await;
                 }
                 Step::Renew => {
-                    let _ = store.renew_lease(&run_id, &runs.owner, runs.lease).await;
+                    let verdict = owner.renew(store, &run_id, &runs.owner, runs.lease).await;
+                    let wait = match verdict {
+                        Verdict::Ok => renew_every,
+                        Verdict::Retry => RETRY.min(renew_every),
+                        _ => break verdict,
+                    };
+                    renew.as_mut().reset(Instant::now() + wait);
                 }
             }
-        }
+        };
         drop(guard);
         drop(stop);
-        let _ = store.end_run(&run_id).await;
-        if let Some(t) = fold.map(Fold::finish) {
-            // A later run of the thread that started meanwhile owns the record now (its
-            // input carried the thread as its client had it); it writes it when it ends.
-            let later = match store.thread(&thread_id).await {
-                Ok(Some(current)) => current.active_run.is_some_and(|r| r != run_id),
-                _ => false,
-            };
-            if !later {
-                let (messages, state) = t.into_parts();
-                let record = ThreadRecord::new(thread_id, principal, messages, state, None);
-                let _ = store.put_thread(record).await;
+        match outcome {
+            Verdict::Ok => {
+                if let Some(t) = fold.map(Fold::finish) {
+                    // A later run of the thread that started meanwhile owns the record now
+                    // (its input carried the thread as its client had it); it writes it
+                    // when it ends.
+                    let later = match store.thread(&thread_id).await {
+                        Ok(Some(current)) => current.active_run.is_some_and(|r| r != run_id),
+                        _ => false,
+                    };
+                    if !later {
+                        let (messages, state) = t.into_parts();
+                        let record = ThreadRecord::new(thread_id, principal, messages, state, None);
+                        if let Err(_e) = store.put_thread(record).await {
+                            log_warn!(run_id, error = %_e, "the thread's record could not be written");
+                        }
+                    }
+                }
             }
+            Verdict::Taken => log_warn!(
+                run_id,
+                "the run was ended by another instance (its lease was taken as lost): its agent is stopped"
+            ),
+            Verdict::Lost => log_warn!(
+                run_id,
+                "the store no longer knows the run (its data was lost): its agent is stopped"
+            ),
+            Verdict::Retry | Verdict::Failed => log_warn!(
+                run_id,
+                "the store stayed unreachable: the run's agent is stopped"
+            ),
         }
         runs.local.remove(&run_id);
+    }
+}
+
+/// How long an owner waits before it tries a failed store write or renewal again.
+const RETRY: Duration = Duration::from_millis(200);
+
+/// What the store said to the owner's last write or renewal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Verdict {
+    /// Done (or, for the run's end, ended).
+    Ok,
+    /// It failed and may be tried again (the store is unreachable, for now).
+    Retry,
+    /// The run has ended without this owner: another instance ended it as orphaned.
+    Taken,
+    /// The store no longer knows the run: its data was lost.
+    Lost,
+    /// The store refused the write for good, or stayed unreachable too long.
+    Failed,
+}
+
+/// The owner's dealings with the store: writes retried while the store is unreachable,
+/// for up to two leases after its last success (by then another instance that reaches
+/// the store has ended the run as orphaned, or nobody reaches it).
+struct Owner {
+    last_ok: Instant,
+    give_up: Duration,
+}
+
+impl Owner {
+    fn new(lease: Duration) -> Self {
+        Owner {
+            last_ok: Instant::now(),
+            give_up: lease * 2,
+        }
+    }
+
+    fn judge(&mut self, run_id: &str, result: Result<(), StoreError>) -> Verdict {
+        match result {
+            Ok(()) => {
+                self.last_ok = Instant::now();
+                Verdict::Ok
+            }
+            Err(StoreError::Ended(_)) => Verdict::Taken,
+            Err(StoreError::NotFound(_)) => Verdict::Lost,
+            Err(StoreError::Backend(_e)) => {
+                log_warn!(run_id, error = %_e, "the run store failed under the run's owner");
+                if self.last_ok.elapsed() < self.give_up {
+                    Verdict::Retry
+                } else {
+                    Verdict::Failed
+                }
+            }
+            Err(_e) => {
+                log_warn!(run_id, error = %_e, "the run store refused the run's events");
+                Verdict::Failed
+            }
+        }
+    }
+
+    /// Appends `records` (with `end`, as the run's last, ending it), retrying while the
+    /// store is unreachable.
+    async fn write(
+        &mut self,
+        store: &dyn RunStore,
+        run_id: &str,
+        records: Vec<Record>,
+        end: bool,
+    ) -> Verdict {
+        loop {
+            let result = if end {
+                store.end_run(run_id, records.clone()).await
+            } else {
+                store.append(run_id, records.clone()).await
+            };
+            match self.judge(run_id, result) {
+                Verdict::Retry => sleep(RETRY).await,
+                v => return v,
+            }
+        }
+    }
+
+    async fn renew(
+        &mut self,
+        store: &dyn RunStore,
+        run_id: &str,
+        owner: &str,
+        lease: Duration,
+    ) -> Verdict {
+        let result = store.renew_lease(run_id, owner, lease).await;
+        self.judge(run_id, result)
     }
 }
 

@@ -15,8 +15,9 @@ use http::header::{ACCEPT, HeaderValue};
 use http::{Method, Response, StatusCode};
 
 use super::driver::{Drive, Driver};
+use super::log::log_warn;
 use super::store::{Cursor, RecordStream, RunMeta, StoreError, ThreadRecord};
-use super::{CODE_STORE_ERROR, Runs, Subscriber};
+use super::{CODE_STORE_ERROR, CODE_STORE_LOST, Runs, Subscriber};
 use crate::guard::GuardOptions;
 use crate::service::{SseBody, json_response, sse_response};
 use crate::{Agent, Rejection, RunGuard, accepts_sse};
@@ -137,7 +138,8 @@ fn not_found_run(run_id: &str) -> Rejection {
         404,
         "run_not_found",
         format!(
-            "no run {run_id:?}: it is unknown, or it ended longer ago than the retention period"
+            "no run {run_id:?}: it is unknown, it ended longer ago than the retention period, \
+             or the run store lost it"
         ),
     )
 }
@@ -475,7 +477,15 @@ impl Stream for LogFrames {
             polled = records.as_mut().poll_next(cx);
         }
         match polled {
-            Poll::Ready(Some(Ok(r))) => Poll::Ready(Some(r.frame)),
+            Poll::Ready(Some(Ok(r))) => {
+                if r.is_terminal() {
+                    // A run's stream ends with its one terminal event: whatever the store
+                    // does afterwards (fails, loses the run) is nothing this subscriber
+                    // sends.
+                    this.records = None;
+                }
+                Poll::Ready(Some(r.frame))
+            }
             Poll::Ready(Some(Err(e))) => {
                 this.records = None;
                 let (code, message) = match &e {
@@ -483,8 +493,16 @@ impl Stream for LogFrames {
                         "cursor_expired",
                         format!("this subscriber fell behind the run's log: {e}"),
                     ),
+                    StoreError::NotFound(_) => (
+                        CODE_STORE_LOST,
+                        "the run store no longer knows this run: its data was lost (the \
+                         store restarted without persistence, failed over to a replica that \
+                         lacked it, or was flushed); the run is ended"
+                            .to_owned(),
+                    ),
                     _ => (CODE_STORE_ERROR, e.to_string()),
                 };
+                log_warn!(code, error = %e, "a run's subscriber ended on a store failure");
                 let event: Event = RunErrorEvent::new(message)
                     .with_code(code.to_owned())
                     .into();
@@ -506,6 +524,7 @@ impl Stream for LogFrames {
 #[cfg(test)]
 #[allow(clippy::panic)]
 mod tests {
+    use super::super::store::Record;
     use super::*;
 
     #[test]
@@ -527,6 +546,68 @@ mod tests {
         assert_eq!(route("/capabilities/"), (Route::Capabilities, 0));
         // An empty id is no route.
         assert_eq!(route("/agent/runs//events").0, Route::Start);
+    }
+
+    /// Polls `frames` to its end, returning each frame's JSON.
+    fn drain(frames: &mut LogFrames) -> Vec<serde_json::Value> {
+        let waker = futures_util::task::noop_waker();
+        let mut cx = Context::from_waker(&waker);
+        let mut out = Vec::new();
+        for _ in 0..100 {
+            match Pin::new(&mut *frames).poll_next(&mut cx) {
+                Poll::Ready(Some(frame)) => {
+                    let text = String::from_utf8(frame.to_vec()).unwrap_or_default();
+                    let json = text.lines().find_map(|l| l.strip_prefix("data: "));
+                    out.push(serde_json::from_str(json.unwrap_or("null")).unwrap_or_default());
+                }
+                Poll::Ready(None) => return out,
+                Poll::Pending => panic!("the stream waits"),
+            }
+        }
+        panic!("the stream does not end");
+    }
+
+    #[test]
+    fn a_store_failure_after_the_terminal_event_is_not_sent() {
+        let finished = br#"{"type":"RUN_FINISHED","threadId":"t","runId":"r"}"#;
+        for terminal in [&finished[..], br#"{"type":"RUN_ERROR","message":"m"}"#] {
+            let log: RecordStream = Box::pin(futures_util::stream::iter([
+                Ok(Record::new(
+                    1,
+                    br#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#,
+                )),
+                Ok(Record::new(2, terminal)),
+                Err(StoreError::Backend("connection refused".into())),
+                Ok(Record::new(3, finished)),
+            ]));
+            let got = drain(&mut LogFrames::new(VecDeque::new(), Some(log), None));
+            let types: Vec<&str> = got.iter().filter_map(|e| e["type"].as_str()).collect();
+            assert_eq!(types.len(), 2, "{got:?}");
+            assert_eq!(types[0], "RUN_STARTED");
+        }
+    }
+
+    #[test]
+    fn a_store_failure_before_the_terminal_event_ends_the_stream_with_one() {
+        for (error, code) in [
+            (
+                StoreError::Backend("connection refused".into()),
+                "store_error",
+            ),
+            (StoreError::NotFound("r".into()), "store_lost"),
+        ] {
+            let log: RecordStream = Box::pin(futures_util::stream::iter([
+                Ok(Record::new(
+                    1,
+                    br#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#,
+                )),
+                Err(error),
+            ]));
+            let got = drain(&mut LogFrames::new(VecDeque::new(), Some(log), None));
+            assert_eq!(got.len(), 2, "{got:?}");
+            assert_eq!(got[1]["type"], "RUN_ERROR");
+            assert_eq!(got[1]["code"], code);
+        }
     }
 
     #[test]

@@ -291,25 +291,29 @@ impl MemoryStore {
         Ok(())
     }
 
-    fn push(&self, run_id: &str, records: Vec<Record>) -> Result<(), StoreError> {
+    /// Appends `records`; with `end`, also ends the run, under the same lock.
+    fn push(&self, run_id: &str, records: Vec<Record>, end: bool) -> Result<(), StoreError> {
         let run = self.get(run_id, false)?;
         let limits = &self.inner.limits;
         let mut log = lock(&run.log);
         if log.meta.status == RunStatus::Ended {
+            return Err(StoreError::Ended(run_id.to_owned()));
+        }
+        // All or nothing: the cursors follow the log's last, each one more than the one before.
+        if let Some((i, r)) = (log.next..)
+            .zip(&records)
+            .find(|(due, r)| r.cursor != *due)
+            .map(|(due, r)| (due, r))
+        {
             return Err(StoreError::Backend(
-                format!("run {run_id:?} has ended: nothing more may be appended").into(),
+                format!(
+                    "run {run_id:?}: record cursor {} appended where {i} was due",
+                    r.cursor
+                )
+                .into(),
             ));
         }
         for record in records {
-            if record.cursor != log.next {
-                return Err(StoreError::Backend(
-                    format!(
-                        "run {run_id:?}: record cursor {} appended where {} was due",
-                        record.cursor, log.next
-                    )
-                    .into(),
-                ));
-            }
             log.next += 1;
             log.bytes += record.frame.len();
             log.records.push_back(record);
@@ -322,15 +326,10 @@ impl MemoryStore {
                 log.bytes -= old.frame.len();
             }
         }
-        log.wake_all();
-        Ok(())
-    }
-
-    fn end(&self, run_id: &str) -> Result<(), StoreError> {
-        let run = self.get(run_id, false)?;
-        let mut log = lock(&run.log);
-        log.meta.status = RunStatus::Ended;
-        log.meta.ended_at = Some(SystemTime::now());
+        if end {
+            log.meta.status = RunStatus::Ended;
+            log.meta.ended_at = Some(SystemTime::now());
+        }
         log.wake_all();
         Ok(())
     }
@@ -442,12 +441,12 @@ impl RunStore for MemoryStore {
     }
 
     fn append<'a>(&'a self, run_id: &'a str, records: Vec<Record>) -> StoreFuture<'a, ()> {
-        let r = self.push(run_id, records);
+        let r = self.push(run_id, records, false);
         Box::pin(async move { r })
     }
 
-    fn end_run<'a>(&'a self, run_id: &'a str) -> StoreFuture<'a, ()> {
-        let r = self.end(run_id);
+    fn end_run<'a>(&'a self, run_id: &'a str, records: Vec<Record>) -> StoreFuture<'a, ()> {
+        let r = self.push(run_id, records, true);
         Box::pin(async move { r })
     }
 
@@ -491,11 +490,16 @@ impl RunStore for MemoryStore {
         run_id: &'a str,
         owner: &'a str,
         _ttl: Duration,
-    ) -> StoreFuture<'a, bool> {
+    ) -> StoreFuture<'a, ()> {
         // One process: the owner cannot die without the store.
-        let r = self
-            .log(run_id)
-            .map(|run| lock(&run.log).meta.owner == owner);
+        let r = self.log(run_id).and_then(|run| {
+            let log = lock(&run.log);
+            if log.meta.status == RunStatus::Running && log.meta.owner == owner {
+                Ok(())
+            } else {
+                Err(StoreError::Ended(run_id.to_owned()))
+            }
+        });
         Box::pin(async move { r })
     }
 

@@ -26,6 +26,7 @@
 
 mod driver;
 pub(crate) mod http;
+pub(crate) mod log;
 mod memory;
 mod store;
 
@@ -54,8 +55,13 @@ pub const CODE_MAX_DURATION: &str = "max_duration";
 /// `code` of the `RUN_ERROR` that ends a run left without subscribers whose agent did not
 /// end in time after its cancellation.
 pub const CODE_ABANDONED: &str = "abandoned";
-/// `code` of the `RUN_ERROR` a subscriber writes when the store fails under it.
+/// `code` of the `RUN_ERROR` a subscriber writes when the store fails under it (it could
+/// not be reached for longer than the store's outage tolerance).
 pub const CODE_STORE_ERROR: &str = "store_error";
+/// `code` of the `RUN_ERROR` a subscriber writes when the store no longer knows the run it
+/// was following (its data was lost: a store restarted empty, a failover to a replica
+/// that lacked it, a flush). The run's agent is stopped.
+pub const CODE_STORE_LOST: &str = "store_lost";
 
 /// Default time a run's agent gets to end after a stop (or another cancellation) before
 /// the run is ended for it: 5 s.

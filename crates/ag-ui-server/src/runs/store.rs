@@ -47,6 +47,13 @@ impl Record {
         Record { cursor, frame }
     }
 
+    /// Whether the event is a run's terminal event (`RUN_FINISHED` or `RUN_ERROR`): the
+    /// last record of a run's log, after which every subscriber's stream ends.
+    #[must_use]
+    pub fn is_terminal(&self) -> bool {
+        is_terminal_json(self.json())
+    }
+
     /// The event's compact JSON: the frame's data line.
     #[must_use]
     pub fn json(&self) -> &[u8] {
@@ -58,6 +65,19 @@ impl Record {
         let end = f.len().saturating_sub(2).max(start);
         &f[start..end]
     }
+}
+
+/// Whether `json`, an event's JSON, is a terminal event. The server's writer puts `type`
+/// first; JSON written otherwise is read to find it.
+pub(crate) fn is_terminal_json(json: &[u8]) -> bool {
+    const FINISHED: &[u8] = br#"{"type":"RUN_FINISHED""#;
+    const ERROR: &[u8] = br#"{"type":"RUN_ERROR""#;
+    if json.starts_with(br#"{"type":""#) {
+        return json.starts_with(FINISHED) || json.starts_with(ERROR);
+    }
+    serde_json::from_slice::<serde_json::Value>(json)
+        .ok()
+        .is_some_and(|v| matches!(v["type"].as_str(), Some("RUN_FINISHED" | "RUN_ERROR")))
 }
 
 /// Writes `id: <cursor>\n`.
@@ -185,6 +205,11 @@ pub enum StoreError {
     /// A run with this id exists already.
     #[error("a run {0:?} exists already")]
     Exists(String),
+    /// The run has ended: its log holds its terminal event, and nothing more may be
+    /// appended. An owner that meets this learns that its run was taken from it (another
+    /// instance ended it as orphaned) and stops its agent.
+    #[error("run {0:?} has ended: nothing more may be appended")]
+    Ended(String),
     /// The events after the requested cursor are no longer kept (the run's log was
     /// trimmed to its bounds).
     #[error(
@@ -227,15 +252,21 @@ pub type RecordStream = Pin<Box<dyn Stream<Item = Result<Record, StoreError>> + 
 /// | operation | in memory | on a distributed store (for example) |
 /// |---|---|---|
 /// | [`create_run`](Self::create_run) | a map entry | a metadata hash with the owner's lease (`HSET` + `PEXPIRE`), `NX` |
-/// | [`append`](Self::append) | a vector push | one pipelined round trip per batch (`XADD` each record, cursor as the entry id) |
+/// | [`append`](Self::append) | a vector push | one round trip per batch (a script: the run still running, then `XADD`) |
 /// | [`tail`](Self::tail) | wakers | `XRANGE` from the cursor, then `XREAD BLOCK` |
-/// | [`end_run`](Self::end_run) | a flag | status in the hash, an end entry in the stream, a time-to-live on both |
+/// | [`end_run`](Self::end_run) | a push and a flag, under one lock | one script: the last records, status in the hash, an end entry in the stream |
 /// | [`request_stop`](Self::request_stop) / [`stop_requested`](Self::stop_requested) | a signal | a flag in the hash and a message on the owner's channel |
-/// | [`renew_lease`](Self::renew_lease) | nothing to do | `PEXPIRE` of the lease; a joiner that sees it lapse ends the run for everyone |
+/// | [`renew_lease`](Self::renew_lease) | nothing to do | a renewal counter in the hash; a subscriber that sees it stand still for a lease, while it reaches the store, ends the run for everyone |
 /// | [`put_thread`](Self::put_thread) / [`thread`](Self::thread) | a map entry | a JSON value with a time-to-live |
 ///
 /// Every id passed in came from the network: a store must not use it unescaped in keys
 /// or patterns.
+///
+/// **One terminal event per run.** A run's log ends with exactly one terminal event
+/// (`RUN_FINISHED` or `RUN_ERROR`): [`end_run`](Self::end_run) appends the owner's last
+/// records and ends the run in one atomic step, and a store that ends runs for owners it
+/// finds gone (a distributed one) does so only while the run is still running, in the
+/// same atomic way; whichever comes second is refused ([`StoreError::Ended`]).
 pub trait RunStore: Send + Sync + 'static {
     /// Registers a new run (its log empty).
     ///
@@ -246,18 +277,22 @@ pub trait RunStore: Send + Sync + 'static {
 
     /// Appends `records` (their cursors consecutive, following the last appended) to the
     /// run's log and wakes its subscribers. The owner batches what the agent produced
-    /// together, so one call may carry many records.
+    /// together, so one call may carry many records. Nothing is appended unless the run
+    /// is running.
     ///
     /// # Errors
-    /// [`StoreError::NotFound`] for an unknown run; a backend failure.
+    /// [`StoreError::NotFound`] for an unknown run (for its owner: the store lost it),
+    /// [`StoreError::Ended`] when it has ended (nothing appended); a backend failure.
     fn append<'a>(&'a self, run_id: &'a str, records: Vec<Record>) -> StoreFuture<'a, ()>;
 
-    /// Marks the run ended: its log holds its terminal event, its subscribers end after
-    /// it, and the retention period starts.
+    /// Appends `records`, the run's last (its terminal event last among them), and marks
+    /// the run ended, in one atomic step: its subscribers end after them, and the
+    /// retention period starts.
     ///
     /// # Errors
-    /// As [`append`](Self::append).
-    fn end_run<'a>(&'a self, run_id: &'a str) -> StoreFuture<'a, ()>;
+    /// As [`append`](Self::append): [`StoreError::Ended`] when the run had ended already
+    /// (another instance ended it), and then nothing is appended.
+    fn end_run<'a>(&'a self, run_id: &'a str, records: Vec<Record>) -> StoreFuture<'a, ()>;
 
     /// The run's metadata, `None` when it is unknown or expired.
     ///
@@ -283,17 +318,19 @@ pub trait RunStore: Send + Sync + 'static {
     /// how the owner learns of a stop sent to any instance.
     fn stop_requested<'a>(&'a self, run_id: &'a str) -> StoreFuture<'a, ()>;
 
-    /// Renews the owner's lease on a running run for `ttl`. Returns false when the lease
-    /// was lost (the run is no longer this owner's).
+    /// Renews the owner's lease on a running run for `ttl`: tells the store, and any
+    /// instance watching the run, that its owner is alive.
     ///
     /// # Errors
-    /// A backend failure.
+    /// [`StoreError::NotFound`] when the store no longer knows the run (it lost it),
+    /// [`StoreError::Ended`] when the run has ended or is not `owner`'s (it was taken from
+    /// it: ended as orphaned); a backend failure, which the owner retries.
     fn renew_lease<'a>(
         &'a self,
         run_id: &'a str,
         owner: &'a str,
         ttl: Duration,
-    ) -> StoreFuture<'a, bool>;
+    ) -> StoreFuture<'a, ()>;
 
     /// Writes a thread's record (replacing the previous one).
     ///

@@ -32,7 +32,7 @@ async fn a_tail_from_any_cursor_gets_the_rest_once_in_order_then_ends() {
     store.create_run(meta("r")).await.unwrap();
     store.append("r", records(1, 3)).await.unwrap();
     store.append("r", records(4, 2)).await.unwrap();
-    store.end_run("r").await.unwrap();
+    store.end_run("r", Vec::new()).await.unwrap();
     for after in 0..=6 {
         let got = collect(store.tail("r", after).await.unwrap()).await;
         let want: Vec<Cursor> = (after + 1..=5).collect();
@@ -51,7 +51,7 @@ async fn a_live_tail_catches_up_then_follows_the_appends() {
         tokio::task::yield_now().await;
         store.append("r", records(c, 1)).await.unwrap();
     }
-    store.end_run("r").await.unwrap();
+    store.end_run("r", Vec::new()).await.unwrap();
     let got = tokio::time::timeout(Duration::from_secs(5), reader)
         .await
         .unwrap()
@@ -65,7 +65,7 @@ async fn appends_out_of_order_or_after_the_end_are_refused() {
     store.create_run(meta("r")).await.unwrap();
     assert!(store.append("r", records(2, 1)).await.is_err());
     store.append("r", records(1, 1)).await.unwrap();
-    store.end_run("r").await.unwrap();
+    store.end_run("r", Vec::new()).await.unwrap();
     assert!(store.append("r", records(2, 1)).await.is_err());
     assert!(matches!(
         store.append("nope", records(1, 1)).await,
@@ -82,7 +82,7 @@ async fn a_log_over_its_bounds_drops_its_oldest_events() {
     let store = MemoryStore::with_limits(MemoryLimits::default().max_events_per_run(3));
     store.create_run(meta("r")).await.unwrap();
     store.append("r", records(1, 5)).await.unwrap();
-    store.end_run("r").await.unwrap();
+    store.end_run("r", Vec::new()).await.unwrap();
     assert_eq!(collect(store.tail("r", 2).await.unwrap()).await, [3, 4, 5]);
     match store.tail("r", 1).await {
         Err(StoreError::CursorExpired { after, oldest, .. }) => assert_eq!((after, oldest), (1, 3)),
@@ -92,7 +92,7 @@ async fn a_log_over_its_bounds_drops_its_oldest_events() {
     let bytes = MemoryStore::with_limits(MemoryLimits::default().max_bytes_per_run(45));
     bytes.create_run(meta("r")).await.unwrap();
     bytes.append("r", records(1, 4)).await.unwrap();
-    bytes.end_run("r").await.unwrap();
+    bytes.end_run("r", Vec::new()).await.unwrap();
     assert_eq!(collect(bytes.tail("r", 2).await.unwrap()).await, [3, 4]);
 }
 
@@ -115,7 +115,7 @@ async fn ended_runs_expire_after_the_retention() {
         MemoryStore::with_limits(MemoryLimits::default().retention(Duration::from_millis(50)));
     store.create_run(meta("r")).await.unwrap();
     store.append("r", records(1, 1)).await.unwrap();
-    store.end_run("r").await.unwrap();
+    store.end_run("r", Vec::new()).await.unwrap();
     assert!(store.run("r").await.unwrap().is_some());
     assert_eq!(
         store.run("r").await.unwrap().unwrap().status,
@@ -139,9 +139,9 @@ async fn a_full_store_evicts_the_run_that_ended_first_and_refuses_when_all_run()
         store.create_run(meta("c")).await,
         Err(StoreError::Full(_))
     ));
-    store.end_run("b").await.unwrap();
+    store.end_run("b", Vec::new()).await.unwrap();
     tokio::time::sleep(Duration::from_millis(2)).await;
-    store.end_run("a").await.unwrap();
+    store.end_run("a", Vec::new()).await.unwrap();
     store.create_run(meta("c")).await.unwrap();
     assert!(store.run("b").await.unwrap().is_none(), "b ended first");
     assert!(store.run("a").await.unwrap().is_some());
@@ -165,7 +165,7 @@ async fn a_stop_request_reaches_the_owner() {
         .unwrap()
         .unwrap();
     assert!(store.run("r").await.unwrap().unwrap().stop_requested);
-    store.end_run("r").await.unwrap();
+    store.end_run("r", Vec::new()).await.unwrap();
     assert!(
         !store.request_stop("r").await.unwrap(),
         "an ended run is not running"
@@ -174,18 +174,60 @@ async fn a_stop_request_reaches_the_owner() {
         store.request_stop("x").await,
         Err(StoreError::NotFound(_))
     ));
-    assert!(
+    assert!(matches!(
+        store.renew_lease("r", "me", Duration::from_secs(1)).await,
+        Err(StoreError::Ended(_))
+    ));
+}
+
+#[tokio::test]
+async fn an_owner_renews_its_running_run_and_no_other() {
+    let store = MemoryStore::new();
+    store.create_run(meta("r")).await.unwrap();
+    store
+        .renew_lease("r", "me", Duration::from_secs(1))
+        .await
+        .unwrap();
+    assert!(matches!(
         store
-            .renew_lease("r", "me", Duration::from_secs(1))
-            .await
-            .unwrap()
-    );
-    assert!(
-        !store
             .renew_lease("r", "other", Duration::from_secs(1))
-            .await
-            .unwrap()
+            .await,
+        Err(StoreError::Ended(_))
+    ));
+    assert!(matches!(
+        store.renew_lease("x", "me", Duration::from_secs(1)).await,
+        Err(StoreError::NotFound(_))
+    ));
+}
+
+#[tokio::test]
+async fn the_last_records_and_the_end_are_one_write_and_come_once() {
+    let store = MemoryStore::new();
+    store.create_run(meta("r")).await.unwrap();
+    store.append("r", records(1, 2)).await.unwrap();
+    let tail = store.tail("r", 0).await.unwrap();
+    store.end_run("r", records(3, 1)).await.unwrap();
+    assert_eq!(collect(tail).await, vec![1, 2, 3]);
+    // Whoever comes second is refused, and appends nothing.
+    assert!(matches!(
+        store.end_run("r", records(4, 1)).await,
+        Err(StoreError::Ended(_))
+    ));
+    assert!(matches!(
+        store.append("r", records(4, 1)).await,
+        Err(StoreError::Ended(_))
+    ));
+    assert_eq!(
+        collect(store.tail("r", 0).await.unwrap()).await,
+        vec![1, 2, 3]
     );
+    // A batch whose cursors do not follow is refused whole.
+    store.create_run(meta("s")).await.unwrap();
+    let mut gap = records(1, 2);
+    gap.extend(records(4, 1));
+    assert!(store.append("s", gap).await.is_err());
+    // Nothing of it was kept: the first record is still due.
+    store.append("s", records(1, 1)).await.unwrap();
 }
 
 #[tokio::test]
@@ -239,6 +281,24 @@ fn local_subscribers_are_counted_while_they_live() {
     assert_eq!(run.subscribers(&cx), 0);
     local.remove("r");
     assert!(local.get("r").is_none());
+}
+
+#[test]
+fn a_record_knows_a_terminal_event() {
+    let terminal = |json: &str| Record::new(1, json.as_bytes()).is_terminal();
+    assert!(terminal(
+        r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r"}"#
+    ));
+    assert!(terminal(r#"{"type":"RUN_ERROR","message":"m"}"#));
+    assert!(terminal(r#"{"message":"m", "type" : "RUN_ERROR"}"#));
+    assert!(!terminal(
+        r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#
+    ));
+    assert!(!terminal(r#"{"type":"RUN_FINISHED_NOT"}"#));
+    assert!(!terminal(
+        r#"{"delta":"RUN_ERROR","type":"TEXT_MESSAGE_CONTENT"}"#
+    ));
+    assert!(!terminal("not json"));
 }
 
 #[test]
