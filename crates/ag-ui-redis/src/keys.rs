@@ -21,8 +21,6 @@ pub(crate) struct RunKeys {
     pub(crate) meta: String,
     /// The event stream.
     pub(crate) log: String,
-    /// The owner's lease (a string holding the owner's name, with the lease as its TTL).
-    pub(crate) lease: String,
     /// Stop requests (a list the owner pops).
     pub(crate) stop: String,
 }
@@ -32,7 +30,6 @@ impl RunKeys {
         let base = format!("{prefix}run:{{{}}}", escape(run_id));
         RunKeys {
             log: format!("{base}:log"),
-            lease: format!("{base}:lease"),
             stop: format!("{base}:stop"),
             meta: base,
         }
@@ -56,9 +53,9 @@ mod tests {
         assert_eq!(escape("%3A"), "%253A");
         assert_eq!(escape("é "), "%C3%A9%20");
         // An id that looks like another run's key suffix stays inside its own tag.
-        let k = RunKeys::new("p:", "r}:lease");
-        assert_eq!(k.meta, "p:run:{r%7D%3Alease}");
-        assert_eq!(k.lease, "p:run:{r%7D%3Alease}:lease");
+        let k = RunKeys::new("p:", "r}:stop");
+        assert_eq!(k.meta, "p:run:{r%7D%3Astop}");
+        assert_eq!(k.stop, "p:run:{r%7D%3Astop}:stop");
         assert_ne!(
             RunKeys::new("p:", "a:log").meta,
             RunKeys::new("p:", "a").log

@@ -1,89 +1,128 @@
 //! The Lua scripts that change several keys of a run at once (each runs atomically on the
-//! server). KEYS are always a run's `meta`, `log`, `lease` and `stop`, in that order.
+//! server). KEYS are always a run's `meta`, `log` and `stop`, in that order.
+//!
+//! The run's hash holds `status` (`running` or `ended`), `owner` and `beat`, the owner's
+//! renewal counter: every decision that ends a run (the owner's last write, a watcher's
+//! verdict that the owner is gone) is taken inside one script, against the hash as it
+//! stands, so that a run's log never gets a second terminal event.
 
 use std::sync::LazyLock;
 
 use redis::Script;
 
-/// Registers a run unless its id is taken. ARGV: owner, lease ms, key TTL ms, thread id,
-/// principal, has principal (`1`/`0`), created ms. Returns 1, or 0 when the id is taken.
+/// Registers a run unless its id is taken. ARGV: owner, key TTL ms, thread id, principal,
+/// has principal (`1`/`0`), created ms. Returns 1, or 0 when the id is taken.
 pub(crate) static CREATE: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('DEL', KEYS[2], KEYS[4])
-redis.call('HSET', KEYS[1], 'thread', ARGV[4], 'owner', ARGV[1], 'status', 'running',
-  'created', ARGV[7], 'stop', '0')
-if ARGV[6] == '1' then redis.call('HSET', KEYS[1], 'principal', ARGV[5]) end
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-redis.call('SET', KEYS[3], ARGV[1], 'PX', ARGV[2])
+redis.call('DEL', KEYS[2], KEYS[3])
+redis.call('HSET', KEYS[1], 'thread', ARGV[3], 'owner', ARGV[1], 'status', 'running',
+  'created', ARGV[6], 'stop', '0', 'beat', '0')
+if ARGV[5] == '1' then redis.call('HSET', KEYS[1], 'principal', ARGV[4]) end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
 ",
     )
 });
 
-/// Marks a run ended: the end entry (`1-0`, after every event's `0-<cursor>`) closes its
-/// log, the lease goes, every key gets the retention TTL. ARGV: ended ms, retention ms.
-/// Returns 1, 2 when it had ended already, 0 for an unknown run.
-pub(crate) static END: LazyLock<Script> = LazyLock::new(|| {
+/// Appends one batch to a running run's log and, when asked, ends the run in the same
+/// step. ARGV: end (`1`/`0`), ended ms, retention ms, key TTL ms, the `MINID` to trim to
+/// (empty: none), the entry id (`0-<last cursor>`), then each record's cursor and JSON.
+/// Returns 1; 3 when the entry was appended already (a retried call whose first reply was
+/// lost: nothing is appended twice); -1 for an unknown run (its data was lost); -2 when
+/// the run has ended (nothing is appended).
+pub(crate) static APPEND: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
 local status = redis.call('HGET', KEYS[1], 'status')
-if not status then return 0 end
-if status == 'ended' then return 2 end
-redis.call('XADD', KEYS[2], '1-0', 'end', '1')
-redis.call('HSET', KEYS[1], 'status', 'ended', 'ended', ARGV[1])
-redis.call('DEL', KEYS[3])
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-redis.call('PEXPIRE', KEYS[2], ARGV[2])
-redis.call('PEXPIRE', KEYS[4], ARGV[2])
-return 1
+if not status then return -1 end
+if status ~= 'running' then return -2 end
+local r = 1
+local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
+local have = 0
+if #last > 0 then have = tonumber(string.match(last[1][1], '^0%-(%d+)$')) or 0 end
+local want = tonumber(string.match(ARGV[6], '^0%-(%d+)$')) or 0
+if want <= have then
+  r = 3
+elseif #ARGV > 6 then
+  if ARGV[5] ~= '' then
+    redis.call('XADD', KEYS[2], 'MINID', '=', ARGV[5], ARGV[6], unpack(ARGV, 7))
+  else
+    redis.call('XADD', KEYS[2], ARGV[6], unpack(ARGV, 7))
+  end
+  if redis.call('PTTL', KEYS[2]) < 0 then redis.call('PEXPIRE', KEYS[2], ARGV[4]) end
+end
+if ARGV[1] == '1' then
+  redis.call('XADD', KEYS[2], '1-0', 'end', '1')
+  redis.call('HSET', KEYS[1], 'status', 'ended', 'ended', ARGV[2])
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+  redis.call('PEXPIRE', KEYS[2], ARGV[3])
+  redis.call('PEXPIRE', KEYS[3], ARGV[3])
+end
+return r
 ",
     )
 });
 
-/// Ends a running run whose owner's lease lapsed: appends the given `RUN_ERROR` JSON at
-/// the next cursor, then the end entry, as [`END`] does. ARGV: ended ms, retention ms, the
-/// event's JSON. Returns 1 when it ended the run, 0 when the run is not orphaned (ended,
-/// unknown, or its lease is held).
+/// Ends a running run whose owner is gone: only while the run is running and its renewal
+/// counter still reads what the watcher saw standing still for a lease. Appends the given
+/// `RUN_ERROR` JSON at the next cursor, then the end entry; when the log's last event is
+/// a terminal event already (an owner that died between its last write and its end), it
+/// only closes the log. ARGV: the counter seen, ended ms, retention ms, the event's JSON.
+/// Returns 1 when it appended the event, 2 when it only closed the log, 0 when the run is
+/// not orphaned (ended, renewed meanwhile, or unknown).
 pub(crate) static ORPHAN: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
-        r"
+        r#"
 if redis.call('HGET', KEYS[1], 'status') ~= 'running' then return 0 end
-if redis.call('EXISTS', KEYS[3]) == 1 then return 0 end
+if redis.call('HGET', KEYS[1], 'beat') ~= ARGV[1] then return 0 end
 local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
 local n = 0
+local terminal = false
 if #last > 0 then
   n = tonumber(string.match(last[1][1], '^0%-(%d+)$')) or 0
+  local fields = last[1][2]
+  local json = fields[#fields] or ''
+  terminal = string.sub(json, 1, 22) == '{"type":"RUN_FINISHED"'
+    or string.sub(json, 1, 19) == '{"type":"RUN_ERROR"'
 end
-redis.call('XADD', KEYS[2], '0-' .. (n + 1), tostring(n + 1), ARGV[3])
+local r = 2
+if not terminal then
+  redis.call('XADD', KEYS[2], '0-' .. (n + 1), tostring(n + 1), ARGV[4])
+  r = 1
+end
 redis.call('XADD', KEYS[2], '1-0', 'end', '1')
-redis.call('HSET', KEYS[1], 'status', 'ended', 'ended', ARGV[1], 'orphaned', '1')
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-redis.call('PEXPIRE', KEYS[2], ARGV[2])
-redis.call('PEXPIRE', KEYS[4], ARGV[2])
-return 1
-",
+redis.call('HSET', KEYS[1], 'status', 'ended', 'ended', ARGV[2], 'orphaned', '1')
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+redis.call('PEXPIRE', KEYS[3], ARGV[3])
+return r
+"#,
     )
 });
 
-/// Renews the owner's lease if it still holds it, and the TTL of the run's keys. ARGV:
-/// owner, lease ms, key TTL ms. Returns 1, or 0 when the lease is not the owner's.
+/// The owner's renewal: counts one more beat on its running run and renews its keys'
+/// time-to-live. ARGV: owner, key TTL ms. Returns 1; 0 for an unknown run (its data was
+/// lost); 2 when the run has ended; 3 when it is another owner's.
 pub(crate) static RENEW: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
-if redis.call('GET', KEYS[3]) ~= ARGV[1] then return 0 end
+local meta = redis.call('HMGET', KEYS[1], 'status', 'owner')
+if not meta[1] then return 0 end
+if meta[1] ~= 'running' then return 2 end
+if meta[2] ~= ARGV[1] then return 3 end
+redis.call('HINCRBY', KEYS[1], 'beat', 1)
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
 redis.call('PEXPIRE', KEYS[3], ARGV[2])
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-redis.call('PEXPIRE', KEYS[2], ARGV[3])
 return 1
 ",
     )
 });
 
 /// Records a stop request and, for a running run, pushes a token its owner pops. ARGV:
-/// key TTL ms. Returns 1 (running), 0 (ended), -1 (unknown), 2 (running, but its owner's
-/// lease has lapsed: nobody would pop the token).
+/// key TTL ms. Returns 1 (running), 0 (ended), -1 (unknown).
 pub(crate) static STOP: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
@@ -91,9 +130,8 @@ local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return -1 end
 redis.call('HSET', KEYS[1], 'stop', '1')
 if status ~= 'running' then return 0 end
-if redis.call('EXISTS', KEYS[3]) == 0 then return 2 end
-redis.call('RPUSH', KEYS[4], '1')
-redis.call('PEXPIRE', KEYS[4], ARGV[1])
+redis.call('RPUSH', KEYS[3], '1')
+redis.call('PEXPIRE', KEYS[3], ARGV[1])
 return 1
 ",
     )

@@ -4,7 +4,7 @@ use std::collections::VecDeque;
 use std::fmt;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use ag_ui_core::{Event, Message, RunErrorEvent, State};
 use ag_ui_server::runs::{
@@ -238,6 +238,7 @@ struct Inner {
     client: Client,
     manager: ConnectionManager,
     commands: AtomicU64,
+    persists: std::sync::OnceLock<Option<bool>>,
 }
 
 impl fmt::Debug for RedisStore {
@@ -394,14 +395,54 @@ impl RedisStore {
                 client,
                 manager,
                 commands: AtomicU64::new(0),
+                persists: std::sync::OnceLock::new(),
             }),
         };
         let mut con = store.con(1);
         redis::cmd("PING")
             .query_async::<Value>(&mut con)
             .await
-            .map_err(|source| ConnectError::Unavailable { url, source })?;
+            .map_err(|source| ConnectError::Unavailable {
+                url: url.clone(),
+                source,
+            })?;
+        let persists = store.read_persistence().await;
+        if persists == Some(false) {
+            tracing::warn!(
+                redis = %url,
+                "Redis persists nothing (appendonly no, no RDB snapshots): a restart loses every \
+                 run in flight, whose clients then get RUN_ERROR store_lost; turn on appendonly \
+                 (or RDB snapshots) for runs that survive a restart"
+            );
+        }
+        let _ = store.inner.persists.set(persists);
         Ok(store)
+    }
+
+    /// Whether Redis persists its data (`appendonly yes`, or RDB snapshots configured), as
+    /// read when the store connected; `None` when Redis did not say (`CONFIG` is refused on
+    /// some managed services). Without persistence a Redis restart loses every run in
+    /// flight: [`connect`](Self::connect) logs a warning.
+    #[must_use]
+    pub fn persists(&self) -> Option<bool> {
+        self.inner.persists.get().copied().flatten()
+    }
+
+    async fn read_persistence(&self) -> Option<bool> {
+        let mut con = self.con(2);
+        let (aof, save): (Vec<String>, Vec<String>) = redis::pipe()
+            .cmd("CONFIG")
+            .arg("GET")
+            .arg("appendonly")
+            .cmd("CONFIG")
+            .arg("GET")
+            .arg("save")
+            .query_async(&mut con)
+            .await
+            .ok()?;
+        let aof = aof.get(1)?.eq_ignore_ascii_case("yes");
+        let rdb = !save.get(1)?.trim().is_empty();
+        Some(aof || rdb)
     }
 
     /// [`connect`](Self::connect) with the default [`RedisConfig`] for `url`.
@@ -450,6 +491,12 @@ impl RedisStore {
         ms(self.inner.config.lease + self.inner.config.retention)
     }
 
+    /// An answer slower than this (beyond a blocking read's own wait) means the store
+    /// stalled: a quarter of the lease, at least 50 ms.
+    fn stall(&self) -> Duration {
+        (self.inner.config.lease / 4).max(Duration::from_millis(50))
+    }
+
     /// How long a blocking read waits before the lease is checked.
     fn poll(&self) -> Duration {
         self.inner
@@ -474,15 +521,12 @@ impl RedisStore {
 
     async fn create(&self, meta: RunMeta) -> Result<(), StoreError> {
         let k = self.keys(&meta.run_id);
-        let c = &self.inner.config;
         let mut con = self.con(1);
         let created: i64 = scripts::CREATE
             .key(&k.meta)
             .key(&k.log)
-            .key(&k.lease)
             .key(&k.stop)
             .arg(&meta.owner)
-            .arg(ms(c.lease))
             .arg(self.running_ttl())
             .arg(&meta.thread_id)
             .arg(meta.principal.as_deref().unwrap_or(""))
@@ -498,12 +542,15 @@ impl RedisStore {
         }
     }
 
-    async fn push(&self, run_id: &str, records: Vec<Record>) -> Result<(), StoreError> {
-        let (Some(first), Some(last)) = (records.first(), records.last()) else {
-            return Ok(());
+    /// Appends `records` to the running run's log and, with `end`, ends the run in the
+    /// same script.
+    async fn push(&self, run_id: &str, records: Vec<Record>, end: bool) -> Result<(), StoreError> {
+        let (first, last) = match (records.first(), records.last()) {
+            (Some(f), Some(l)) => (f.cursor, l.cursor),
+            _ if end => (0, 0),
+            _ => return Ok(()),
         };
-        let (first, last) = (first.cursor, last.cursor);
-        if last < first || last - first + 1 != records.len() as u64 {
+        if last < first || (!records.is_empty() && last - first + 1 != records.len() as u64) {
             return Err(StoreError::Backend(
                 format!("run {run_id:?}: appended cursors {first}..={last} are not consecutive")
                     .into(),
@@ -511,60 +558,29 @@ impl RedisStore {
         }
         let k = self.keys(run_id);
         let max = self.inner.config.max_events_per_run;
-        let mut xadd = redis::cmd("XADD");
-        xadd.arg(&k.log);
-        if last > max {
-            xadd.arg("MINID")
-                .arg("=")
-                .arg(format!("0-{}", last - max + 1));
-        }
-        xadd.arg(format!("0-{last}"));
-        for r in &records {
-            xadd.arg(r.cursor).arg(r.json());
-        }
-        if first == 1 {
-            // The stream is created by its first entry: give it the run's TTL at once.
-            let mut pipe = redis::pipe();
-            pipe.add_command(xadd)
-                .ignore()
-                .cmd("PEXPIRE")
-                .arg(&k.log)
-                .arg(self.running_ttl())
-                .ignore();
-            let mut con = self.con(2);
-            pipe.query_async::<()>(&mut con).await
-        } else {
-            let mut con = self.con(1);
-            xadd.query_async::<()>(&mut con).await
-        }
-        .map_err(|e| {
-            if e.to_string().contains("equal or smaller") {
-                StoreError::Backend(
-                    format!("run {run_id:?} has ended: nothing more may be appended").into(),
-                )
-            } else {
-                backend(e)
-            }
-        })
-    }
-
-    async fn end(&self, run_id: &str) -> Result<(), StoreError> {
-        let k = self.keys(run_id);
-        let mut con = self.con(1);
-        let r: i64 = scripts::END
-            .key(&k.meta)
+        let mut call = scripts::APPEND.prepare_invoke();
+        call.key(&k.meta)
             .key(&k.log)
-            .key(&k.lease)
             .key(&k.stop)
+            .arg(if end { "1" } else { "0" })
             .arg(epoch_ms(SystemTime::now()))
             .arg(ms(self.inner.config.retention))
-            .invoke_async(&mut con)
-            .await
-            .map_err(backend)?;
-        if r == 0 {
-            Err(StoreError::NotFound(run_id.to_owned()))
+            .arg(self.running_ttl());
+        if last > max {
+            call.arg(format!("0-{}", last - max + 1));
         } else {
-            Ok(())
+            call.arg("");
+        }
+        call.arg(format!("0-{last}"));
+        for r in &records {
+            call.arg(r.cursor).arg(r.json());
+        }
+        let mut con = self.con(1);
+        let r: i64 = call.invoke_async(&mut con).await.map_err(backend)?;
+        match r {
+            -1 => Err(StoreError::NotFound(run_id.to_owned())),
+            -2 => Err(StoreError::Ended(run_id.to_owned())),
+            _ => Ok(()),
         }
     }
 
@@ -606,44 +622,72 @@ impl RedisStore {
         Ok(Some(meta))
     }
 
-    /// Ends the run with `RUN_ERROR` [`CODE_RUN_ORPHANED`] if it is running and its
-    /// owner's lease has lapsed. Returns whether the run is known.
-    async fn check_lease(&self, k: &RunKeys) -> Result<bool, StoreError> {
-        let mut con = self.con(2);
-        let (exists, lease): (bool, bool) = redis::pipe()
-            .cmd("EXISTS")
+    /// Looks at a running run's owner for `watch`: the run's status and renewal counter.
+    /// Ends the run with `RUN_ERROR` [`CODE_RUN_ORPHANED`] when the counter has stood still
+    /// for a lease of checks that all reached the store in time.
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`] when the store no longer knows the run; a backend failure.
+    async fn watch_owner(
+        &self,
+        k: &RunKeys,
+        run_id: &str,
+        watch: &mut Watch,
+    ) -> Result<(), StoreError> {
+        let sent = Instant::now();
+        let mut con = self.con(1);
+        let (status, beat): (Option<String>, Option<String>) = redis::cmd("HMGET")
             .arg(&k.meta)
-            .cmd("EXISTS")
-            .arg(&k.lease)
+            .arg("status")
+            .arg("beat")
             .query_async(&mut con)
             .await
             .map_err(backend)?;
-        if !exists {
-            return Ok(false);
+        let Some(status) = status else {
+            return Err(StoreError::NotFound(run_id.to_owned()));
+        };
+        if status != "running" {
+            // Ended: the log's end entry is there for the next read.
+            return Ok(());
         }
-        if !lease {
-            let event: Event = RunErrorEvent::new(
-                "the instance running this run stopped renewing its lease (it died, or lost \
-                 its connection to the store): the run is ended",
-            )
-            .with_code(CODE_RUN_ORPHANED.to_owned())
-            .into();
-            let json =
-                ag_ui_core::write::to_vec(&event).map_err(|e| StoreError::Backend(Box::new(e)))?;
-            let mut con = self.con(1);
-            let _: i64 = scripts::ORPHAN
-                .key(&k.meta)
-                .key(&k.log)
-                .key(&k.lease)
-                .key(&k.stop)
-                .arg(epoch_ms(SystemTime::now()))
-                .arg(ms(self.inner.config.retention))
-                .arg(json)
-                .invoke_async(&mut con)
-                .await
-                .map_err(backend)?;
+        if sent.elapsed() > self.stall() {
+            // The store was slow to answer: no evidence about the owner either way.
+            watch.reset();
+            return Ok(());
         }
-        Ok(true)
+        let beat = beat.unwrap_or_default();
+        if !watch.still(&beat, self.inner.config.lease) {
+            return Ok(());
+        }
+        let event: Event = RunErrorEvent::new(
+            "the instance running this run stopped renewing its lease (it died, or lost its \
+             connection to the store) while the store answered: the run is ended",
+        )
+        .with_code(CODE_RUN_ORPHANED.to_owned())
+        .into();
+        let json =
+            ag_ui_core::write::to_vec(&event).map_err(|e| StoreError::Backend(Box::new(e)))?;
+        let mut con = self.con(1);
+        let r: i64 = scripts::ORPHAN
+            .key(&k.meta)
+            .key(&k.log)
+            .key(&k.stop)
+            .arg(&beat)
+            .arg(epoch_ms(SystemTime::now()))
+            .arg(ms(self.inner.config.retention))
+            .arg(json)
+            .invoke_async(&mut con)
+            .await
+            .map_err(backend)?;
+        if r != 0 {
+            tracing::warn!(
+                run_id,
+                lease_ms = ms(self.inner.config.lease),
+                "a run's owner stopped renewing its lease: the run is ended as orphaned"
+            );
+        }
+        watch.reset();
+        Ok(())
     }
 
     async fn open_tail(&self, run_id: &str, after: Cursor) -> Result<RecordStream, StoreError> {
@@ -673,6 +717,8 @@ impl RedisStore {
             ended: false,
             done: false,
             conn: None,
+            watch: Watch::default(),
+            outage: None,
         };
         tail.take(xread_entries(first)?)?;
         Ok(Box::pin(futures_util::stream::unfold(tail, Tail::next)))
@@ -684,7 +730,6 @@ impl RedisStore {
         let r: i64 = scripts::STOP
             .key(&k.meta)
             .key(&k.log)
-            .key(&k.lease)
             .key(&k.stop)
             .arg(self.running_ttl())
             .invoke_async(&mut con)
@@ -693,11 +738,6 @@ impl RedisStore {
         match r {
             -1 => Err(StoreError::NotFound(run_id.to_owned())),
             0 => Ok(false),
-            2 => {
-                // Orphaned: end it now (as a subscriber would), and say it has ended.
-                self.check_lease(&k).await?;
-                Ok(false)
-            }
             _ => Ok(true),
         }
     }
@@ -750,21 +790,23 @@ impl RedisStore {
         }
     }
 
-    async fn renew(&self, run_id: &str, owner: &str, ttl: Duration) -> Result<bool, StoreError> {
+    async fn renew(&self, run_id: &str, owner: &str, ttl: Duration) -> Result<(), StoreError> {
         let k = self.keys(run_id);
         let mut con = self.con(1);
         let r: i64 = scripts::RENEW
             .key(&k.meta)
             .key(&k.log)
-            .key(&k.lease)
             .key(&k.stop)
             .arg(owner)
-            .arg(ms(ttl))
             .arg(ms(ttl + self.inner.config.retention))
             .invoke_async(&mut con)
             .await
             .map_err(backend)?;
-        Ok(r == 1)
+        match r {
+            1 => Ok(()),
+            0 => Err(StoreError::NotFound(run_id.to_owned())),
+            _ => Err(StoreError::Ended(run_id.to_owned())),
+        }
     }
 
     async fn put(&self, thread: ThreadRecord) -> Result<(), StoreError> {
@@ -825,6 +867,36 @@ struct Tail {
     done: bool,
     /// The connection for blocking reads, opened at the first one.
     conn: Option<MultiplexedConnection>,
+    /// What this subscriber has seen of the run's owner.
+    watch: Watch,
+    /// Since when the store has failed under this subscriber, while it does.
+    outage: Option<Instant>,
+}
+
+/// A subscriber's evidence about a running run's owner: its renewal counter and since when
+/// it has stood still, on checks that all reached the store in time. Any sign that the
+/// store itself stalled (a slow answer, a failure) starts the evidence over: a run is
+/// declared orphaned only when its owner could have renewed and did not, for a whole lease.
+#[derive(Debug, Default)]
+struct Watch {
+    seen: Option<(String, Instant)>,
+}
+
+impl Watch {
+    fn reset(&mut self) {
+        self.seen = None;
+    }
+
+    /// Notes the counter `beat` read now; true when it has read the same for `lease`.
+    fn still(&mut self, beat: &str, lease: Duration) -> bool {
+        match &self.seen {
+            Some((b, since)) if b == beat => since.elapsed() >= lease,
+            _ => {
+                self.seen = Some((beat.to_owned(), Instant::now()));
+                false
+            }
+        }
+    }
 }
 
 impl Tail {
@@ -854,8 +926,8 @@ impl Tail {
         Ok(())
     }
 
-    /// Blocks on the stream for new entries, for a poll interval; on a timeout, checks the
-    /// owner's lease.
+    /// Blocks on the stream for new entries, for a poll interval; on a timeout, looks at
+    /// the run's owner.
     async fn fetch(&mut self) -> Result<(), StoreError> {
         if self.conn.is_none() {
             self.conn = Some(self.store.dedicated().await?);
@@ -865,6 +937,7 @@ impl Tail {
             return Ok(());
         };
         self.store.inner.commands.fetch_add(1, Ordering::Relaxed);
+        let sent = Instant::now();
         let v: Value = redis::cmd("XREAD")
             .arg("COUNT")
             .arg(READ_COUNT)
@@ -876,12 +949,18 @@ impl Tail {
             .query_async(conn)
             .await
             .map_err(backend)?;
-        if matches!(v, Value::Nil) {
-            if !self.store.check_lease(&self.keys).await? {
-                return Err(StoreError::NotFound(self.run_id.clone()));
-            }
-            return Ok(());
+        if sent.elapsed() > poll + self.store.stall() {
+            // The read came back late: the store stalled.
+            self.watch.reset();
         }
+        if matches!(v, Value::Nil) {
+            return self
+                .store
+                .watch_owner(&self.keys, &self.run_id, &mut self.watch)
+                .await;
+        }
+        // Events arrived: the owner is alive.
+        self.watch.reset();
         self.take(xread_entries(v)?)
     }
 
@@ -893,13 +972,31 @@ impl Tail {
             if self.ended || self.done {
                 return None;
             }
-            if let Err(e) = self.fetch().await {
-                self.done = true;
-                return Some((Err(e), self));
+            match self.fetch().await {
+                Ok(()) => self.outage = None,
+                Err(StoreError::Backend(e)) => {
+                    // Rides out a store outage of up to the lease (a failover, a restart),
+                    // on a new connection each time.
+                    self.conn = None;
+                    self.watch.reset();
+                    let since = *self.outage.get_or_insert_with(Instant::now);
+                    if since.elapsed() >= self.store.inner.config.lease {
+                        self.done = true;
+                        return Some((Err(StoreError::Backend(e)), self));
+                    }
+                    tokio::time::sleep(OUTAGE_RETRY).await;
+                }
+                Err(e) => {
+                    self.done = true;
+                    return Some((Err(e), self));
+                }
             }
         }
     }
 }
+
+/// How long a subscriber waits before it reads again after the store failed under it.
+const OUTAGE_RETRY: Duration = Duration::from_millis(100);
 
 impl RunStore for RedisStore {
     fn create_run(&self, meta: RunMeta) -> StoreFuture<'_, ()> {
@@ -907,11 +1004,11 @@ impl RunStore for RedisStore {
     }
 
     fn append<'a>(&'a self, run_id: &'a str, records: Vec<Record>) -> StoreFuture<'a, ()> {
-        Box::pin(self.push(run_id, records))
+        Box::pin(self.push(run_id, records, false))
     }
 
-    fn end_run<'a>(&'a self, run_id: &'a str) -> StoreFuture<'a, ()> {
-        Box::pin(self.end(run_id))
+    fn end_run<'a>(&'a self, run_id: &'a str, records: Vec<Record>) -> StoreFuture<'a, ()> {
+        Box::pin(self.push(run_id, records, true))
     }
 
     fn run<'a>(&'a self, run_id: &'a str) -> StoreFuture<'a, Option<RunMeta>> {
@@ -935,7 +1032,7 @@ impl RunStore for RedisStore {
         run_id: &'a str,
         owner: &'a str,
         ttl: Duration,
-    ) -> StoreFuture<'a, bool> {
+    ) -> StoreFuture<'a, ()> {
         Box::pin(self.renew(run_id, owner, ttl))
     }
 

@@ -9,4 +9,5 @@
 
 mod both;
 mod failure;
+mod integrity;
 mod support;

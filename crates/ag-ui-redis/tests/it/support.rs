@@ -69,6 +69,27 @@ impl RedisServer {
         }
     }
 
+    /// Stops the server (SIGSTOP, by its pid) as a long fork or a failover would: it keeps
+    /// its connections and answers nothing until [`unpause`](Self::unpause).
+    pub fn pause(&mut self) {
+        self.signal("-STOP");
+    }
+
+    /// Lets a paused server go on (SIGCONT).
+    pub fn unpause(&mut self) {
+        self.signal("-CONT");
+    }
+
+    fn signal(&self, signal: &str) {
+        let pid = self.child.as_ref().map(Child::id).unwrap();
+        let status = Command::new("kill")
+            .arg(signal)
+            .arg(pid.to_string())
+            .status()
+            .unwrap();
+        assert!(status.success(), "kill {signal} {pid}");
+    }
+
     /// Kills the server (SIGKILL, by its pid) and waits for it to be gone.
     pub fn kill(&mut self) {
         if let Some(mut c) = self.child.take() {

@@ -330,6 +330,7 @@ impl Owner {
         }
     }
 
+    #[cfg_attr(not(feature = "tracing"), allow(unused_variables))]
     fn judge(&mut self, run_id: &str, result: Result<(), StoreError>) -> Verdict {
         match result {
             Ok(()) => {

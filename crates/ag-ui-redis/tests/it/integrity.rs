@@ -1,0 +1,238 @@
+//! Runs end exactly once under store faults: a paused Redis orphans no live run, a Redis
+//! that lost its data ends the runs in flight with `store_lost`, an owner that died
+//! between its terminal event and its end gets no second terminal.
+
+use std::time::{Duration, Instant};
+
+use ag_ui_redis::CODE_RUN_ORPHANED;
+use ag_ui_server::AgentService;
+use ag_ui_server::demo::DemoAgent;
+use ag_ui_server::runs::{
+    CODE_STORE_LOST, DisconnectPolicy, Record, RunMeta, RunStatus, RunStore, StoreError,
+};
+use serde_json::json;
+
+use crate::support::{Instance, Open, RedisServer, client, get, outcome, post, read, serve, slow};
+
+const LEASE: Duration = Duration::from_secs(2);
+
+/// The terminal events of a stream.
+fn terminals(events: &[ag_ui_core::Event]) -> Vec<serde_json::Value> {
+    crate::support::values(events)
+        .into_iter()
+        .filter(|e| matches!(e["type"].as_str(), Some("RUN_FINISHED" | "RUN_ERROR")))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_redis_paused_past_the_lease_orphans_no_live_run() {
+    let mut redis = RedisServer::start();
+    let config = redis.config().lease(LEASE);
+    let a = Instance::start(DemoAgent::new, config.clone(), |r| {
+        r.on_disconnect(DisconnectPolicy::Continue)
+    });
+    let store = redis.store(|_| config).await;
+    let b = serve(AgentService::new(DemoAgent::new()).runs(store.runs())).await;
+    let runs: Vec<String> = (0..4).map(|i| format!("run-paused-{i}")).collect();
+    let mut started = Vec::new();
+    let mut joined = Vec::new();
+    for run in &runs {
+        let mut s = Open::start(post(a.url(), &slow(run)).send().await.unwrap()).await;
+        s.next().await.unwrap();
+        started.push(s);
+        let mut j = Open::start(get(b.events_url(run)).send().await.unwrap()).await;
+        j.next().await.unwrap();
+        joined.push(j);
+    }
+    // Longer than the lease: the keys' clocks run on while nobody can renew anything.
+    redis.pause();
+    tokio::time::sleep(LEASE + Duration::from_secs(1)).await;
+    redis.unpause();
+    // Long enough for any watcher to have decided, had it counted the stall against
+    // the owners.
+    tokio::time::sleep(LEASE + Duration::from_secs(1)).await;
+    for run in &runs {
+        let stop = client()
+            .post(format!("{}runs/{run}/stop", b.url()))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(stop.status(), 202, "{run} is still running");
+    }
+    for (s, j) in started.iter_mut().zip(joined.iter_mut()) {
+        for events in [s.rest().await, j.rest().await] {
+            assert_eq!(
+                terminals(&events),
+                [
+                    json!({"type": "RUN_FINISHED", "threadId": "thread-1", "runId": events_run(&events), "outcome": {"type": "cancelled"}})
+                ],
+                "{events:?}"
+            );
+        }
+    }
+    for run in &runs {
+        let meta = store.run(run).await.unwrap().unwrap();
+        assert_eq!(meta.status, RunStatus::Ended);
+    }
+}
+
+/// The run id the terminal event of `events` names.
+fn events_run(events: &[ag_ui_core::Event]) -> serde_json::Value {
+    terminals(events)
+        .first()
+        .map(|e| e["runId"].clone())
+        .unwrap_or_default()
+}
+
+#[tokio::test]
+async fn a_redis_that_lost_its_data_ends_the_runs_in_flight_with_store_lost() {
+    let redis = RedisServer::start();
+    let config = redis.config().lease(LEASE);
+    let a = Instance::start(DemoAgent::new, config.clone(), |r| {
+        r.on_disconnect(DisconnectPolicy::Continue)
+    });
+    let store = redis.store(|_| config).await;
+    assert_eq!(
+        store.persists(),
+        Some(false),
+        "the test server persists nothing"
+    );
+    let b = serve(AgentService::new(DemoAgent::new()).runs(store.runs())).await;
+    let mut started = Open::start(post(a.url(), &slow("run-flushed")).send().await.unwrap()).await;
+    started.next().await.unwrap();
+    let mut joined = Open::start(get(b.events_url("run-flushed")).send().await.unwrap()).await;
+    joined.next().await.unwrap();
+    let mut raw = redis.raw().await;
+    let () = redis::cmd("FLUSHALL").query_async(&mut raw).await.unwrap();
+    let flushed = Instant::now();
+    for events in [started.rest().await, joined.rest().await] {
+        assert_eq!(
+            outcome(&events),
+            json!({"type": "RUN_ERROR", "outcome": null, "code": CODE_STORE_LOST}),
+            "{events:?}"
+        );
+        assert_eq!(terminals(&events).len(), 1);
+    }
+    assert!(
+        flushed.elapsed() < LEASE + Duration::from_secs(2),
+        "{:?}",
+        flushed.elapsed()
+    );
+    // Later joins: the store does not know the run.
+    let join = read(get(b.events_url("run-flushed")).send().await.unwrap()).await;
+    assert_eq!(join.status, 404);
+    assert_eq!(join.json()["error"], "run_not_found");
+    // The owner stopped its agent: it appended nothing after the loss.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let keys: Vec<String> = redis::cmd("KEYS")
+        .arg("*")
+        .query_async(&mut raw)
+        .await
+        .unwrap();
+    assert!(keys.iter().all(|k| !k.contains("run-flushed")), "{keys:?}");
+}
+
+#[tokio::test]
+async fn an_owner_gone_after_its_terminal_event_gets_no_second_one() {
+    let redis = RedisServer::start();
+    let store = redis.store(|c| c.lease(Duration::from_millis(500))).await;
+    let b = serve(AgentService::new(DemoAgent::new()).runs(store.runs())).await;
+    // An owner that logged its terminal event and died before it could end the run.
+    store
+        .create_run(RunMeta::new("run-ghost", "thread-1", None, "ghost"))
+        .await
+        .unwrap();
+    let events = [
+        r#"{"type":"RUN_STARTED","threadId":"thread-1","runId":"run-ghost"}"#,
+        r#"{"type":"RUN_FINISHED","threadId":"thread-1","runId":"run-ghost"}"#,
+    ];
+    let records = events
+        .iter()
+        .zip(1..)
+        .map(|(e, c)| Record::new(c, e.as_bytes()))
+        .collect();
+    store.append("run-ghost", records).await.unwrap();
+    let replay = read(get(b.events_url("run-ghost")).send().await.unwrap()).await;
+    assert_eq!(replay.events.len(), 2, "{:?}", replay.events);
+    assert_eq!(outcome(&replay.events)["type"], "RUN_FINISHED");
+    // A subscriber past the terminal event watches the owner, finds it gone, and the
+    // store closes the log without a word of its own.
+    let after = read(
+        get(b.events_url("run-ghost"))
+            .header("last-event-id", "2")
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(after.status, 200);
+    assert!(after.events.is_empty(), "{:?}", after.events);
+    let meta = store.run("run-ghost").await.unwrap().unwrap();
+    assert_eq!(meta.status, RunStatus::Ended);
+    let again = read(get(b.events_url("run-ghost")).send().await.unwrap()).await;
+    assert_eq!(
+        crate::support::values(&again.events),
+        crate::support::values(&replay.events)
+    );
+    assert!(matches!(
+        store.end_run("run-ghost", Vec::new()).await,
+        Err(StoreError::Ended(_))
+    ));
+}
+
+#[tokio::test]
+async fn an_owner_whose_run_was_taken_stops_and_its_client_gets_the_one_terminal() {
+    let redis = RedisServer::start();
+    let store = redis.store(|c| c.lease(LEASE)).await;
+    let a = serve(AgentService::new(DemoAgent::new()).runs(store.runs())).await;
+    let mut started = Open::start(post(a.url(), &slow("run-taken")).send().await.unwrap()).await;
+    started.next().await.unwrap();
+    // Another instance decided the owner was gone (as after a partition): it ended the
+    // run as orphaned, atomically, as the store's watcher does.
+    let mut raw = redis.raw().await;
+    let error = r#"{"type":"RUN_ERROR","message":"orphaned","code":"run_orphaned"}"#;
+    let meta = "ag-ui:run:{run-taken}";
+    let log = "ag-ui:run:{run-taken}:log";
+    let last: Vec<(String, Vec<(String, String)>)> = redis::cmd("XREVRANGE")
+        .arg(log)
+        .arg("+")
+        .arg("-")
+        .arg("COUNT")
+        .arg(1)
+        .query_async(&mut raw)
+        .await
+        .unwrap();
+    let n: u64 = last[0].0.trim_start_matches("0-").parse().unwrap();
+    let () = redis::pipe()
+        .cmd("XADD")
+        .arg(log)
+        .arg(format!("0-{}", n + 1))
+        .arg(n + 1)
+        .arg(error)
+        .ignore()
+        .cmd("XADD")
+        .arg(log)
+        .arg("1-0")
+        .arg("end")
+        .arg("1")
+        .ignore()
+        .cmd("HSET")
+        .arg(meta)
+        .arg("status")
+        .arg("ended")
+        .ignore()
+        .query_async(&mut raw)
+        .await
+        .unwrap();
+    let rest = started.rest().await;
+    assert_eq!(
+        terminals(&rest),
+        [json!({"type": "RUN_ERROR", "message": "orphaned", "code": CODE_RUN_ORPHANED})]
+    );
+    // The owner learnt it at its next write or renewal and stopped its agent: the log
+    // holds nothing after the end.
+    tokio::time::sleep(LEASE).await;
+    let replay = read(get(a.events_url("run-taken")).send().await.unwrap()).await;
+    assert_eq!(terminals(&replay.events).len(), 1);
+    assert_eq!(replay.events.len() as u64, n + 1);
+}
