@@ -65,7 +65,11 @@ async fn preflight(url: &str, origin: &str, method: &str, headers: &str) -> reqw
 fn routes(agent: &str) -> Vec<(String, &'static str, &'static [&'static str])> {
     let below = |p: &str| format!("{}/{p}", agent.trim_end_matches('/'));
     vec![
-        (agent.to_owned(), "POST", &["content-type", "x-request-id"][..]),
+        (
+            agent.to_owned(),
+            "POST",
+            &["content-type", "x-request-id"][..],
+        ),
         (
             below("runs/run-1/events"),
             "GET",
@@ -101,7 +105,10 @@ async fn the_preflight_of_every_route_admits_its_method_and_headers_for_the_orig
             );
             let allowed = items(&answer, "access-control-allow-headers");
             for h in headers.iter().chain(&["accept", "content-type"]) {
-                assert!(allowed.iter().any(|a| a == h), "{url}: {h} not in {allowed:?}");
+                assert!(
+                    allowed.iter().any(|a| a == h),
+                    "{url}: {h} not in {allowed:?}"
+                );
             }
             assert!(
                 answer.bytes().await.unwrap().is_empty(),

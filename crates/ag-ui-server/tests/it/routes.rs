@@ -61,7 +61,11 @@ async fn refusal(response: reqwest::Response) -> (u16, Value) {
 async fn every_route_works_at_the_top_and_nested() {
     for nested in [false, true] {
         let (_server, base) = mounted(full_service(), nested).await;
-        let agent = if nested { base.clone() } else { format!("{base}/") };
+        let agent = if nested {
+            base.clone()
+        } else {
+            format!("{base}/")
+        };
         let response = start(&agent, "run-1").await;
         assert_eq!(response.status(), 200, "nested: {nested}");
         let prefix = if nested { "/agent" } else { "" };
@@ -125,7 +129,10 @@ async fn every_route_works_at_the_top_and_nested() {
             .unwrap();
         assert_eq!(wrong.headers()["allow"], "GET");
         let (status, body) = refusal(wrong).await;
-        assert_eq!((status, body["code"].as_str()), (405, Some("method_not_allowed")));
+        assert_eq!(
+            (status, body["code"].as_str()),
+            (405, Some("method_not_allowed"))
+        );
     }
 }
 
@@ -149,7 +156,10 @@ async fn a_path_the_service_does_not_serve_is_a_json_404_and_starts_no_run() {
             assert_eq!(status, 404, "nested: {nested}, {path}: {body}");
             assert_eq!(body["code"], "not_found", "{path}");
             let message = body["message"].as_str().unwrap();
-            assert!(message.contains("nothing is served at"), "{path}: {message}");
+            assert!(
+                message.contains("nothing is served at"),
+                "{path}: {message}"
+            );
         }
         // GET and DELETE alike.
         for method in [reqwest::Method::GET, reqwest::Method::DELETE] {
@@ -167,9 +177,16 @@ async fn a_path_the_service_does_not_serve_is_a_json_404_and_starts_no_run() {
             .await
             .unwrap();
         let (status, body) = refusal(join).await;
-        assert_eq!((status, body["code"].as_str()), (404, Some("run_not_found")));
+        assert_eq!(
+            (status, body["code"].as_str()),
+            (404, Some("run_not_found"))
+        );
         // The agent path itself still starts runs.
-        let agent = if nested { base.clone() } else { format!("{base}/") };
+        let agent = if nested {
+            base.clone()
+        } else {
+            format!("{base}/")
+        };
         assert_eq!(start(&agent, "run-y").await.status(), 200);
     }
 }
