@@ -20,7 +20,8 @@ pub const DEFAULT_BODY_LIMIT: usize = 8 * 1024 * 1024;
 #[non_exhaustive]
 pub struct Rejection {
     /// The HTTP status: 400, 404, 405, 406, 408, 413 or 415 (and 400, 414, 431 for the
-    /// requests the HTTP layer refuses itself, from [`serve`](crate::serve::serve)).
+    /// requests the HTTP layer refuses itself, from [`serve`](crate::serve::serve); 409,
+    /// 410, 503 from resumable runs; whatever an authorisation refuses with, 401 or 403).
     pub status: u16,
     /// A machine-readable code, sent as both `code` and `error` in the body:
     /// `invalid_body`, `not_found`, `method_not_allowed`, `not_acceptable`,
@@ -72,16 +73,6 @@ impl Rejection {
     pub fn with_header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         self.headers.push((name.into(), value.into()));
         self
-    }
-
-    /// The value of the response header `name` (ASCII case-insensitive) this rejection
-    /// carries, the first if several.
-    #[must_use]
-    pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
     }
 
     /// 406: the request's `Accept` excludes `text/event-stream`.
