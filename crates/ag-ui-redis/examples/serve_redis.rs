@@ -3,10 +3,12 @@
 //!
 //! `cargo run -p ag-ui-redis --example serve_redis -- [ADDR] [--store memory|redis://HOST:PORT/DB]
 //! [--lease-ms N] [--prefix P] [--pace-ms N] [--keep-alive-ms N]
-//! [--on-disconnect cancel|continue|grace-ms=N] [--retention-ms N]`
+//! [--on-disconnect cancel|continue|grace-ms=N] [--retention-ms N] [--cors-origin ORIGIN]...`
 //!
 //! ADDR defaults to `127.0.0.1:0` (port 0 picks a free port). The bound address is the
-//! first line on stdout; the server runs until it is killed.
+//! first line on stdout; the server runs until it is killed. `--cors-origin` lets browser
+//! pages from ORIGIN (`scheme://host[:port]`, repeatable) call every route
+//! (`ag_ui_server::cors::cors_layer`), as `serve --cors-origin` does.
 //!
 //! With `--store redis://…` (or `rediss://…` with the `tls` feature; the URL may carry
 //! credentials, never printed) every instance started with the same URL and prefix
@@ -37,6 +39,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut prefix = None;
     let mut on_disconnect = None;
     let mut retention = None;
+    let mut origins = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = |name: &str| args.next().ok_or(format!("{name} needs a value"));
@@ -53,6 +56,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             "--store" => store = value(&arg)?,
             "--prefix" => prefix = Some(value(&arg)?),
             "--on-disconnect" => on_disconnect = Some(policy(&value(&arg)?)?),
+            "--cors-origin" => {
+                let origin = value(&arg)?;
+                origins.push(
+                    origin
+                        .parse()
+                        .map_err(|e| format!("--cors-origin {origin}: {e}"))?,
+                );
+            }
             _ if arg.starts_with("--") => return Err(format!("unknown option {arg}").into()),
             _ => addr = arg,
         }
@@ -98,12 +109,16 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .keep_alive(Some(keep_alive))
         .capabilities(capabilities)
         .runs(runs);
+    let mut router = ag_ui_server::axum::service_router(service);
+    if !origins.is_empty() {
+        router = router.layer(ag_ui_server::cors::cors_layer(origins));
+    }
     let listener = tokio::net::TcpListener::bind(&addr).await?;
     let mut out = std::io::stdout().lock();
     writeln!(out, "{}", listener.local_addr()?)?;
     out.flush()?;
     drop(out);
-    ag_ui_server::axum::serve(listener, ag_ui_server::axum::service_router(service)).await?;
+    ag_ui_server::axum::serve(listener, router).await?;
     Ok(())
 }
 

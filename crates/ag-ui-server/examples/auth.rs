@@ -59,17 +59,9 @@ async fn authenticate(
             next.run(request).await
         }
         None => {
-            let mut response = Rejection::new(
-                401,
-                "unauthorized",
-                "send a known bearer token in the Authorization header",
-            )
-            .into_response();
-            response.headers_mut().insert(
-                axum::http::header::WWW_AUTHENTICATE,
-                axum::http::HeaderValue::from_static("Bearer"),
-            );
-            response
+            let mut refusal = Rejection::unauthorized("Bearer");
+            refusal.message = "send a known bearer token in the Authorization header".into();
+            refusal.into_response()
         }
     }
 }

@@ -15,7 +15,13 @@
 //! long an ended run stays joinable (default 5 minutes). Both need `--resumable`.
 //!
 //! Runs shared by several instances on Redis: `cargo run -p ag-ui-redis --example serve_redis --
-//! --store redis://HOST:PORT/DB [--lease-ms N]` (the same demo, the same options).
+//! --store redis://HOST:PORT/DB [--lease-ms N]` (the same demo, resumable; of this example's
+//! options it takes `--pace-ms`, `--keep-alive-ms`, `--on-disconnect`, `--retention-ms` and
+//! `--cors-origin`).
+//!
+//! `--cors-origin ORIGIN` lets browser pages from ORIGIN call every route
+//! (`ag_ui_server::cors::cors_layer`: `GET` and `POST`, `Last-Event-ID` allowed,
+//! `Content-Location` readable).
 
 use std::io::Write;
 use std::time::Duration;
@@ -43,7 +49,8 @@ ADDR                     address to bind (default 127.0.0.1:0: a free loopback p
 --body-limit BYTES       largest request body; larger ones get 413 (default 8388608)
 --max-connections N      connections served at once; more wait in the backlog (default 1000)
 --backlog N              listen backlog (default 4096, capped by net.core.somaxconn)
---cors-origin ORIGIN     let browser pages from ORIGIN (scheme://host[:port]) call the agent;
+--cors-origin ORIGIN     let browser pages from ORIGIN (scheme://host[:port]) call every route
+                         (the agent, the capabilities, with --resumable joins, stops, threads);
                          repeatable
 --expose-errors          send the agent's error text to clients (default: a generic message
                          with an error id, the text only in the log)

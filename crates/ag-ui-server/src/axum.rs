@@ -46,29 +46,36 @@ use crate::{
 /// A router serving `agent` at `POST /` with the default settings (see [`AgentService`]);
 /// other paths get a JSON 404.
 ///
-/// Mount it elsewhere with `Router::new().nest_service("/agent", service)` or
-/// `Router::new().route_service("/agent", AgentService::new(agent))`.
+/// Mount it elsewhere with `Router::new().nest("/agent", router(agent))`, or mount the
+/// service at one path with `Router::new().route_service("/agent", AgentService::new(agent))`.
+/// (`nest_service` hands the service every path below its prefix: the service takes any
+/// path that is not one of its routes for the agent's, so `POST /agent/anything` would
+/// start a run.)
 pub fn router<A: Agent>(agent: A) -> Router {
     service_router(AgentService::new(agent))
 }
 
 /// A router serving a configured `service` at `POST /`, and, when it has resumable runs
-/// or capabilities configured ([`AgentService::has_routes`]), at the paths below `/` too
-/// (`/runs/{runId}/events`, `/runs/{runId}/stop`, `/threads/{threadId}`,
-/// `/capabilities`); other paths get a JSON 404.
+/// or capabilities configured ([`AgentService::has_routes`]), at each of the paths below
+/// `/` it answers (`/runs/{runId}/events`, `/runs/{runId}/stop`, `/threads/{threadId}`,
+/// `/capabilities`), each routed by itself; any other path gets a JSON 404
+/// ([`not_found`]), whatever its method: a `POST` to a path the service does not serve
+/// starts no run.
 ///
-/// Nest it to serve the agent elsewhere: `Router::new().nest("/agent", service_router(s))`.
+/// Nest it to serve the agent elsewhere: `Router::new().nest("/agent", service_router(s))`
+/// serves the agent at `POST /agent`, its routes below `/agent/`, the JSON 404 for the
+/// other paths below `/agent/` (`/agent/` itself, with the slash, is left to the outer
+/// router, as axum's `nest` does); the routes' links (`Content-Location`) name the path
+/// the client used. Add [`cors_layer`](crate::cors::cors_layer) with `.layer(...)` on the
+/// router (nested or not) to let browser pages from other origins use every route.
 pub fn service_router<A: Agent>(service: AgentService<A>) -> Router {
+    let mut router = Router::new().route_service("/", service.clone());
     if service.has_routes() {
-        Router::new()
-            .route_service("/", service.clone())
-            .route_service("/{*rest}", service)
-            .fallback(not_found)
-    } else {
-        Router::new()
-            .route_service("/", service)
-            .fallback(not_found)
+        for pattern in crate::runs::http::PATTERNS {
+            router = router.route_service(pattern, service.clone());
+        }
     }
+    router.fallback(not_found)
 }
 
 /// The JSON 404 for a path nothing is served at (the fallback of [`router`]).

@@ -8,23 +8,38 @@ pub const DEFAULT_BODY_LIMIT: usize = 8 * 1024 * 1024;
 /// A request the server refuses before any run starts: an HTTP status and a JSON body
 /// that says what is wrong and, for an invalid body, where (a JSON Pointer).
 ///
-/// The body is `{"status": 400, "error": "invalid_body", "message": "...", "pointer": "/messages/0/role"}`
-/// (`pointer` only when the problem is at a place in the request document).
+/// The body is `{"status": 400, "code": "invalid_body", "error": "invalid_body", "message": "...", "pointer": "/messages/0/role"}`:
+/// the machine-readable code is both `code` and `error` (the same value), `pointer` only
+/// when the problem is at a place in the request document.
+///
+/// A rejection may carry response headers ([`with_header`](Self::with_header)). A 401
+/// always goes out with a `WWW-Authenticate` challenge, as HTTP requires: the one given
+/// ([`unauthorized`](Self::unauthorized), or `with_header("www-authenticate", ...)`),
+/// else `WWW-Authenticate: Bearer`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Rejection {
     /// The HTTP status: 400, 404, 405, 406, 408, 413 or 415 (and 400, 414, 431 for the
-    /// requests the HTTP layer refuses itself, from [`serve`](crate::serve::serve)).
+    /// requests the HTTP layer refuses itself, from [`serve`](crate::serve::serve); 409,
+    /// 410, 503 from resumable runs; whatever an authorisation refuses with, 401 or 403).
     pub status: u16,
-    /// A machine-readable code: `invalid_body`, `not_found`, `method_not_allowed`,
-    /// `not_acceptable`, `body_timeout`, `body_too_large`, `unsupported_media_type`,
-    /// `body_unreadable` (and `bad_request`, `uri_too_long`,
-    /// `header_fields_too_large`).
+    /// A machine-readable code, sent as both `code` and `error` in the body:
+    /// `invalid_body`, `not_found`, `method_not_allowed`, `not_acceptable`,
+    /// `body_timeout`, `body_too_large`, `unsupported_media_type`, `body_unreadable` (and
+    /// `bad_request`, `uri_too_long`, `header_fields_too_large`; `unauthorized` from
+    /// [`unauthorized`](Self::unauthorized); `run_not_found`, `thread_not_found`,
+    /// `invalid_cursor`, `cursor_expired`, `run_exists`, `store_full`, `store_unavailable`
+    /// from resumable runs).
     pub error: &'static str,
     /// What is wrong, in a sentence.
     pub message: String,
     /// Where in the request document, for `invalid_body`.
     pub pointer: Option<String>,
+    /// Headers of the response, as `(name, value)` pairs, in order: a 401's
+    /// `WWW-Authenticate`, a 503's `Retry-After`. A name given here replaces the header
+    /// the response would otherwise have (`allow` of a 405, for example); a name or value
+    /// that is not valid in HTTP is left out of the response.
+    pub headers: Vec<(String, String)>,
 }
 
 impl Rejection {
@@ -36,7 +51,28 @@ impl Rejection {
             error,
             message: message.into(),
             pointer: None,
+            headers: Vec::new(),
         }
+    }
+
+    /// 401 `unauthorized` with the challenge `WWW-Authenticate: {challenge}` (for example
+    /// `Bearer realm="agents"` or `Basic realm="agents", charset="UTF-8"`).
+    #[must_use]
+    pub fn unauthorized(challenge: impl Into<String>) -> Self {
+        Self::new(
+            401,
+            "unauthorized",
+            "the request lacks valid credentials for this agent",
+        )
+        .with_header("www-authenticate", challenge)
+    }
+
+    /// This rejection with the response header `name: value` added (see
+    /// [`headers`](Self::headers)).
+    #[must_use]
+    pub fn with_header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
     }
 
     /// 406: the request's `Accept` excludes `text/event-stream`.
@@ -95,6 +131,7 @@ impl Rejection {
     pub fn body(&self) -> Vec<u8> {
         let mut doc = serde_json::json!({
             "status": self.status,
+            "code": self.error,
             "error": self.error,
             "message": self.message,
         });

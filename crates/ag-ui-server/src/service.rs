@@ -11,6 +11,7 @@ use bytes::Bytes;
 use futures_core::Stream;
 use http::header::{
     ACCEPT, ALLOW, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, HeaderName, HeaderValue, VARY,
+    WWW_AUTHENTICATE,
 };
 use http::{Method, Request, Response, StatusCode};
 use http_body::Frame;
@@ -143,8 +144,10 @@ impl<A: Agent> AgentService<A> {
     /// Keeps runs in a log so that they outlive their connection: joinable, stoppable,
     /// with the thread kept (a non-standard extension, see [`crate::runs`]). Adds the
     /// routes `GET {agent path}/runs/{runId}/events`, `POST {agent path}/runs/{runId}/stop`
-    /// and `GET {agent path}/threads/{threadId}`; mount the service so that they reach it
-    /// (as [`crate::axum::service_router`] does).
+    /// and `GET {agent path}/threads/{threadId}`; mount the service so that they reach it:
+    /// [`crate::axum::service_router`] routes each of them to it, and answers any other
+    /// path with a JSON 404. (The service itself takes a path that does not end in one of
+    /// its routes for the agent path.)
     #[must_use]
     pub fn runs(self, runs: crate::runs::Runs) -> Self {
         self.edit(|s| s.runs = Some(runs))
@@ -407,7 +410,9 @@ fn body_error(error: &BoxError) -> Rejection {
 impl Rejection {
     /// The response for this rejection: its status, `content-type: application/json` and
     /// the JSON [`body`](Rejection::body); `allow: POST` for 405, `connection: close` for
-    /// 408 and 413 (the body may be partly unread).
+    /// 408 and 413 (the body may be partly unread), `www-authenticate: Bearer` for a 401
+    /// without a challenge of its own; then the rejection's own
+    /// [`headers`](Rejection::headers), each name replacing the header set above.
     #[must_use]
     pub fn to_response(&self) -> Response<SseBody> {
         let mut response = Response::new(SseBody::full(self.body()));
@@ -420,6 +425,23 @@ impl Rejection {
         }
         if matches!(self.status, 408 | 413) {
             headers.insert(http::header::CONNECTION, HeaderValue::from_static("close"));
+        }
+        let mut replaced: Vec<HeaderName> = Vec::new();
+        for (name, value) in &self.headers {
+            let (Ok(name), Ok(value)) = (
+                HeaderName::from_bytes(name.as_bytes()),
+                HeaderValue::from_str(value),
+            ) else {
+                continue;
+            };
+            if !replaced.contains(&name) {
+                headers.remove(&name);
+                replaced.push(name.clone());
+            }
+            headers.append(name, value);
+        }
+        if self.status == 401 && !headers.contains_key(WWW_AUTHENTICATE) {
+            headers.insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
         }
         response
     }

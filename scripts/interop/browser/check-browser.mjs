@@ -19,6 +19,13 @@
 //    server. Without CORS the browser must refuse the response; with the server's CORS
 //    allowing that origin (`serve --cors-origin`) the run must work and agree with the Rust
 //    client.
+// 4. Cross-origin, every route of resumable runs, with fetch from a page on another loopback
+//    origin (another port), against `serve --resumable --cors-origin` and `serve_redis
+//    --cors-origin` (ag-ui-redis, its in-memory store): start a run (its Content-Location
+//    read from the response), join it with a Last-Event-ID header, GET the thread, GET the
+//    capabilities, stop a run while it streams; each call sends x-request-id, so that each
+//    is preflighted. All must succeed; a request header the server does not allow must be
+//    refused; and a page from an origin not allowed must be refused on every route.
 //
 // --screenshot PATH saves the demo page after step 1's chat, with the interrupt pending. Exits 1 on any
 // failure.
@@ -84,15 +91,16 @@ function cargo(args) {
   const r = spawnSync("cargo", args, { cwd: ROOT, stdio: ["ignore", "inherit", "inherit"], timeout: 1_800_000 });
   if (r.status !== 0) throw new Error(`cargo ${args.join(" ")} failed (${r.status ?? r.signal})`);
 }
-console.log("== building the Rust examples web, serve and run_agent");
+console.log("== building the Rust examples web, serve, serve_redis and run_agent");
 cargo(["build", "-q", "-p", "ag-ui-server", "--example", "web", "--example", "serve", "--locked"]);
+cargo(["build", "-q", "-p", "ag-ui-redis", "--example", "serve_redis", "--locked"]);
 cargo(["build", "-q", "-p", "ag-ui-client", "--example", "run_agent", "--locked"]);
 
 const children = [];
 // Starts a Rust example; resolves to its address (its first stdout line), or null if it
 // exited first (with what it said on stderr).
-async function example(name, args) {
-  const child = spawn("cargo", ["run", "-q", "-p", "ag-ui-server", "--example", name, "--locked", "--", ...args],
+async function example(name, args, pkg = "ag-ui-server") {
+  const child = spawn("cargo", ["run", "-q", "-p", pkg, "--example", name, "--locked", "--", ...args],
     { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
   children.push(child);
   let stderr = "";
@@ -162,6 +170,92 @@ async function officialRun(url, input, abortAfterMs) {
     if (outcome?.type === "run_error" && outcome.code === "abort") outcome = null;
   }
   return { ok, error, errorKind, messages: agent.messages, state: agent.state, outcome, events };
+}
+
+// Runs in the page: every route of resumable runs below `base` (the agent URL, no trailing
+// slash), with fetch; reports what each call got. `suffix` keeps the ids of each call apart.
+async function resumableRoutes(base, suffix) {
+  const frames = (text) => text.split("\n\n").map((block) => {
+    let id = null;
+    let data = "";
+    for (const line of block.split("\n")) {
+      if (line.startsWith("id:")) id = line.slice(3).trim();
+      else if (line.startsWith("data:")) data += line.slice(5).trim();
+    }
+    return data ? { id, type: JSON.parse(data).type, event: JSON.parse(data) } : null;
+  }).filter(Boolean);
+  const headers = (extra = {}) => ({ "x-request-id": `req-${suffix}-${Math.random().toString(16).slice(2)}`, ...extra });
+  const body = (runId, scenario) => JSON.stringify({
+    protocolVersion: "1.0", threadId: `thread-${suffix}`, runId, state: {}, tools: [], context: [],
+    messages: [{ id: "user-1", role: "user", content: "What is the weather in Amsterdam?" }], forwardedProps: { scenario },
+  });
+  const sse = { accept: "text/event-stream" };
+  const json = { "content-type": "application/json", accept: "text/event-stream" };
+  const call = async (url, init, read = (r) => r.text()) => {
+    try {
+      const r = await fetch(url, init);
+      return { ok: true, status: r.status, location: r.headers.get("content-location"), body: await read(r) };
+    } catch (e) {
+      return { ok: false, error: `${e?.name}: ${e?.message}` };
+    }
+  };
+  const out = {};
+  const runId = `run-${suffix}`;
+  out.start = await call(`${base}/`, { method: "POST", headers: headers(json), body: body(runId, "chat") });
+  if (out.start.ok) out.start.frames = frames(out.start.body).map(({ id, type }) => ({ id, type }));
+  const joinUrl = out.start.location ? new URL(out.start.location, base).href : `${base}/runs/${runId}/events`;
+  out.join = await call(joinUrl, { headers: headers({ ...sse, "last-event-id": "3" }) });
+  if (out.join.ok) out.join.frames = frames(out.join.body).map(({ id, type }) => ({ id, type }));
+  out.thread = await call(`${base}/threads/thread-${suffix}`, { headers: headers(sse) });
+  if (out.thread.ok) out.thread.frames = frames(out.thread.body).map(({ type }) => type);
+  out.capabilities = await call(`${base}/capabilities`, { headers: headers() }, (r) => r.json());
+  // A stop while the run streams: the slow scenario's first frame, the stop, then the rest.
+  const slowId = `run-slow-${suffix}`;
+  try {
+    const r = await fetch(`${base}/`, { method: "POST", headers: headers(json), body: body(slowId, "slow") });
+    const reader = r.body.getReader();
+    const decoder = new TextDecoder();
+    let text = "";
+    while (!text.includes("\n\n")) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+    out.stop = await call(`${base}/runs/${encodeURIComponent(slowId)}/stop`, { method: "POST", headers: headers() }, (x) => x.json());
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+    out.stop.last = frames(text).at(-1)?.event ?? null;
+  } catch (e) {
+    out.stop = { ok: false, error: `${e?.name}: ${e?.message}` };
+  }
+  // A request header the server does not allow: the browser must refuse the call.
+  out.unlisted = await call(`${base}/capabilities`, { headers: headers({ "x-not-allowed": "1" }) });
+  return out;
+}
+
+// The problems with what resumableRoutes got on a server that allows the page's origin.
+function routeProblems(r) {
+  const p = [];
+  for (const name of ["start", "join", "thread", "capabilities", "stop"]) {
+    if (!r[name]?.ok) p.push(`${name}: refused by the browser (${r[name]?.error})`);
+  }
+  if (p.length) return p;
+  if (r.start.status !== 200) p.push(`start: status ${r.start.status}`);
+  if (!r.start.location) p.push("start: Content-Location not readable (not exposed?)");
+  if (r.start.frames.at(-1)?.type !== "RUN_FINISHED") p.push(`start: ${j(r.start.frames.map((f) => f.type))}`);
+  const after = r.start.frames.filter((f) => Number(f.id) > 3);
+  if (r.join.status !== 200) p.push(`join: status ${r.join.status}`);
+  else if (!isDeepStrictEqual(r.join.frames, after)) p.push(`join after Last-Event-ID 3: ${j(r.join.frames)}, expected ${j(after)}`);
+  if (r.thread.status !== 200) p.push(`thread: status ${r.thread.status}`);
+  else if (!isDeepStrictEqual(r.thread.frames, ["RUN_STARTED", "MESSAGES_SNAPSHOT", "STATE_SNAPSHOT", "RUN_FINISHED"])) p.push(`thread: ${j(r.thread.frames)}`);
+  if (r.capabilities.status !== 200 || r.capabilities.body?.transport?.resumable !== true) p.push(`capabilities: ${r.capabilities.status} ${j(r.capabilities.body)}`);
+  if (r.stop.status !== 202 || r.stop.body?.status !== "stopping") p.push(`stop: ${r.stop.status} ${j(r.stop.body)}`);
+  if (r.stop.last?.type !== "RUN_FINISHED" || r.stop.last?.outcome?.type !== "cancelled") p.push(`the stopped run ended with ${j(r.stop.last)}`);
+  if (r.unlisted.ok) p.push(`a header the server does not allow was let through (status ${r.unlisted.status})`);
+  return p;
 }
 
 function compare(rust, browser, keys = ["messages", "state", "outcome"]) {
@@ -428,6 +522,34 @@ try {
       await p.close();
       const problems = r.ok !== false || r.errorKind !== "transport" ? [`expected a refused fetch from ${stranger}, got ok=${r.ok} ${r.error}`] : [];
       return [problems, `${stranger} is not the allowed origin: refused`];
+    });
+  }
+
+  // 4. cross-origin, every route of resumable runs (a page on another port of 127.0.0.1)
+  const stranger = `http://localhost:${other.address().port}`;
+  const servers = [
+    ["serve --resumable", "serve", ["127.0.0.1:0", "--resumable", "--pace-ms", "20", "--cors-origin", OTHER], "ag-ui-server"],
+    ["serve_redis", "serve_redis", ["127.0.0.1:0", "--pace-ms", "20", "--cors-origin", OTHER], "ag-ui-redis"],
+  ];
+  for (const [label, name, args, pkg] of servers) {
+    const server = await example(name, args, pkg);
+    if (server.address === null) {
+      report(`cross-origin routes (${label})`, [`the example did not start: ${server.stderr.trim()}`], "");
+      continue;
+    }
+    const base = `http://${server.address}`;
+    await step(`cross-origin, every resumable route (${label})`, async () => {
+      const r = await foreign.evaluate(resumableRoutes, base, label.replace(/\W+/g, "-"));
+      return [routeProblems(r), `a page from ${OTHER} started a run at ${base}, joined it at ${r.start.location} after Last-Event-ID 3 (${r.join.frames?.length} frames), read the thread and the capabilities, stopped a slow run (202, ended cancelled); a header not allowed was refused (${r.unlisted.error})`];
+    });
+    await step(`cross-origin, every resumable route (${label}): an origin not allowed is refused`, async () => {
+      const p = await browser.newPage();
+      await p.goto(`${stranger}/`, { waitUntil: "load" });
+      const r = await p.evaluate(resumableRoutes, base, `${label.replace(/\W+/g, "-")}-stranger`);
+      await p.close();
+      const problems = ["start", "join", "thread", "capabilities", "stop"]
+        .filter((k) => r[k]?.ok !== false).map((k) => `${k}: not refused (status ${r[k]?.status})`);
+      return [problems, `${stranger} is not allowed: all five calls refused (${r.start.error})`];
     });
   }
 } finally {

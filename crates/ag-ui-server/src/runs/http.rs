@@ -25,11 +25,25 @@ use crate::{Agent, Rejection, RunGuard, accepts_sse};
 /// The header a browser's `EventSource` sends when it reconnects.
 pub(crate) const LAST_EVENT_ID: &str = "last-event-id";
 
+/// The extension's paths below the agent path, as axum route patterns: what
+/// [`crate::axum::service_router`] routes to the service, one by one (other paths get its
+/// JSON 404 and never start a run).
+#[cfg(feature = "axum")]
+pub(crate) const PATTERNS: [&str; 4] = [
+    "/runs/{run_id}/events",
+    "/runs/{run_id}/stop",
+    "/threads/{thread_id}",
+    "/capabilities",
+];
+
 /// What a request asks of a service with runs or capabilities configured.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Route {
     /// Anything else: the agent path itself (start a run).
     Start,
+    /// A route's shape with an id that is no id (empty, or not UTF-8 once
+    /// percent-decoded): answered 404, never a start.
+    Unknown,
     /// `GET {agent path}/runs/{runId}/events`.
     Events(String),
     /// `POST {agent path}/runs/{runId}/stop`.
@@ -44,7 +58,7 @@ impl Route {
     /// The method the route answers.
     pub(crate) fn allow(&self) -> &'static str {
         match self {
-            Route::Start | Route::Stop(_) => "POST",
+            Route::Start | Route::Stop(_) | Route::Unknown => "POST",
             Route::Events(_) | Route::Thread(_) | Route::Capabilities => "GET",
         }
     }
@@ -72,23 +86,17 @@ pub(crate) fn route(path: &str) -> (Route, usize) {
             .sum::<usize>()
             .saturating_sub(1)
     };
-    if n >= 3
-        && segments[n - 3] == "runs"
-        && matches!(segments[n - 1], "events" | "stop")
-        && let Some(id) = decode(segments[n - 2])
-    {
-        let r = if segments[n - 1] == "events" {
-            Route::Events(id)
-        } else {
-            Route::Stop(id)
+    if n >= 3 && segments[n - 3] == "runs" && matches!(segments[n - 1], "events" | "stop") {
+        let r = match decode(segments[n - 2]) {
+            None => Route::Unknown,
+            Some(id) if segments[n - 1] == "events" => Route::Events(id),
+            Some(id) => Route::Stop(id),
         };
         return (r, base(3));
     }
-    if n >= 2
-        && segments[n - 2] == "threads"
-        && let Some(id) = decode(segments[n - 1])
-    {
-        return (Route::Thread(id), base(2));
+    if n >= 2 && segments[n - 2] == "threads" {
+        let r = decode(segments[n - 1]).map_or(Route::Unknown, Route::Thread);
+        return (r, base(2));
     }
     if n >= 1 && segments[n - 1] == "capabilities" {
         return (Route::Capabilities, base(1));
@@ -306,7 +314,7 @@ pub(crate) async fn answer(
         };
     };
     match route {
-        Route::Start => Err(Rejection::new(404, "not_found", "no such route")),
+        Route::Start | Route::Unknown => Err(Rejection::not_found(parts.uri.path())),
         Route::Capabilities => {
             method(parts, Method::GET, "GET the capabilities")?;
             Ok(capabilities_response(Some(runs), capabilities))
@@ -544,8 +552,9 @@ mod tests {
         );
         assert_eq!(route("/agent/capabilities"), (Route::Capabilities, 6));
         assert_eq!(route("/capabilities/"), (Route::Capabilities, 0));
-        // An empty id is no route.
-        assert_eq!(route("/agent/runs//events").0, Route::Start);
+        // An empty id, or one that is not UTF-8, is no route, and no start either.
+        assert_eq!(route("/agent/runs//events"), (Route::Unknown, 6));
+        assert_eq!(route("/runs/%FF/stop"), (Route::Unknown, 0));
     }
 
     /// Polls `frames` to its end, returning each frame's JSON.

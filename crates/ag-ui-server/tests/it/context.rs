@@ -10,7 +10,7 @@ use ag_ui_server::axum::{AgentResponse, RunInput};
 use ag_ui_server::cors::cors_layer;
 use ag_ui_server::demo::DemoAgent;
 use ag_ui_server::serve::ServeConfig;
-use ag_ui_server::{AgentService, AgentStream, ContextAgent, RunContext, emit};
+use ag_ui_server::{AgentService, AgentStream, ContextAgent, Rejection, RunContext, emit};
 use serde_json::{Value, json};
 
 use crate::support::{Events, client, input, post, serve_router, types};
@@ -180,7 +180,7 @@ async fn cors_answers_the_preflight_of_a_configured_origin_only() {
     let server = serve_router(router, ServeConfig::new()).await;
 
     let allowed = preflight(&server.url(), "http://ui.example:5173").await;
-    assert!(allowed.status().is_success(), "{}", allowed.status());
+    assert_eq!(allowed.status(), 200);
     let h = allowed.headers();
     assert_eq!(h["access-control-allow-origin"], "http://ui.example:5173");
     assert_eq!(h["access-control-allow-credentials"], "true");
@@ -209,6 +209,44 @@ async fn cors_answers_the_preflight_of_a_configured_origin_only() {
     );
     let events = Events::new(response).all().await;
     assert_eq!(types(&events).last(), Some(&"RUN_FINISHED"));
+}
+
+#[tokio::test]
+async fn a_401_rejection_from_a_layer_gets_a_bearer_challenge_unless_it_has_its_own() {
+    use axum::response::IntoResponse;
+    let router = ag_ui_server::axum::router(DemoAgent::new()).layer(axum::middleware::from_fn(
+        |request: axum::extract::Request, next: axum::middleware::Next| async move {
+            match request
+                .headers()
+                .get("x-case")
+                .and_then(|v| v.to_str().ok())
+            {
+                Some("plain") => Rejection::new(401, "unauthorized", "who?").into_response(),
+                Some("basic") => Rejection::unauthorized(r#"Basic realm="x""#).into_response(),
+                Some(_) => Rejection::new(403, "forbidden", "no").into_response(),
+                None => next.run(request).await,
+            }
+        },
+    ));
+    let server = serve_router(router, ServeConfig::new()).await;
+    for (case, status, challenge) in [
+        ("plain", 401, Some("Bearer")),
+        ("basic", 401, Some(r#"Basic realm="x""#)),
+        ("other", 403, None),
+    ] {
+        let response = run_with_headers(&server.url(), &[("x-case", case)]).await;
+        assert_eq!(response.status().as_u16(), status, "{case}");
+        let got: Vec<_> = response
+            .headers()
+            .get_all("www-authenticate")
+            .iter()
+            .map(|v| v.to_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(got, challenge.into_iter().collect::<Vec<_>>(), "{case}");
+        let json: Value = serde_json::from_slice(&response.bytes().await.unwrap()).unwrap();
+        assert_eq!(json["status"], status);
+        assert_eq!(json["code"], json["error"]);
+    }
 }
 
 #[tokio::test]

@@ -16,6 +16,10 @@ async fn refusal(response: reqwest::Response, status: u16) -> Value {
     );
     let body: Value = serde_json::from_slice(&response.bytes().await.unwrap()).unwrap();
     assert_eq!(body["status"], json!(status));
+    // The code is both `code` and `error`; `message` says what is wrong.
+    assert!(body["code"].is_string(), "{body}");
+    assert_eq!(body["code"], body["error"], "{body}");
+    assert!(!body["message"].as_str().unwrap().is_empty(), "{body}");
     body
 }
 

@@ -8,6 +8,7 @@
 
 mod client;
 mod context;
+mod cors;
 mod demo;
 mod disconnect;
 mod guard;
@@ -18,6 +19,7 @@ mod network;
 mod observe;
 mod peer;
 mod renamed;
+mod routes;
 mod runs;
 mod streaming;
 mod support;

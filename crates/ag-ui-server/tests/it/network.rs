@@ -290,6 +290,7 @@ async fn the_http_layer_refusals_have_json_bodies() {
         let (out, _) = until_closed_or_answered(&mut stream).await;
         let (got, json) = parse_response(&out);
         assert_eq!((got, json["error"].as_str()), (status, Some(error)));
+        assert_eq!(json["code"], error);
         assert_eq!(json["status"], status);
     }
 }

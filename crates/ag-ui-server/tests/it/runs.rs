@@ -664,6 +664,8 @@ async fn a_join_is_authorised_as_a_start_is() {
     let server = serve(AgentService::new(DemoAgent::new()).runs(runs)).await;
     let refused = post(server.url(), &chat("run-auth")).send().await.unwrap();
     assert_eq!(refused.status(), 401);
+    // A 401 without a challenge of its own gets `WWW-Authenticate: Bearer`.
+    assert_eq!(refused.headers()["www-authenticate"], "Bearer");
     let r = read(
         post(server.url(), &chat("run-auth"))
             .header("x-user", "ann")
@@ -713,6 +715,84 @@ async fn a_join_is_authorised_as_a_start_is() {
         .await
         .unwrap();
     assert_eq!(thread.status(), 200);
+}
+
+#[tokio::test]
+async fn every_401_of_the_authorisation_carries_a_challenge_and_other_refusals_their_headers() {
+    let runs = Runs::in_memory().authorize(|parts| {
+        match parts.headers.get("x-user").and_then(|v| v.to_str().ok()) {
+            Some("ann") => Ok(Some("ann".to_owned())),
+            Some("basic") => Err(Rejection::unauthorized(
+                r#"Basic realm="agents", charset="UTF-8""#,
+            )),
+            Some(_) => Err(Rejection::new(403, "forbidden", "not you")
+                .with_header("x-reason", "banned")
+                .with_header("retry-after", "60")),
+            None => Err(Rejection::new(401, "unauthorised", "send x-user")),
+        }
+    });
+    let server = serve(AgentService::new(DemoAgent::new()).runs(runs)).await;
+    let r = read(
+        post(server.url(), &chat("run-auth"))
+            .header("x-user", "ann")
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    let url = server.url();
+    // Start, join, stop, thread connect: each asks the authorisation.
+    let routes = [
+        (reqwest::Method::POST, url.clone()),
+        (reqwest::Method::GET, events_url(&server, "run-auth")),
+        (reqwest::Method::POST, format!("{url}runs/run-auth/stop")),
+        (reqwest::Method::GET, format!("{url}threads/thread-1")),
+    ];
+    for (method, route) in routes {
+        let send = |user: Option<&str>| {
+            let mut request = client()
+                .request(method.clone(), &route)
+                .header("accept", "text/event-stream")
+                .header("content-type", "application/json")
+                .body(serde_json::to_vec(&chat("run-new")).unwrap());
+            if let Some(u) = user {
+                request = request.header("x-user", u);
+            }
+            request.send()
+        };
+        let anonymous = send(None).await.unwrap();
+        assert_eq!(anonymous.status(), 401, "{method} {route}");
+        let challenges: Vec<_> = anonymous
+            .headers()
+            .get_all("www-authenticate")
+            .iter()
+            .collect();
+        assert_eq!(challenges, ["Bearer"], "{method} {route}");
+        let doc: Value = serde_json::from_slice(&anonymous.bytes().await.unwrap()).unwrap();
+        assert_eq!(
+            doc,
+            json!({"status": 401, "code": "unauthorised", "error": "unauthorised", "message": "send x-user"})
+        );
+
+        let basic = send(Some("basic")).await.unwrap();
+        assert_eq!(basic.status(), 401);
+        let challenges: Vec<_> = basic.headers().get_all("www-authenticate").iter().collect();
+        assert_eq!(
+            challenges,
+            [r#"Basic realm="agents", charset="UTF-8""#],
+            "{method} {route}"
+        );
+        let doc: Value = serde_json::from_slice(&basic.bytes().await.unwrap()).unwrap();
+        assert_eq!(doc["code"], "unauthorized");
+
+        let banned = send(Some("bob")).await.unwrap();
+        assert_eq!(banned.status(), 403);
+        assert!(banned.headers().get("www-authenticate").is_none());
+        assert_eq!(banned.headers()["x-reason"], "banned");
+        assert_eq!(banned.headers()["retry-after"], "60");
+        assert_eq!(banned.headers()["content-type"], "application/json");
+    }
 }
 
 #[tokio::test]
@@ -1094,6 +1174,7 @@ async fn the_stores_bounds_answer_503_and_410() {
     assert_eq!(refused.status(), 503);
     let doc: Value = serde_json::from_slice(&refused.bytes().await.unwrap()).unwrap();
     assert_eq!(doc["error"], "store_full");
+    assert_eq!(doc["code"], "store_full");
     // The slow run has sent more than 3 events by now: the first ones are gone.
     tokio::time::sleep(Duration::from_millis(2200)).await;
     let old = get(events_url(&server, "run-full"))
@@ -1104,4 +1185,5 @@ async fn the_stores_bounds_answer_503_and_410() {
     assert_eq!(old.status(), 410);
     let doc: Value = serde_json::from_slice(&old.bytes().await.unwrap()).unwrap();
     assert_eq!(doc["error"], "cursor_expired");
+    assert_eq!(doc["code"], "cursor_expired");
 }
