@@ -2,7 +2,6 @@
 //! guards its keys and its URL.
 
 use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -14,8 +13,8 @@ use redis::AsyncCommands;
 use serde_json::{Value, json};
 
 use crate::support::{
-    Instance, LIMIT, Open, RedisServer, chat, free_port, get, input, outcome, post, read,
-    read_until, serve, slow, values,
+    ChildGuard, Instance, LIMIT, Open, RedisServer, chat, free_port, get, input, outcome, post,
+    read, read_until, serve, serve_example, slow, values,
 };
 
 const LEASE: Duration = Duration::from_millis(1000);
@@ -102,33 +101,6 @@ async fn an_instance_killed_mid_run_leaves_its_joiners_a_run_orphaned_error() {
         .await
         .unwrap();
     assert_eq!(stop.status(), 200);
-}
-
-/// The `serve_redis` example's binary, built by `cargo test -p ag-ui-redis` (examples are built
-/// with the tests) next to this test binary.
-fn serve_example() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let dir = exe.parent().and_then(|d| d.parent()).unwrap();
-    let path = dir
-        .join("examples")
-        .join(format!("serve_redis{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        path.exists(),
-        "{} is missing: run `cargo test -p ag-ui-redis` (it builds the examples) or \
-         `cargo build -p ag-ui-redis --example serve_redis` first",
-        path.display()
-    );
-    path
-}
-
-/// A child process, killed (SIGKILL) when dropped.
-struct ChildGuard(std::process::Child);
-
-impl Drop for ChildGuard {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }
 
 #[tokio::test]

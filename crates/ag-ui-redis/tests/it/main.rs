@@ -10,4 +10,5 @@
 mod both;
 mod failure;
 mod integrity;
+mod soak;
 mod support;

@@ -379,3 +379,92 @@ pub async fn reference(body: &Value) -> Vec<Value> {
     let r = read(post(server.url(), body).send().await.unwrap()).await;
     values(&r.events)
 }
+
+/// The `serve_redis` example's binary, built by `cargo test -p ag-ui-redis` (examples are built
+/// with the tests) next to this test binary.
+pub fn serve_example() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe.parent().and_then(|d| d.parent()).unwrap();
+    let path = dir
+        .join("examples")
+        .join(format!("serve_redis{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        path.exists(),
+        "{} is missing: run `cargo test -p ag-ui-redis` (it builds the examples) or \
+         `cargo build -p ag-ui-redis --example serve_redis` first",
+        path.display()
+    );
+    path
+}
+
+/// A child process, killed (SIGKILL) when dropped.
+pub struct ChildGuard(pub std::process::Child);
+
+impl Drop for ChildGuard {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A `serve_redis` example process: started with `args`, on `addr` (`127.0.0.1:0` for a
+/// free port, then kept across restarts), killed by its pid when dropped.
+pub struct ServeProcess {
+    pub addr: String,
+    args: Vec<String>,
+    child: Option<ChildGuard>,
+}
+
+impl ServeProcess {
+    pub fn start(addr: &str, args: &[&str]) -> ServeProcess {
+        let mut p = ServeProcess {
+            addr: addr.to_owned(),
+            args: args.iter().map(|a| (*a).to_owned()).collect(),
+            child: None,
+        };
+        p.restart();
+        p
+    }
+
+    /// Starts the process (again, on the address it had).
+    pub fn restart(&mut self) {
+        assert!(self.child.is_none());
+        let t = Instant::now();
+        loop {
+            let mut child = Command::new(serve_example())
+                .arg(&self.addr)
+                .args(&self.args)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap();
+            let stdout = child.stdout.take().unwrap();
+            let mut line = String::new();
+            let _ = std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut line);
+            let line = line.trim().to_owned();
+            if !line.is_empty() {
+                self.addr = line;
+                self.child = Some(ChildGuard(child));
+                return;
+            }
+            // The address is not free yet (a restart right after a kill): try again.
+            let _ = child.kill();
+            let _ = child.wait();
+            assert!(
+                t.elapsed() < LIMIT,
+                "serve_redis did not start on {}",
+                self.addr
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// SIGKILL, by its pid: no clean shutdown.
+    pub fn kill(&mut self) {
+        self.child = None;
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://{}/", self.addr)
+    }
+}

@@ -300,11 +300,7 @@ impl MemoryStore {
             return Err(StoreError::Ended(run_id.to_owned()));
         }
         // All or nothing: the cursors follow the log's last, each one more than the one before.
-        if let Some((i, r)) = (log.next..)
-            .zip(&records)
-            .find(|(due, r)| r.cursor != *due)
-            .map(|(due, r)| (due, r))
-        {
+        if let Some((i, r)) = (log.next..).zip(&records).find(|(due, r)| r.cursor != *due) {
             return Err(StoreError::Backend(
                 format!(
                     "run {run_id:?}: record cursor {} appended where {i} was due",
