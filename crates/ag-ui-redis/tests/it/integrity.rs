@@ -26,8 +26,23 @@ fn terminals(events: &[ag_ui_core::Event]) -> Vec<serde_json::Value> {
 
 #[tokio::test]
 async fn a_redis_paused_past_the_lease_orphans_no_live_run() {
+    paused(Some(LEASE), LEASE + Duration::from_secs(1)).await;
+}
+
+#[tokio::test]
+async fn with_the_defaults_a_5_s_stall_orphans_no_live_run() {
+    paused(None, Duration::from_millis(5500)).await;
+}
+
+/// Live runs, their owners on one instance and joined on another, through a Redis pause
+/// of `pause`, with `lease` (the default when `None`).
+async fn paused(lease: Option<Duration>, pause: Duration) {
     let mut redis = RedisServer::start();
-    let config = redis.config().lease(LEASE);
+    let mut config = redis.config();
+    if let Some(l) = lease {
+        config = config.lease(l);
+    }
+    let lease = config.lease_duration();
     let a = Instance::start(DemoAgent::new, config.clone(), |r| {
         r.on_disconnect(DisconnectPolicy::Continue)
     });
@@ -46,11 +61,11 @@ async fn a_redis_paused_past_the_lease_orphans_no_live_run() {
     }
     // Longer than the lease: the keys' clocks run on while nobody can renew anything.
     redis.pause();
-    tokio::time::sleep(LEASE + Duration::from_secs(1)).await;
+    tokio::time::sleep(pause).await;
     redis.unpause();
     // Long enough for any watcher to have decided, had it counted the stall against
     // the owners.
-    tokio::time::sleep(LEASE + Duration::from_secs(1)).await;
+    tokio::time::sleep(lease + Duration::from_secs(1)).await;
     for run in &runs {
         let stop = client()
             .post(format!("{}runs/{run}/stop", b.url()))
