@@ -20,7 +20,8 @@ use crate::scripts;
 
 /// `code` of the `RUN_ERROR` that ends a run whose owner stopped renewing its lease (the
 /// instance running its agent died, or lost Redis): written once to the run's log by the
-/// first subscriber that sees the lease lapse, so every subscriber reads the same end.
+/// first subscriber that has seen the owner's renewals missing for a lease while it reached
+/// Redis in time, so every subscriber reads the same end.
 pub const CODE_RUN_ORPHANED: &str = "run_orphaned";
 
 /// Default [`RedisConfig::prefix`]: `ag-ui:`.
@@ -122,10 +123,14 @@ impl RedisConfig {
         self
     }
 
-    /// The owner's lease on a running run (at least 30 ms): an instance that stops
-    /// renewing it (it died) has its runs ended with `RUN_ERROR` [`CODE_RUN_ORPHANED`] at
-    /// most this long after its last renewal, plus a [poll interval](Self::poll_interval).
-    /// [`RedisStore::runs`] gives [`Runs`] the same lease, which it renews every third of it.
+    /// The owner's lease on a running run (at least 30 ms): an instance whose renewals
+    /// have been missing for this long, while the watching subscribers reached Redis in
+    /// time, has its runs ended with `RUN_ERROR` [`CODE_RUN_ORPHANED`] (at most a lease
+    /// and two [poll intervals](Self::poll_interval) after its last renewal). It is also
+    /// how long a subscriber rides out a Redis outage before it ends with `store_error`;
+    /// an owner retries for two leases. Choose it above the worst failover time you
+    /// expect. [`RedisStore::runs`] gives [`Runs`] the same lease, which it renews every
+    /// third of it.
     pub fn lease(mut self, lease: Duration) -> Self {
         self.lease = lease.max(Duration::from_millis(30));
         self
@@ -225,7 +230,6 @@ pub enum ConnectError {
 /// |---|---|---|---|
 /// | `<p>run:{<id>}` | hash | thread, principal, owner, status, created, ended, stop, orphaned | lease + retention, renewed; retention after the end |
 /// | `<p>run:{<id>}:log` | stream | one entry per appended batch, id `0-<last cursor>`, fields `<cursor> <json>`…; the end entry `1-0` | as the hash |
-/// | `<p>run:{<id>}:lease` | string | the owner's name | the lease, renewed every third of it |
 /// | `<p>run:{<id>}:stop` | list | a token per stop request, popped by the owner | as the hash |
 /// | `<p>thread:{<id>}` | string | the thread's record as JSON | the thread retention, from each write |
 #[derive(Clone)]
