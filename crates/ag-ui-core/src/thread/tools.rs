@@ -23,6 +23,9 @@ impl ThreadState {
     /// or, with no parent, a new assistant message whose id is the call id.
     pub(super) fn tool_call_start(&mut self, e: ToolCallStartEvent, w: &mut Vec<Warning>) {
         let call_id = e.tool_call_id.as_str().to_owned();
+        if !self.run_calls.contains(&call_id) {
+            self.run_calls.insert(call_id.clone());
+        }
         if let Some(call) = self.tool_call_mut(&call_id) {
             if call.function.name != e.tool_call_name {
                 w.push(
