@@ -93,28 +93,28 @@ impl HistoryRepair {
 }
 
 impl fmt::Display for HistoryRepair {
-    /// One sentence naming the call, where it is and what was done.
+    /// One sentence naming the call, the message (by its index in the list given) and what
+    /// was done.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (id, at) = (self.tool_call_id.as_str(), self.pointer());
+        let (id, i) = (self.tool_call_id.as_str(), self.message);
         match self.kind {
             RepairKind::NoResult => write!(
                 f,
-                "tool call {id:?} at {at} has no result: sent followed by a tool message \
-                 saying that no result arrived"
+                "tool call {id:?} of message {i} has no result: a tool message saying that no \
+                 result arrived is sent after it"
             ),
             RepairKind::InvalidArguments => write!(
                 f,
-                "tool call {id:?} at {at} has arguments that are not valid JSON: sent with \
-                 the arguments {{}}"
+                "the arguments of tool call {id:?} of message {i} are not valid JSON: sent as {{}}"
             ),
             RepairKind::ResultMoved => write!(
                 f,
-                "the result at {at} of tool call {id:?} comes after other messages: sent \
+                "message {i}, the result of tool call {id:?}, comes after other messages: sent \
                  right after its call"
             ),
             RepairKind::ResultWithoutCall => write!(
                 f,
-                "the result at {at} of tool call {id:?} answers no call before it: left out"
+                "message {i}, a result of tool call {id:?}, answers no call before it: left out"
             ),
         }
     }

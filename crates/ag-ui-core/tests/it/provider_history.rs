@@ -87,9 +87,13 @@ fn a_call_with_partial_arguments_is_sent_with_an_empty_object() {
     );
     assert_eq!(repairs.len(), 2);
     assert_eq!(
+        repairs[1].to_string(),
+        "tool call \"c1\" of message 0 has no result: a tool message saying that no result \
+         arrived is sent after it"
+    );
+    assert_eq!(
         repairs[0].to_string(),
-        "tool call \"c1\" at /0/toolCalls/0 has arguments that are not valid JSON: sent with \
-         the arguments {}"
+        "the arguments of tool call \"c1\" of message 0 are not valid JSON: sent as {}"
     );
 }
 
