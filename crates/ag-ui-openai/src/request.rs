@@ -53,7 +53,11 @@ pub(crate) struct Shape<'a> {
 pub(crate) fn to_request(
     input: &RunAgentInput,
     shape: &Shape<'_>,
-) -> (CreateChatCompletionRequest, Vec<Unmapped>, Vec<HistoryRepair>) {
+) -> (
+    CreateChatCompletionRequest,
+    Vec<Unmapped>,
+    Vec<HistoryRepair>,
+) {
     let mut unmapped = Vec::new();
     let mut messages: Vec<ChatCompletionRequestMessage> = Vec::new();
     if let Some(prompt) = shape.system_prompt {
@@ -80,7 +84,10 @@ pub(crate) fn to_request(
     for m in &history.messages {
         // A tool message added for a call without a result has no place in the input, and
         // nothing of it is ever left out.
-        let at = m.index.map(|i| format!("/messages/{i}")).unwrap_or_default();
+        let at = m
+            .index
+            .map(|i| format!("/messages/{i}"))
+            .unwrap_or_default();
         map_message(&m.message, &at, &mut messages, &mut unmapped);
     }
     for r in &history.repairs {

@@ -574,7 +574,10 @@ pub async fn cut_in_a_tool_call_then_a_new_message<A: Agent>(
         .function
         .arguments
         .clone();
-    assert_eq!(kept, arguments, "the thread keeps the arguments as they came");
+    assert_eq!(
+        kept, arguments,
+        "the thread keeps the arguments as they came"
+    );
 
     client.add_user_message("Hello?");
     let (events, end) = drain(client.run(RunOptions::new())).await;
@@ -587,11 +590,7 @@ pub async fn cut_in_a_tool_call_then_a_new_message<A: Agent>(
         conversation(&sent[1]),
         [
             turn("user", "Weather in Oslo?", Value::Null),
-            turn(
-                "assistant",
-                "",
-                json!([sent_call(id, "get_weather", "{}")])
-            ),
+            turn("assistant", "", json!([sent_call(id, "get_weather", "{}")])),
             turn("tool", ag_ui_core::NO_TOOL_RESULT, id.clone()),
             turn("user", "Hello?", Value::Null),
         ]
@@ -623,7 +622,10 @@ pub async fn parallel_calls_one_answered<A: Agent>(make: impl Factory<A>) {
     client.add_user_message("Confirm both");
     let (events, _) = drain(client.run(RunOptions::new().tool(confirm_tool()))).await;
     let ids = started(&events);
-    assert_eq!(finished(&events)["outcome"]["pendingToolCallIds"], json!(ids));
+    assert_eq!(
+        finished(&events)["outcome"]["pendingToolCallIds"],
+        json!(ids)
+    );
     assert_eq!(unanswered(&client), ids);
     let first = ids[0].as_str().unwrap();
     client.add_message(ToolMessage::new("answer-1", "{\"confirmed\":true}", first));
@@ -726,5 +728,102 @@ pub fn the_provider_refuses_what_openai_refuses() {
         "messages.[1].tool_calls.[0].function.arguments"
     );
     assert!(refused(vec![user.clone(), call(""), tool.clone()]).is_some());
-    assert_eq!(refused(vec![user.clone(), call("{}"), tool.clone(), user]), None);
+    assert_eq!(
+        refused(vec![user.clone(), call("{}"), tool.clone(), user]),
+        None
+    );
+}
+
+/// A `tracing` subscriber keeping the level and the fields of every event on the thread
+/// it is the default of.
+#[derive(Clone, Default)]
+pub struct Captured(std::sync::Arc<std::sync::Mutex<Vec<(tracing::Level, String)>>>);
+
+impl tracing::Subscriber for Captured {
+    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+        true
+    }
+    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        tracing::span::Id::from_u64(1)
+    }
+    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+    fn event(&self, event: &tracing::Event<'_>) {
+        struct Fields(String);
+        impl tracing::field::Visit for Fields {
+            fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+                self.0.push_str(&format!("{}={value:?} ", field.name()));
+            }
+            fn record_str(&mut self, field: &tracing::field::Field, value: &str) {
+                self.0.push_str(&format!("{}={value} ", field.name()));
+            }
+        }
+        let mut fields = Fields(String::new());
+        event.record(&mut fields);
+        self.0
+            .lock()
+            .unwrap()
+            .push((*event.metadata().level(), fields.0));
+    }
+    fn enter(&self, _: &tracing::span::Id) {}
+    fn exit(&self, _: &tracing::span::Id) {}
+}
+
+/// Each repair of the request is logged at warn, with the thread, the run, the call and
+/// the kind of repair. Runs the agent on this test's (current-thread) runtime, where the
+/// capturing subscriber is the default.
+pub async fn repairs_are_logged_at_warn<A: Agent>(make: impl Factory<A>) {
+    use futures_util::StreamExt;
+    let provider = Provider::start(vec![Reply::stream(vec![
+        role(),
+        text("Fine."),
+        finish("stop"),
+    ])])
+    .await;
+    let agent = make(&provider, 8);
+    let input = serde_json::from_value(json!({
+        "threadId": "t-logged", "runId": "r-logged", "state": {}, "tools": [], "context": [],
+        "forwardedProps": {},
+        "messages": [
+            {"id": "u1", "role": "user", "content": "Go"},
+            {"id": "a1", "role": "assistant", "toolCalls": [{"id": "call_l", "type": "function",
+                "function": {"name": "confirm", "arguments": "{\"quest"}}]},
+            {"id": "u2", "role": "user", "content": "Never mind"}
+        ]
+    }))
+    .unwrap();
+    let captured = Captured::default();
+    let guard = tracing::dispatcher::set_default(&tracing::Dispatch::new(captured.clone()));
+    let events: Vec<_> = tokio::time::timeout(
+        crate::provider::LIMIT,
+        agent
+            .run(input, ag_ui_server::Cancellation::new())
+            .collect::<Vec<_>>(),
+    )
+    .await
+    .unwrap();
+    drop(guard);
+    let last = serde_json::to_value(events.last().unwrap().as_ref().unwrap()).unwrap();
+    assert_eq!(last["type"], "RUN_FINISHED", "{last}");
+    let warnings: Vec<String> = captured
+        .0
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(level, fields)| {
+            *level == tracing::Level::WARN && fields.contains("changed for the model provider")
+        })
+        .map(|(_, fields)| fields.clone())
+        .collect();
+    assert_eq!(warnings.len(), 2, "{warnings:#?}");
+    for (warning, kind) in warnings.iter().zip(["invalid_arguments", "no_result"]) {
+        for field in [
+            "thread_id=t-logged",
+            "run_id=r-logged",
+            "tool_call_id=call_l",
+            &format!("repair={kind}"),
+        ] {
+            assert!(warning.contains(field), "{field} in {warning}");
+        }
+    }
 }

@@ -118,6 +118,11 @@ async fn a_frontend_call_never_answered_then_a_user_message() {
     scenarios::unanswered_frontend_call_then_a_user_message(agent).await;
 }
 
+#[tokio::test]
+async fn each_repair_is_logged_at_warn() {
+    scenarios::repairs_are_logged_at_warn(agent).await;
+}
+
 #[test]
 fn the_local_provider_refuses_what_openai_refuses() {
     scenarios::the_provider_refuses_what_openai_refuses();
