@@ -1,6 +1,6 @@
 //! A thread's messages as a model provider accepts them: every tool call followed by its
 //! result, every argument text JSON ([`provider_history`]); and which tool calls a
-//! transcript leaves unanswered (what [`ThreadState::unanswered_tool_calls`] reports).
+//! transcript leaves unanswered (what `ThreadState::unanswered_tool_calls` reports).
 
 use std::borrow::Cow;
 use std::fmt;
@@ -8,8 +8,6 @@ use std::fmt;
 use crate::hash::HashMap;
 use crate::model::id::ToolCallId;
 use crate::model::message::{Message, ToolMessage};
-
-use super::ThreadState;
 
 /// The content of the tool message a model adapter sends a model for a tool call the
 /// history holds no result for ([`provider_history`]).
@@ -312,7 +310,7 @@ fn is_json(text: &str) -> bool {
 }
 
 /// Which tool message answers which assistant message.
-struct Answers {
+pub(super) struct Answers {
     /// For each message: for a tool message, the index of the latest assistant message
     /// before it holding a call of its `toolCallId` (`None`: it answers no call); `None`
     /// for the other roles.
@@ -323,7 +321,7 @@ struct Answers {
 }
 
 impl Answers {
-    fn of(messages: &[Message]) -> Self {
+    pub(super) fn of(messages: &[Message]) -> Self {
         let mut latest: HashMap<&str, usize> = HashMap::default();
         let mut owner = vec![None; messages.len()];
         let mut results = Vec::new();
@@ -357,48 +355,8 @@ impl Answers {
     }
 
     /// Whether a tool message answers call `id` of assistant message `i`.
-    fn answered(&self, messages: &[Message], i: usize, id: &str) -> bool {
+    pub(super) fn answered(&self, messages: &[Message], i: usize, id: &str) -> bool {
         self.results_of(i)
             .any(|&j| matches!(&messages[j], Message::Tool(t) if t.tool_call_id.as_str() == id))
-    }
-}
-
-impl ThreadState {
-    /// The tool calls the last run started (`TOOL_CALL_START` since the last
-    /// `RUN_STARTED`) that no tool message after them answers, in the order of the
-    /// transcript.
-    ///
-    /// These are the calls of a run that was cut or failed while a call was streamed or
-    /// run, and the frontend tool calls the run ended on (`RUN_FINISHED` with
-    /// `pendingToolCallIds`) that were not answered yet. A UI can offer to answer them: a
-    /// tool message answering one ([`ThreadState::add_message`], or the client's
-    /// `add_message`) takes it off the list. A call's arguments are as they arrived, so
-    /// possibly empty or cut. While a run is going on, its calls whose results are still to
-    /// come are listed too.
-    ///
-    /// A call left unanswered does not make the next run fail with the model adapters of
-    /// this workspace: they send the model [`NO_TOOL_RESULT`] as its result (see
-    /// [`provider_history`]). Costs O(messages + calls).
-    #[must_use]
-    pub fn unanswered_tool_calls(&self) -> Vec<&crate::ToolCall> {
-        if self.run_calls.is_empty() {
-            return Vec::new();
-        }
-        let mut wanted: crate::hash::HashSet<&str> = crate::hash::HashSet::default();
-        wanted.extend(self.run_calls.iter().map(String::as_str));
-        let answers = Answers::of(&self.messages);
-        let mut unanswered = Vec::new();
-        for (i, m) in self.messages.iter().enumerate() {
-            let Message::Assistant(a) = m else { continue };
-            for call in a.tool_calls.iter().flatten() {
-                let id = call.id.as_str();
-                // Each call once (a transcript may repeat an id).
-                if wanted.contains(id) && !answers.answered(&self.messages, i, id) {
-                    wanted.remove(id);
-                    unanswered.push(call);
-                }
-            }
-        }
-        unanswered
     }
 }
