@@ -324,12 +324,13 @@ impl HttpAgent {
         self.thread = thread.with_state(state);
     }
 
-    /// Appends a message to the history.
+    /// Appends a message to the history (a user message, or the result of a frontend tool
+    /// call, for the next run): [`ThreadState::add_message`]. The last run's outcome, its
+    /// pending interrupts and its unanswered tool calls
+    /// ([`ThreadState::unanswered_tool_calls`]) are kept, minus the calls the message
+    /// answers.
     pub fn add_message(&mut self, message: impl Into<Message>) {
-        let thread = std::mem::take(&mut self.thread);
-        let (mut messages, state) = thread.into_parts();
-        messages.push(message.into());
-        self.thread = ThreadState::new().with_messages(messages).with_state(state);
+        self.thread.add_message(message.into());
     }
 
     /// Appends a user message with a random id; returns the id.

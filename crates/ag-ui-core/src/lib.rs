@@ -113,7 +113,10 @@ pub use stream::lifecycle::{RunLifecycle, RunStatus};
 pub use stream::pipeline::{EventPipeline, PipelineError};
 pub use stream::sse::SseReader;
 pub use stream::verify::{Rule, Verifier, Violation};
-pub use thread::ThreadState;
+pub use thread::{
+    HistoryRepair, NO_TOOL_RESULT, ProviderHistory, ProviderMessage, RepairKind, ThreadState,
+    provider_history,
+};
 
 // First-release root paths of the functions and constants that now live in `read`,
 // `write`, `sse` and `stream`.

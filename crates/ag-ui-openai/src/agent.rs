@@ -5,7 +5,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use ag_ui_builders::{RunEmitter, SequentialIds};
-use ag_ui_core::{RunAgentInput, Tool};
+use ag_ui_core::{HistoryRepair, RunAgentInput, Tool};
 use ag_ui_server::tools::{BackendTools, TurnEnd};
 use ag_ui_server::{AgentStream, Cancellation, EmitError, Emitter, emit};
 use async_openai::Client;
@@ -156,6 +156,19 @@ impl<C: Config + Clone + 'static> OpenAiAgent<C> {
         &self,
         input: &RunAgentInput,
     ) -> (CreateChatCompletionRequest, Vec<crate::Unmapped>) {
+        let (request, unmapped, _) = self.build(input);
+        (request, unmapped)
+    }
+
+    /// [`Self::request_for`], and what of the history was repaired.
+    fn build(
+        &self,
+        input: &RunAgentInput,
+    ) -> (
+        CreateChatCompletionRequest,
+        Vec<crate::Unmapped>,
+        Vec<HistoryRepair>,
+    ) {
         let inner = &self.inner;
         let shape = Shape {
             model: &inner.model,
@@ -163,11 +176,11 @@ impl<C: Config + Clone + 'static> OpenAiAgent<C> {
             state_in_prompt: inner.state_in_prompt,
             backend_tools: inner.tools.tools().collect(),
         };
-        let (mut request, unmapped) = to_request(input, &shape);
+        let (mut request, unmapped, repairs) = to_request(input, &shape);
         if let Some(configure) = &inner.configure {
             configure(&mut request);
         }
-        (request, unmapped)
+        (request, unmapped, repairs)
     }
 
     /// Runs `input`: the event stream of the run (what the server's `Agent` impl returns).
@@ -188,7 +201,8 @@ impl<C: Config + Clone + 'static> OpenAiAgent<C> {
         input: &RunAgentInput,
         cancel: &Cancellation,
     ) -> Result<(), EmitError> {
-        let (mut request, unmapped) = self.request_for(input);
+        let (mut request, unmapped, repairs) = self.build(input);
+        log_repairs(input, "the run's history", &repairs);
         if !unmapped.is_empty() {
             let value = serde_json::to_value(&unmapped).unwrap_or_default();
             run.emit(|r| r.custom(UNMAPPED_EVENT, value)).await?;
@@ -204,7 +218,8 @@ impl<C: Config + Clone + 'static> OpenAiAgent<C> {
                     if step == self.inner.max_steps {
                         break;
                     }
-                    continue_with(&mut request, &turn.text, &results);
+                    let repairs = continue_with(&mut request, &turn.text, &results);
+                    log_repairs(input, "the model's turn", &repairs);
                 }
                 _ => return run.emit(RunEmitter::finish).await,
             }
@@ -215,6 +230,20 @@ impl<C: Config + Clone + 'static> OpenAiAgent<C> {
         );
         run.emit(|r| r.fail_with_code(message, CODE_STEP_LIMIT))
             .await
+    }
+}
+
+/// Logs at warn what was changed in the request so that the provider accepts it (see
+/// `ag_ui_core::provider_history`); the thread and the events are left as they are.
+fn log_repairs(input: &RunAgentInput, what: &str, repairs: &[HistoryRepair]) {
+    for r in repairs {
+        tracing::warn!(
+            thread_id = %input.thread_id,
+            run_id = %input.run_id,
+            tool_call_id = %r.tool_call_id,
+            repair = r.kind.as_str(),
+            "{what} was changed for the model provider: {r}"
+        );
     }
 }
 

@@ -2,7 +2,8 @@
 //! context and (when asked) the shared state.
 
 use ag_ui_core::{
-    Content, ContentPart, Message, PartSource, RunAgentInput, Tool, ToolCall as AgToolCall,
+    AssistantMessage, Content, ContentPart, HistoryRepair, Message, PartSource, RepairKind,
+    RunAgentInput, Tool, ToolCall as AgToolCall, ToolMessage, provider_history,
 };
 use async_openai::types::chat::{
     ChatCompletionMessageToolCall, ChatCompletionMessageToolCalls,
@@ -46,11 +47,17 @@ pub(crate) struct Shape<'a> {
     pub(crate) backend_tools: Vec<&'a Tool>,
 }
 
-/// The request for the first model call of a run, and what was left out.
+/// The request for the first model call of a run, what was left out, and what of the
+/// history was repaired so that the provider accepts it (`ag_ui_core::provider_history`:
+/// tool calls without a result, arguments that are not JSON).
 pub(crate) fn to_request(
     input: &RunAgentInput,
     shape: &Shape<'_>,
-) -> (CreateChatCompletionRequest, Vec<Unmapped>) {
+) -> (
+    CreateChatCompletionRequest,
+    Vec<Unmapped>,
+    Vec<HistoryRepair>,
+) {
     let mut unmapped = Vec::new();
     let mut messages: Vec<ChatCompletionRequestMessage> = Vec::new();
     if let Some(prompt) = shape.system_prompt {
@@ -73,13 +80,23 @@ pub(crate) fn to_request(
             .into(),
         );
     }
-    for (i, message) in input.messages.iter().enumerate() {
-        map_message(
-            message,
-            &format!("/messages/{i}"),
-            &mut messages,
-            &mut unmapped,
-        );
+    let history = provider_history(&input.messages);
+    for m in &history.messages {
+        // A tool message added for a call without a result has no place in the input, and
+        // nothing of it is ever left out.
+        let at = m
+            .index
+            .map(|i| format!("/messages/{i}"))
+            .unwrap_or_default();
+        map_message(&m.message, &at, &mut messages, &mut unmapped);
+    }
+    for r in &history.repairs {
+        if r.kind == RepairKind::ResultWithoutCall {
+            unmapped.push(Unmapped::new(
+                format!("/messages{}", r.pointer()),
+                "the tool result answers no tool call before it in the conversation",
+            ));
+        }
     }
     let mut tools: Vec<ChatCompletionTools> = shape
         .backend_tools
@@ -110,7 +127,7 @@ pub(crate) fn to_request(
         }),
         ..Default::default()
     };
-    (request, unmapped)
+    (request, unmapped, history.repairs)
 }
 
 fn function_tool(tool: &Tool) -> ChatCompletionTools {
@@ -329,40 +346,37 @@ fn user_part(
     }
 }
 
-/// The messages the model's turn and the backend tools' results add to the conversation.
+/// The messages the model's turn and the backend tools' results add to the conversation,
+/// mapped as the history is (so arguments that are not JSON are sent as `{}`); what was
+/// repaired.
 pub(crate) fn continue_with(
     request: &mut CreateChatCompletionRequest,
     text: &str,
     results: &[(AgToolCall, String)],
-) {
-    let tool_calls: Vec<ChatCompletionMessageToolCalls> = results
-        .iter()
-        .map(|(c, _)| {
-            ChatCompletionMessageToolCalls::Function(ChatCompletionMessageToolCall {
-                id: c.id.to_string(),
-                function: FunctionCall {
-                    name: c.function.name.clone(),
-                    arguments: c.function.arguments.clone(),
-                },
-            })
-        })
-        .collect();
-    request.messages.push(
-        ChatCompletionRequestAssistantMessage {
-            content: (!text.is_empty())
-                .then(|| ChatCompletionRequestAssistantMessageContent::Text(text.to_owned())),
-            tool_calls: Some(tool_calls),
-            ..Default::default()
-        }
-        .into(),
-    );
-    for (call, content) in results {
-        request.messages.push(
-            ChatCompletionRequestToolMessage {
-                content: content.as_str().into(),
-                tool_call_id: call.id.to_string(),
-            }
-            .into(),
-        );
+) -> Vec<HistoryRepair> {
+    let turn = turn_messages(text, results);
+    let history = provider_history(&turn);
+    let mut unmapped = Vec::new();
+    for m in &history.messages {
+        map_message(&m.message, "", &mut request.messages, &mut unmapped);
     }
+    history.repairs
+}
+
+/// The model's turn and its backend tool results as AG-UI messages.
+fn turn_messages(text: &str, results: &[(AgToolCall, String)]) -> Vec<Message> {
+    let calls: Vec<AgToolCall> = results.iter().map(|(c, _)| c.clone()).collect();
+    let mut turn = vec![Message::Assistant(
+        AssistantMessage::new("turn")
+            .with_content(text)
+            .with_tool_calls(calls),
+    )];
+    for (k, (call, content)) in results.iter().enumerate() {
+        turn.push(Message::Tool(ToolMessage::new(
+            format!("turn-result-{k}"),
+            content.as_str(),
+            call.id.clone(),
+        )));
+    }
+    turn
 }

@@ -5,7 +5,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use ag_ui_builders::RunEmitter;
-use ag_ui_core::{RunAgentInput, Tool};
+use ag_ui_core::{HistoryRepair, RunAgentInput, Tool};
 use ag_ui_server::tools::{BackendTools, TurnEnd};
 use ag_ui_server::{AgentStream, Cancellation, EmitError, Emitter, emit};
 use rig_core::DynModel;
@@ -148,17 +148,26 @@ impl RigAgent {
     /// out (each with its JSON Pointer in the input).
     #[must_use]
     pub fn request_for(&self, input: &RunAgentInput) -> (CompletionRequest, Vec<crate::Unmapped>) {
+        let (request, unmapped, _) = self.build(input);
+        (request, unmapped)
+    }
+
+    /// [`Self::request_for`], and what of the history was repaired.
+    fn build(
+        &self,
+        input: &RunAgentInput,
+    ) -> (CompletionRequest, Vec<crate::Unmapped>, Vec<HistoryRepair>) {
         let inner = &self.inner;
         let shape = Shape {
             system_prompt: inner.system_prompt.as_deref(),
             state_in_prompt: inner.state_in_prompt,
             backend_tools: inner.tools.tools().collect(),
         };
-        let (mut request, unmapped) = to_request(input, &shape);
+        let (mut request, unmapped, repairs) = to_request(input, &shape);
         if let Some(configure) = &inner.configure {
             request = configure(request);
         }
-        (request, unmapped)
+        (request, unmapped, repairs)
     }
 
     /// Runs `input`: the event stream of the run (what the server's `Agent` impl returns).
@@ -178,7 +187,8 @@ impl RigAgent {
         input: &RunAgentInput,
         cancel: &Cancellation,
     ) -> Result<(), EmitError> {
-        let (mut request, unmapped) = self.request_for(input);
+        let (mut request, unmapped, repairs) = self.build(input);
+        log_repairs(input, "the run's history", &repairs);
         if !unmapped.is_empty() {
             let value = serde_json::to_value(&unmapped).unwrap_or_default();
             run.emit(|r| r.custom(UNMAPPED_EVENT, value)).await?;
@@ -194,7 +204,8 @@ impl RigAgent {
                     if step == self.inner.max_steps {
                         break;
                     }
-                    continue_with(&mut request, &turn.text, &results);
+                    let repairs = continue_with(&mut request, &turn.text, &results);
+                    log_repairs(input, "the model's turn", &repairs);
                 }
                 _ => return run.emit(RunEmitter::finish).await,
             }
@@ -205,6 +216,20 @@ impl RigAgent {
         );
         run.emit(|r| r.fail_with_code(message, CODE_STEP_LIMIT))
             .await
+    }
+}
+
+/// Logs at warn what was changed in the request so that the provider accepts it (see
+/// `ag_ui_core::provider_history`); the thread and the events are left as they are.
+fn log_repairs(input: &RunAgentInput, what: &str, repairs: &[HistoryRepair]) {
+    for r in repairs {
+        tracing::warn!(
+            thread_id = %input.thread_id,
+            run_id = %input.run_id,
+            tool_call_id = %r.tool_call_id,
+            repair = r.kind.as_str(),
+            "{what} was changed for the model provider: {r}"
+        );
     }
 }
 

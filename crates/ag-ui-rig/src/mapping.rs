@@ -7,7 +7,11 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use ag_ui_builders::{Accounting, ProviderUsage, RunEmitter, tool_call};
-use ag_ui_core::{Content, ContentPart, Message, PartSource, RunAgentInput, Tool, ToolCall};
+use ag_ui_core::{
+    AssistantMessage as AgAssistantMessage, Content, ContentPart, HistoryRepair, Message,
+    PartSource, ProviderMessage, RepairKind, RunAgentInput, Tool, ToolCall, ToolMessage,
+    provider_history,
+};
 use ag_ui_server::tools::ToolFuture;
 use ag_ui_server::{Cancellation, EmitError, Emitter};
 use futures_util::StreamExt;
@@ -75,11 +79,13 @@ fn definition(tool: &Tool) -> Option<ToolDefinition> {
     ))
 }
 
-/// The request of a run's first model call, and what was left out.
+/// The request of a run's first model call, what was left out, and what of the history
+/// was repaired so that the provider accepts it (`ag_ui_core::provider_history`: tool calls
+/// without a result, arguments that are not JSON).
 pub(crate) fn to_request(
     input: &RunAgentInput,
     shape: &Shape<'_>,
-) -> (CompletionRequest, Vec<Unmapped>) {
+) -> (CompletionRequest, Vec<Unmapped>, Vec<HistoryRepair>) {
     let mut skipped = Vec::new();
     let mut history: Vec<RigMessage> = Vec::new();
     if let Some(prompt) = shape.system_prompt {
@@ -99,10 +105,56 @@ pub(crate) fn to_request(
             "The application's shared state (JSON): {state}"
         )));
     }
+    let repaired = provider_history(&input.messages);
+    map_messages(&repaired.messages, &mut history, &mut skipped);
+    for r in &repaired.repairs {
+        if r.kind == RepairKind::ResultWithoutCall {
+            skipped.push(unmapped(
+                format!("/messages{}", r.pointer()),
+                "the tool result answers no tool call before it in the conversation",
+            ));
+        }
+    }
+    let mut tools: Vec<ToolDefinition> = shape
+        .backend_tools
+        .iter()
+        .filter_map(|t| definition(t))
+        .collect();
+    for (i, tool) in input.tools().iter().enumerate() {
+        if shape.backend_tools.iter().any(|b| b.name == tool.name) {
+            skipped.push(unmapped(
+                format!("/tools/{i}"),
+                format!(
+                    "a backend tool is named {:?} too; the backend one is offered",
+                    tool.name
+                ),
+            ));
+            continue;
+        }
+        match definition(tool) {
+            Some(d) => tools.push(d),
+            None => skipped.push(unmapped(format!("/tools/{i}"), "a tool needs a name")),
+        }
+    }
+    let request = CompletionRequest::from(history).tools(tools);
+    (request, skipped, repaired.repairs)
+}
+
+/// Maps the messages of a repaired history (`ag_ui_core::provider_history`) to rig's,
+/// reporting what rig's messages cannot hold.
+fn map_messages(
+    messages: &[ProviderMessage<'_>],
+    history: &mut Vec<RigMessage>,
+    skipped: &mut Vec<Unmapped>,
+) {
     // Tool results name their tool in rig: the names of the calls made so far.
     let mut names: BTreeMap<String, String> = BTreeMap::new();
-    for (i, message) in input.messages.iter().enumerate() {
-        let at = format!("/messages/{i}");
+    for m in messages {
+        // A tool message added for a call without a result has no place in the input; it
+        // is never reported (when its call cannot be sent, the call is).
+        let (message, at) = (&*m.message, m.index.map(|i| format!("/messages/{i}")));
+        let added = at.is_none();
+        let at = at.unwrap_or_default();
         match message {
             Message::Developer(m) => history.push(RigMessage::system(m.content.clone())),
             Message::System(m) => history.push(RigMessage::system(m.content.clone())),
@@ -118,9 +170,7 @@ pub(crate) fn to_request(
                     Content::Parts(parts) => parts
                         .iter()
                         .enumerate()
-                        .filter_map(|(j, p)| {
-                            user_part(p, format!("{at}/content/{j}"), &mut skipped)
-                        })
+                        .filter_map(|(j, p)| user_part(p, format!("{at}/content/{j}"), skipped))
                         .collect(),
                     _ => Vec::new(),
                 };
@@ -166,10 +216,12 @@ pub(crate) fn to_request(
                     .get(m.tool_call_id.as_str())
                     .and_then(|n| tool_name(n))
                 else {
-                    skipped.push(unmapped(
-                        at,
-                        "the tool result answers no tool call of the conversation",
-                    ));
+                    if !added {
+                        skipped.push(unmapped(
+                            at,
+                            "the tool result answers no tool call of the conversation",
+                        ));
+                    }
                     continue;
                 };
                 if m.content.has_media() {
@@ -187,7 +239,7 @@ pub(crate) fn to_request(
                     };
                 }
                 push_tool_result(
-                    &mut history,
+                    history,
                     ToolResult {
                         call: CallId::from_wire(m.tool_call_id.as_str()),
                         name,
@@ -208,29 +260,6 @@ pub(crate) fn to_request(
             _ => skipped.push(unmapped(at, "unknown message role")),
         }
     }
-    let mut tools: Vec<ToolDefinition> = shape
-        .backend_tools
-        .iter()
-        .filter_map(|t| definition(t))
-        .collect();
-    for (i, tool) in input.tools().iter().enumerate() {
-        if shape.backend_tools.iter().any(|b| b.name == tool.name) {
-            skipped.push(unmapped(
-                format!("/tools/{i}"),
-                format!(
-                    "a backend tool is named {:?} too; the backend one is offered",
-                    tool.name
-                ),
-            ));
-            continue;
-        }
-        match definition(tool) {
-            Some(d) => tools.push(d),
-            None => skipped.push(unmapped(format!("/tools/{i}"), "a tool needs a name")),
-        }
-    }
-    let request = CompletionRequest::from(history).tools(tools);
-    (request, skipped)
 }
 
 /// Tool results follow each other in one user message, as rig groups them.
@@ -310,33 +339,30 @@ fn user_part(part: &ContentPart, at: String, skipped: &mut Vec<Unmapped>) -> Opt
     })
 }
 
-/// The model's turn and the backend tools' results, added to the conversation.
+/// The model's turn and the backend tools' results, added to the conversation, mapped as
+/// the history is (so arguments that are not JSON are sent as `{}`); what was repaired.
 pub(crate) fn continue_with(
     request: &mut CompletionRequest,
     text: &str,
     results: &[(ToolCall, String)],
-) {
-    let mut content = Vec::new();
-    if !text.is_empty() {
-        content.push(AssistantContent::text(text));
+) -> Vec<HistoryRepair> {
+    let calls: Vec<ToolCall> = results.iter().map(|(c, _)| c.clone()).collect();
+    let mut turn = vec![Message::Assistant(
+        AgAssistantMessage::new("turn")
+            .with_content(text)
+            .with_tool_calls(calls),
+    )];
+    for (k, (call, output)) in results.iter().enumerate() {
+        turn.push(Message::Tool(ToolMessage::new(
+            format!("turn-result-{k}"),
+            output.as_str(),
+            call.id.clone(),
+        )));
     }
-    content.extend(results.iter().filter_map(|(c, _)| assistant_call(c)));
-    request
-        .chat_history
-        .push(RigMessage::Assistant(AssistantMessage::new(content)));
-    for (call, output) in results {
-        if let Some(name) = tool_name(&call.function.name) {
-            push_tool_result(
-                &mut request.chat_history,
-                ToolResult {
-                    call: CallId::from_wire(call.id.as_str()),
-                    name,
-                    content: vec![ToolResultContent::text(output.clone())],
-                    is_error: false,
-                },
-            );
-        }
-    }
+    let repaired = provider_history(&turn);
+    let mut skipped = Vec::new();
+    map_messages(&repaired.messages, &mut request.chat_history, &mut skipped);
+    repaired.repairs
 }
 
 // ---------------------------------------------------------------- the stream

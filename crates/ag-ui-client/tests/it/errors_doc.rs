@@ -21,6 +21,7 @@ fn plan(status: u16, content_type: Option<&str>, body: impl Into<Vec<u8>>, endin
         content_type: content_type.map(str::to_owned),
         parts: vec![Part::Bytes(body.into())],
         ending,
+        headers: Vec::new(),
     }
 }
 

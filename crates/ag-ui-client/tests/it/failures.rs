@@ -37,6 +37,7 @@ async fn a_500_with_a_large_body_is_an_http_status_error_with_a_bounded_body() {
             content_type: Some("text/plain".into()),
             parts: vec![Part::Bytes(body.into_bytes())],
             ending: Ending::Clean,
+            headers: Vec::new(),
         };
         let (events, end, _, server) = run_once(plan).await;
         assert!(events.is_empty());
@@ -74,6 +75,7 @@ async fn a_small_error_body_is_kept_whole() {
             content_type: Some("application/json".into()),
             parts: vec![Part::Bytes(br#"{"detail":"bad threadId"}"#.to_vec())],
             ending: Ending::Clean,
+            headers: Vec::new(),
         };
         let (_, end, _, _) = run_once(plan).await;
         assert_eq!(
@@ -101,6 +103,7 @@ async fn a_response_that_is_not_sse_is_a_content_type_error_and_protobuf_is_name
                 content_type: ct.map(str::to_owned),
                 parts: vec![Part::Bytes(b"<html></html>".to_vec())],
                 ending: Ending::Clean,
+                headers: Vec::new(),
             };
             let (events, end, _, _) = run_once(plan).await;
             assert!(events.is_empty());
@@ -114,6 +117,7 @@ async fn a_response_that_is_not_sse_is_a_content_type_error_and_protobuf_is_name
             content_type: Some("Text/Event-Stream; charset=utf-8".into()),
             parts: vec![Part::Bytes(sse(&chat("a1", "x", "y")).into_bytes())],
             ending: Ending::Clean,
+            headers: Vec::new(),
         };
         let (_, end, _, _) = run_once(plan).await;
         assert!(end.is_ok(), "{:?}", end.error);

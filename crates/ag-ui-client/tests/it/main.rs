@@ -16,6 +16,8 @@ mod errors_doc;
 mod failures;
 mod layout;
 #[cfg(feature = "http")]
+mod retries;
+#[cfg(feature = "http")]
 mod runs;
 mod server;
 mod stream;

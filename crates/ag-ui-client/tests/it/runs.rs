@@ -221,6 +221,9 @@ async fn an_interrupt_is_pending_until_one_resume_call_answers_every_interrupt()
             .unwrap_err();
         assert!(err.to_string().contains("i9"), "{err}");
         assert_eq!(server.requests().len(), 1);
+        // A message added meanwhile leaves the interrupts pending.
+        agent.add_user_message("Yes, delete it");
+        assert_eq!(agent.pending_interrupts().len(), 2);
 
         let run = agent
             .resume([
@@ -241,6 +244,7 @@ async fn an_interrupt_is_pending_until_one_resume_call_answers_every_interrupt()
         let messages = to_json(agent.messages());
         assert_eq!(messages[2]["role"], "tool");
         assert_eq!(messages[2]["toolCallId"], "c1");
+        assert_eq!(messages[3]["content"], "Yes, delete it");
     })
     .await;
 }

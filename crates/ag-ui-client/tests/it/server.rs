@@ -45,6 +45,8 @@ pub struct Plan {
     pub content_type: Option<String>,
     pub parts: Vec<Part>,
     pub ending: Ending,
+    /// Further response headers.
+    pub headers: Vec<(String, String)>,
 }
 
 impl Plan {
@@ -55,7 +57,14 @@ impl Plan {
             content_type: Some("text/event-stream".into()),
             parts: vec![Part::Bytes(body.into())],
             ending: Ending::Clean,
+            headers: Vec::new(),
         }
+    }
+
+    /// The plan with a further response header.
+    pub fn header(mut self, name: &str, value: &str) -> Plan {
+        self.headers.push((name.to_owned(), value.to_owned()));
+        self
     }
 
     /// 200 `text/event-stream` with these parts.
@@ -65,6 +74,7 @@ impl Plan {
             content_type: Some("text/event-stream".into()),
             parts,
             ending,
+            headers: Vec::new(),
         }
     }
 }
@@ -72,6 +82,9 @@ impl Plan {
 /// A request as the server received it.
 #[derive(Debug, Clone)]
 pub struct Captured {
+    pub method: String,
+    /// The request target's path.
+    pub path: String,
     pub headers: HeaderMap,
     pub body: Value,
 }
@@ -153,6 +166,8 @@ async fn handle(
     shared: Arc<Shared>,
 ) -> Result<Response<StreamBody<futures_util::stream::BoxStream<'static, BodyItem>>>, Infallible> {
     let headers = req.headers().clone();
+    let method = req.method().to_string();
+    let path = req.uri().path().to_owned();
     let bytes = req
         .into_body()
         .collect()
@@ -160,7 +175,12 @@ async fn handle(
         .map(|b| b.to_bytes())
         .unwrap_or_default();
     let body: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
-    let captured = Captured { headers, body };
+    let captured = Captured {
+        method,
+        path,
+        headers,
+        body,
+    };
     let n = {
         let mut requests = shared.requests.lock().expect("lock");
         requests.push(captured.clone());
@@ -199,6 +219,9 @@ async fn handle(
     let mut response = Response::builder().status(plan.status);
     if let Some(ct) = plan.content_type {
         response = response.header("content-type", ct);
+    }
+    for (name, value) in plan.headers {
+        response = response.header(name, value);
     }
     Ok(response
         .body(StreamBody::new(

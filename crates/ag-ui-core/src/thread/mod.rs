@@ -1,6 +1,7 @@
 //! [`ThreadState`]: the client's view of a thread (its messages and its shared state), kept
 //! current by applying the events of its runs (spec §9.4).
 
+mod history;
 mod index;
 mod messages;
 mod tools;
@@ -14,6 +15,9 @@ use crate::model::outcome::RunFinishedOutcome;
 use crate::model::tool::ToolCall;
 use crate::stream::lifecycle::{RunLifecycle, RunStatus};
 
+pub use history::{
+    HistoryRepair, NO_TOOL_RESULT, ProviderHistory, ProviderMessage, RepairKind, provider_history,
+};
 use index::Index;
 
 /// The client's view of a thread: the message list a UI shows and the agent's shared state,
@@ -65,6 +69,9 @@ pub struct ThreadState {
     lifecycle: RunLifecycle,
     outcome: Option<RunFinishedOutcome>,
     run_error: Option<RunErrorEvent>,
+    /// The ids of the tool calls started since the last `RUN_STARTED`
+    /// ([`ThreadState::unanswered_tool_calls`]).
+    run_calls: crate::hash::HashSet<String>,
 }
 
 impl Default for ThreadState {
@@ -77,6 +84,7 @@ impl Default for ThreadState {
             lifecycle: RunLifecycle::new(),
             outcome: None,
             run_error: None,
+            run_calls: crate::hash::HashSet::default(),
         }
     }
 }
@@ -111,6 +119,13 @@ impl ThreadState {
         self.index = Index::build(&messages);
         self.messages = messages;
         self
+    }
+
+    /// Appends `message` to the transcript (a user message, or the result of a frontend
+    /// tool call, before the next run), indexing it. The state, the last run's outcome and
+    /// what [`ThreadState::unanswered_tool_calls`] reports otherwise are kept.
+    pub fn add_message(&mut self, message: Message) {
+        self.push_message(message);
     }
 
     /// Replaces the state.
@@ -242,6 +257,7 @@ impl ThreadState {
     fn run_started(&mut self) {
         self.lifecycle.advance(EventType::RunStarted);
         self.run_error = None;
+        self.run_calls.clear();
     }
 
     fn run_finished(&mut self, outcome: Option<RunFinishedOutcome>) {

@@ -1,5 +1,6 @@
 //! Tool calls (attached to their assistant message) and tool results.
 
+use super::history::Answers;
 use super::{ThreadState, merge_metadata, merge_metadata_ref, role_mismatch};
 use crate::codec::read::{Warning, WarningKind};
 use crate::model::event::{
@@ -23,6 +24,9 @@ impl ThreadState {
     /// or, with no parent, a new assistant message whose id is the call id.
     pub(super) fn tool_call_start(&mut self, e: ToolCallStartEvent, w: &mut Vec<Warning>) {
         let call_id = e.tool_call_id.as_str().to_owned();
+        if !self.run_calls.contains(&call_id) {
+            self.run_calls.insert(call_id.clone());
+        }
         if let Some(call) = self.tool_call_mut(&call_id) {
             if call.function.name != e.tool_call_name {
                 w.push(
@@ -153,6 +157,46 @@ impl ThreadState {
         }
         self.messages.insert(at, Message::Tool(m));
         self.index.inserted(&self.messages, at);
+    }
+}
+
+impl ThreadState {
+    /// The tool calls the last run started (`TOOL_CALL_START` since the last
+    /// `RUN_STARTED`) that no tool message after them answers, in the order of the
+    /// transcript.
+    ///
+    /// These are the calls of a run that was cut or failed while a call was streamed or
+    /// run, and the frontend tool calls the run ended on (`RUN_FINISHED` with
+    /// `pendingToolCallIds`) that were not answered yet. A UI can offer to answer them: a
+    /// tool message answering one ([`ThreadState::add_message`], or the client's
+    /// `add_message`) takes it off the list. A call's arguments are as they arrived, so
+    /// possibly empty or cut. While a run is going on, its calls whose results are still to
+    /// come are listed too.
+    ///
+    /// A call left unanswered does not make the next run fail with the model adapters of
+    /// this workspace: they send the model [`NO_TOOL_RESULT`](crate::NO_TOOL_RESULT) as its result (see
+    /// [`provider_history`](crate::provider_history)). Costs O(messages + calls).
+    #[must_use]
+    pub fn unanswered_tool_calls(&self) -> Vec<&crate::ToolCall> {
+        if self.run_calls.is_empty() {
+            return Vec::new();
+        }
+        let mut wanted: crate::hash::HashSet<&str> = crate::hash::HashSet::default();
+        wanted.extend(self.run_calls.iter().map(String::as_str));
+        let answers = Answers::of(&self.messages);
+        let mut unanswered = Vec::new();
+        for (i, m) in self.messages.iter().enumerate() {
+            let Message::Assistant(a) = m else { continue };
+            for call in a.tool_calls.iter().flatten() {
+                let id = call.id.as_str();
+                // Each call once (a transcript may repeat an id).
+                if wanted.contains(id) && !answers.answered(&self.messages, i, id) {
+                    wanted.remove(id);
+                    unanswered.push(call);
+                }
+            }
+        }
+        unanswered
     }
 }
 

@@ -17,6 +17,7 @@ mod lifecycle;
 mod patch;
 mod producer;
 mod props;
+mod provider_history;
 mod public_paths;
 mod sse;
 mod strategies;

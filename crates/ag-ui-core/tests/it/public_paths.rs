@@ -19,8 +19,9 @@ mod canonical {
     use ag_ui_core::write::{to_string, to_string_for, to_vec, to_vec_for};
     #[allow(unused_imports)]
     use ag_ui_core::{
-        BoxError, ConsumeError, Error, ErrorKind, PatchError, PipelineError, RunLifecycle,
-        RunStatus, StreamConsumer, ThreadState,
+        BoxError, ConsumeError, Error, ErrorKind, HistoryRepair, NO_TOOL_RESULT, PatchError,
+        PipelineError, ProviderHistory, ProviderMessage, RepairKind, RunLifecycle, RunStatus,
+        StreamConsumer, ThreadState, provider_history,
     };
     #[allow(unused_imports)]
     use ag_ui_core::{

@@ -531,3 +531,117 @@ fn a_thread_is_send_and_sync() {
     fn shareable<T: Send + Sync + 'static>() {}
     shareable::<ThreadState>();
 }
+
+// ---------------------------------------------------------------- unanswered tool calls
+
+fn ids(calls: &[&ag_ui_core::ToolCall]) -> Vec<String> {
+    calls.iter().map(|c| c.id.to_string()).collect()
+}
+
+/// A run cut while the model streamed a call (no `TOOL_CALL_END`, no `RUN_FINISHED`).
+fn cut_in_a_call() -> Vec<Value> {
+    vec![
+        json!({"type":"RUN_STARTED","threadId":"t","runId":"r1"}),
+        json!({"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"get_weather","parentMessageId":"a1"}),
+        json!({"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"{\"city\":\"Os"}),
+    ]
+}
+
+#[test]
+fn a_call_cut_in_the_middle_is_unanswered_with_its_partial_arguments() {
+    let mut t = ThreadState::new();
+    assert!(apply_all(&mut t, cut_in_a_call()).is_empty());
+    let calls = t.unanswered_tool_calls();
+    assert_eq!(ids(&calls), ["c1"]);
+    assert_eq!(calls[0].function.arguments, "{\"city\":\"Os");
+    assert_eq!(t.run_status(), RunStatus::Running);
+}
+
+#[test]
+fn pending_frontend_calls_are_unanswered_until_a_tool_message_answers_them() {
+    let mut t = ThreadState::new();
+    let w = apply_all(
+        &mut t,
+        vec![
+            json!({"type":"RUN_STARTED","threadId":"t","runId":"r1"}),
+            json!({"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"confirm","parentMessageId":"a1"}),
+            json!({"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"{}"}),
+            json!({"type":"TOOL_CALL_END","toolCallId":"c1"}),
+            json!({"type":"TOOL_CALL_START","toolCallId":"c2","toolCallName":"confirm","parentMessageId":"a1"}),
+            json!({"type":"TOOL_CALL_ARGS","toolCallId":"c2","delta":"{}"}),
+            json!({"type":"TOOL_CALL_END","toolCallId":"c2"}),
+            json!({"type":"RUN_FINISHED","threadId":"t","runId":"r1",
+                   "outcome":{"type":"success","pendingToolCallIds":["c1","c2"]}}),
+        ],
+    );
+    assert!(w.is_empty(), "{w:?}");
+    assert_eq!(ids(&t.unanswered_tool_calls()), ["c1", "c2"]);
+    // The user writes something first; then answers one of the two.
+    t.add_message(Message::User(UserMessage::new("u2", "Hello?")));
+    assert_eq!(ids(&t.unanswered_tool_calls()), ["c1", "c2"]);
+    t.add_message(Message::Tool(ag_ui_core::ToolMessage::new(
+        "t2", "yes", "c2",
+    )));
+    assert_eq!(ids(&t.unanswered_tool_calls()), ["c1"]);
+    // Adding messages keeps the run's outcome.
+    assert!(matches!(t.outcome(), Some(RunFinishedOutcome::Success(_))));
+    assert_eq!(t.message("t2").unwrap().id(), "t2");
+    assert_eq!(
+        messages(&t)
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["id"].clone())
+            .collect::<Vec<_>>(),
+        [json!("a1"), json!("u2"), json!("t2")]
+    );
+}
+
+#[test]
+fn backend_results_answer_calls_and_only_the_last_run_counts() {
+    let mut t = ThreadState::new();
+    let mut first = cut_in_a_call();
+    first.push(json!({"type":"RUN_ERROR","message":"cut"}));
+    apply_all(&mut t, first);
+    assert_eq!(ids(&t.unanswered_tool_calls()), ["c1"]);
+    // The next run answers its own call; the call of the run before is not listed.
+    let w = apply_all(
+        &mut t,
+        vec![
+            json!({"type":"RUN_STARTED","threadId":"t","runId":"r2"}),
+            json!({"type":"TOOL_CALL_START","toolCallId":"c2","toolCallName":"get_weather","parentMessageId":"a2"}),
+            json!({"type":"TOOL_CALL_ARGS","toolCallId":"c2","delta":"{\"city\":\"Oslo\"}"}),
+            json!({"type":"TOOL_CALL_END","toolCallId":"c2"}),
+        ],
+    );
+    assert!(w.is_empty(), "{w:?}");
+    assert_eq!(ids(&t.unanswered_tool_calls()), ["c2"], "in flight");
+    apply_all(
+        &mut t,
+        vec![
+            json!({"type":"TOOL_CALL_RESULT","messageId":"t2","toolCallId":"c2","content":"3"}),
+            json!({"type":"RUN_FINISHED","threadId":"t","runId":"r2"}),
+        ],
+    );
+    assert!(t.unanswered_tool_calls().is_empty());
+    // The earlier call is still without a result in the transcript.
+    assert_eq!(
+        t.tool_call("c1").unwrap().function.arguments,
+        "{\"city\":\"Os"
+    );
+}
+
+#[test]
+fn a_thread_given_its_history_has_no_last_run_to_report() {
+    let history: Vec<Message> = serde_json::from_value(json!([
+        {"id": "a1", "role": "assistant", "toolCalls": [{"id": "c1", "type": "function",
+            "function": {"name": "confirm", "arguments": "{}"}}]}
+    ]))
+    .unwrap();
+    let t = ThreadState::new().with_messages(history);
+    assert!(t.unanswered_tool_calls().is_empty());
+    // The history as a whole: what a model adapter would answer for.
+    let repairs = ag_ui_core::provider_history(t.messages()).repairs;
+    assert_eq!(repairs.len(), 1);
+    assert_eq!(repairs[0].tool_call_id.as_str(), "c1");
+}

@@ -96,7 +96,11 @@ impl Provider {
 
 async fn complete(State(script): State<Arc<Script>>, body: String) -> Response {
     let request: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
+    let refusal = refuse_history(&request);
     script.requests.lock().unwrap().push(request);
+    if let Some(error) = refusal {
+        return json_response(400, &error);
+    }
     let reply = script.replies.lock().unwrap().pop_front();
     match reply {
         None => json_response(
@@ -120,6 +124,77 @@ async fn complete(State(script): State<Arc<Script>>, body: String) -> Response {
             response
         }
     }
+}
+
+/// The HTTP 400 body OpenAI answers for a conversation it refuses: an assistant message
+/// whose `tool_calls` are not each answered by a tool message right after it, a tool
+/// message that follows no call of its id, or call arguments that are not JSON. `None`
+/// for a conversation it accepts.
+pub fn refuse_history(request: &Value) -> Option<Value> {
+    let invalid = |message: String, param: String| {
+        Some(json!({"error": {
+            "message": message, "type": "invalid_request_error", "param": param, "code": null
+        }}))
+    };
+    let unanswered = |open: &[String], i: usize| {
+        invalid(
+            format!(
+                "An assistant message with 'tool_calls' must be followed by tool messages \
+                 responding to each 'tool_call_id'. The following tool_call_ids did not have \
+                 response messages: {}",
+                open.join(", ")
+            ),
+            format!("messages.[{i}].role"),
+        )
+    };
+    let messages = request["messages"].as_array()?;
+    // The calls of the last assistant message while only tool messages followed it, and
+    // those of them no tool message answered yet.
+    let mut calls: Vec<String> = Vec::new();
+    let mut open: Vec<String> = Vec::new();
+    for (i, m) in messages.iter().enumerate() {
+        if m["role"] != "tool" {
+            if !open.is_empty() {
+                return unanswered(&open, i);
+            }
+            calls.clear();
+        }
+        match m["role"].as_str() {
+            Some("assistant") => {
+                for (k, call) in m["tool_calls"].as_array().into_iter().flatten().enumerate() {
+                    let arguments = call["function"]["arguments"].as_str().unwrap_or_default();
+                    if serde_json::from_str::<Value>(arguments).is_err() {
+                        return invalid(
+                            format!(
+                                "Invalid value for 'messages[{i}].tool_calls[{k}].function.\
+                                 arguments': not valid JSON."
+                            ),
+                            format!("messages.[{i}].tool_calls.[{k}].function.arguments"),
+                        );
+                    }
+                    calls.push(call["id"].as_str().unwrap_or_default().to_owned());
+                }
+                open.clone_from(&calls);
+            }
+            Some("tool") => {
+                let id = m["tool_call_id"].as_str().unwrap_or_default();
+                if !calls.iter().any(|c| c == id) {
+                    return invalid(
+                        "Invalid parameter: messages with role 'tool' must be a response to a \
+                         preceeding message with 'tool_calls'."
+                            .to_owned(),
+                        format!("messages.[{i}].role"),
+                    );
+                }
+                open.retain(|c| c != id);
+            }
+            _ => {}
+        }
+    }
+    if !open.is_empty() {
+        return unanswered(&open, messages.len());
+    }
+    None
 }
 
 fn json_response(status: u16, body: &Value) -> Response {

@@ -489,3 +489,341 @@ pub async fn history_request<A: Agent>(make: impl Factory<A>) -> (Value, Vec<Val
     let customs = of_type(&events, "CUSTOM").into_iter().cloned().collect();
     (provider.requests().remove(0), customs)
 }
+
+// ---------------------------------------------------------------- histories with unanswered calls
+
+/// The text of a chat-completions message's content: the string, or its text parts joined
+/// (async-openai sends a user message's text as a string, rig as parts).
+fn text_of(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts.iter().filter_map(|p| p["text"].as_str()).collect(),
+        _ => String::new(),
+    }
+}
+
+/// The conversation a request carries, without the system messages the agent puts first:
+/// `(role, text, tool calls or the answered call id)`.
+fn conversation(request: &Value) -> Vec<(String, String, Value)> {
+    request["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] != "system")
+        .map(|m| {
+            let calls = if m["role"] == "tool" {
+                m["tool_call_id"].clone()
+            } else {
+                m.get("tool_calls").cloned().unwrap_or(Value::Null)
+            };
+            (
+                m["role"].as_str().unwrap().to_owned(),
+                text_of(&m["content"]),
+                calls,
+            )
+        })
+        .collect()
+}
+
+fn sent_call(id: &Value, name: &str, arguments: &str) -> Value {
+    json!({"id": id, "type": "function", "function": {"name": name, "arguments": arguments}})
+}
+
+fn turn(role: &str, text: &str, calls: Value) -> (String, String, Value) {
+    (role.to_owned(), text.to_owned(), calls)
+}
+
+/// The ids of the calls `client`'s thread reports unanswered.
+fn unanswered(client: &ag_ui_client::HttpAgent) -> Vec<Value> {
+    client
+        .thread()
+        .unanswered_tool_calls()
+        .iter()
+        .map(|c| json!(c.id.as_str()))
+        .collect()
+}
+
+/// A run cut while the model streamed a tool call's `arguments` (nothing of them, or half):
+/// the thread keeps the call without a result, and reports it unanswered. The next run
+/// sends the model the call with the arguments `{}`, followed by a tool message saying that
+/// no result arrived, before the new user message: the provider (which refuses a call
+/// without a result and arguments that are not JSON, as OpenAI does) answers, and neither
+/// the events nor the thread get that tool message.
+pub async fn cut_in_a_tool_call_then_a_new_message<A: Agent>(
+    make: impl Factory<A>,
+    arguments: &str,
+) {
+    let provider = Provider::start(vec![
+        Reply::cut(vec![
+            role(),
+            call_start(0, "call_cut", "get_weather", arguments),
+        ]),
+        Reply::stream(vec![role(), text("Where were we?"), finish("stop")]),
+    ])
+    .await;
+    let served = Served::start(make(&provider, 8)).await;
+    let mut client = served.client("t-cut-call");
+    client.add_user_message("Weather in Oslo?");
+    let (events, _) = drain(client.run(RunOptions::new())).await;
+    errored(&events, "provider_incomplete");
+    let ids = started(&events);
+    assert_eq!(ids.len(), 1, "{events:#?}");
+    let id = &ids[0];
+    assert_eq!(unanswered(&client), ids);
+    let kept = client.thread().unanswered_tool_calls()[0]
+        .function
+        .arguments
+        .clone();
+    assert_eq!(
+        kept, arguments,
+        "the thread keeps the arguments as they came"
+    );
+
+    client.add_user_message("Hello?");
+    let (events, end) = drain(client.run(RunOptions::new())).await;
+    assert!(end.is_ok(), "{:?}", end.error);
+    finished(&events);
+    assert!(of_type(&events, "TOOL_CALL_RESULT").is_empty());
+    let sent = provider.requests();
+    assert_eq!(sent.len(), 2);
+    assert_eq!(
+        conversation(&sent[1]),
+        [
+            turn("user", "Weather in Oslo?", Value::Null),
+            turn("assistant", "", json!([sent_call(id, "get_weather", "{}")])),
+            turn("tool", ag_ui_core::NO_TOOL_RESULT, id.clone()),
+            turn("user", "Hello?", Value::Null),
+        ]
+    );
+    // The thread holds no tool message: the result was the request's only.
+    let roles: Vec<Value> = message_json(client.messages())
+        .iter()
+        .map(|m| m["role"].clone())
+        .collect();
+    assert_eq!(roles, ["user", "assistant", "user", "assistant"]);
+    assert_eq!(
+        client.thread().tool_call_arguments(id.as_str().unwrap()),
+        Some(arguments)
+    );
+    // The call was the run before's: the last run left nothing unanswered.
+    assert!(unanswered(&client).is_empty());
+}
+
+/// Two parallel frontend calls, of which the UI answers one: the model gets the answer of
+/// the one and the no-result note for the other, each call with its own arguments.
+pub async fn parallel_calls_one_answered<A: Agent>(make: impl Factory<A>) {
+    let provider = Provider::start(vec![
+        Reply::stream(parallel_calls()),
+        Reply::stream(vec![role(), text("Sent; not booked."), finish("stop")]),
+    ])
+    .await;
+    let served = Served::start(make(&provider, 8)).await;
+    let mut client = served.client("t-one-answered");
+    client.add_user_message("Confirm both");
+    let (events, _) = drain(client.run(RunOptions::new().tool(confirm_tool()))).await;
+    let ids = started(&events);
+    assert_eq!(
+        finished(&events)["outcome"]["pendingToolCallIds"],
+        json!(ids)
+    );
+    assert_eq!(unanswered(&client), ids);
+    let first = ids[0].as_str().unwrap();
+    client.add_message(ToolMessage::new("answer-1", "{\"confirmed\":true}", first));
+    assert_eq!(unanswered(&client), [ids[1].clone()]);
+
+    let (events, end) = drain(client.run(RunOptions::new().tool(confirm_tool()))).await;
+    assert!(end.is_ok(), "{:?}", end.error);
+    finished(&events);
+    let sent = provider.requests();
+    assert_eq!(
+        conversation(&sent[1]),
+        [
+            turn("user", "Confirm both", Value::Null),
+            turn(
+                "assistant",
+                "",
+                json!([
+                    sent_call(&ids[0], "confirm", "{\"question\":\"Send the email?\"}"),
+                    sent_call(&ids[1], "confirm", "{\"question\":\"Book the room?\"}")
+                ])
+            ),
+            turn("tool", "{\"confirmed\":true}", ids[0].clone()),
+            turn("tool", ag_ui_core::NO_TOOL_RESULT, ids[1].clone()),
+        ]
+    );
+    let roles: Vec<Value> = message_json(client.messages())
+        .iter()
+        .map(|m| m["role"].clone())
+        .collect();
+    assert_eq!(roles, ["user", "assistant", "tool", "assistant"]);
+}
+
+/// A frontend call the user never answered (the tab was closed), then a new message: the
+/// note is sent right after the call, before the user's message.
+pub async fn unanswered_frontend_call_then_a_user_message<A: Agent>(make: impl Factory<A>) {
+    let provider = Provider::start(vec![
+        Reply::stream(vec![
+            role(),
+            call_start(0, "call_c", "confirm", "{\"question\":\"Proceed?\"}"),
+            finish("tool_calls"),
+        ]),
+        Reply::stream(vec![role(), text("Fine."), finish("stop")]),
+    ])
+    .await;
+    let served = Served::start(make(&provider, 8)).await;
+    let mut client = served.client("t-never-answered");
+    client.add_user_message("Go");
+    let (events, _) = drain(client.run(RunOptions::new().tool(confirm_tool()))).await;
+    let ids = started(&events);
+    finished(&events);
+    assert_eq!(unanswered(&client), ids);
+    client.add_user_message("Never mind");
+    assert_eq!(unanswered(&client), ids, "a user message answers no call");
+    let (events, end) = drain(client.run(RunOptions::new().tool(confirm_tool()))).await;
+    assert!(end.is_ok(), "{:?}", end.error);
+    finished(&events);
+    assert_eq!(
+        conversation(&provider.requests()[1]),
+        [
+            turn("user", "Go", Value::Null),
+            turn(
+                "assistant",
+                "",
+                json!([sent_call(&ids[0], "confirm", "{\"question\":\"Proceed?\"}")])
+            ),
+            turn("tool", ag_ui_core::NO_TOOL_RESULT, ids[0].clone()),
+            turn("user", "Never mind", Value::Null),
+        ]
+    );
+}
+
+/// The local provider refuses what OpenAI refuses (so that the scenarios above would fail
+/// without the repair): a call without a result, a result before its call, arguments that
+/// are not JSON; and accepts a properly answered call.
+pub fn the_provider_refuses_what_openai_refuses() {
+    use crate::provider::refuse_history;
+    let call = |args: &str| {
+        json!({"role": "assistant", "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "f", "arguments": args}}
+        ]})
+    };
+    let tool = json!({"role": "tool", "tool_call_id": "c1", "content": "ok"});
+    let user = json!({"role": "user", "content": "Hi"});
+    let refused = |messages: Vec<Value>| refuse_history(&json!({"messages": messages}));
+    let unanswered = refused(vec![user.clone(), call("{}"), user.clone()]).unwrap();
+    assert!(
+        unanswered["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("must be followed by tool messages responding to each 'tool_call_id'"),
+        "{unanswered}"
+    );
+    assert_eq!(unanswered["error"]["param"], "messages.[2].role");
+    assert!(refused(vec![user.clone(), call("{}")]).is_some());
+    assert!(refused(vec![user.clone(), call("{}"), user.clone(), tool.clone()]).is_some());
+    assert!(refused(vec![tool.clone(), call("{}"), tool.clone()]).is_some());
+    let bad_args = refused(vec![user.clone(), call("{\"a\":"), tool.clone()]).unwrap();
+    assert_eq!(
+        bad_args["error"]["param"],
+        "messages.[1].tool_calls.[0].function.arguments"
+    );
+    assert!(refused(vec![user.clone(), call(""), tool.clone()]).is_some());
+    assert_eq!(
+        refused(vec![user.clone(), call("{}"), tool.clone(), user]),
+        None
+    );
+}
+
+/// A `tracing` subscriber keeping the level and the fields of every event on the thread
+/// it is the default of.
+#[derive(Clone, Default)]
+pub struct Captured(std::sync::Arc<std::sync::Mutex<Vec<(tracing::Level, String)>>>);
+
+impl tracing::Subscriber for Captured {
+    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+        true
+    }
+    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        tracing::span::Id::from_u64(1)
+    }
+    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+    fn event(&self, event: &tracing::Event<'_>) {
+        struct Fields(String);
+        impl tracing::field::Visit for Fields {
+            fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+                self.0.push_str(&format!("{}={value:?} ", field.name()));
+            }
+            fn record_str(&mut self, field: &tracing::field::Field, value: &str) {
+                self.0.push_str(&format!("{}={value} ", field.name()));
+            }
+        }
+        let mut fields = Fields(String::new());
+        event.record(&mut fields);
+        self.0
+            .lock()
+            .unwrap()
+            .push((*event.metadata().level(), fields.0));
+    }
+    fn enter(&self, _: &tracing::span::Id) {}
+    fn exit(&self, _: &tracing::span::Id) {}
+}
+
+/// Each repair of the request is logged at warn, with the thread, the run, the call and
+/// the kind of repair. Runs the agent on this test's (current-thread) runtime, where the
+/// capturing subscriber is the default.
+pub async fn repairs_are_logged_at_warn<A: Agent>(make: impl Factory<A>) {
+    use futures_util::StreamExt;
+    let provider = Provider::start(vec![Reply::stream(vec![
+        role(),
+        text("Fine."),
+        finish("stop"),
+    ])])
+    .await;
+    let agent = make(&provider, 8);
+    let input = serde_json::from_value(json!({
+        "threadId": "t-logged", "runId": "r-logged", "state": {}, "tools": [], "context": [],
+        "forwardedProps": {},
+        "messages": [
+            {"id": "u1", "role": "user", "content": "Go"},
+            {"id": "a1", "role": "assistant", "toolCalls": [{"id": "call_l", "type": "function",
+                "function": {"name": "confirm", "arguments": "{\"quest"}}]},
+            {"id": "u2", "role": "user", "content": "Never mind"}
+        ]
+    }))
+    .unwrap();
+    let captured = Captured::default();
+    let guard = tracing::dispatcher::set_default(&tracing::Dispatch::new(captured.clone()));
+    let events: Vec<_> = tokio::time::timeout(
+        crate::provider::LIMIT,
+        agent
+            .run(input, ag_ui_server::Cancellation::new())
+            .collect::<Vec<_>>(),
+    )
+    .await
+    .unwrap();
+    drop(guard);
+    let last = serde_json::to_value(events.last().unwrap().as_ref().unwrap()).unwrap();
+    assert_eq!(last["type"], "RUN_FINISHED", "{last}");
+    let warnings: Vec<String> = captured
+        .0
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(level, fields)| {
+            *level == tracing::Level::WARN && fields.contains("changed for the model provider")
+        })
+        .map(|(_, fields)| fields.clone())
+        .collect();
+    assert_eq!(warnings.len(), 2, "{warnings:#?}");
+    for (warning, kind) in warnings.iter().zip(["invalid_arguments", "no_result"]) {
+        for field in [
+            "thread_id=t-logged",
+            "run_id=r-logged",
+            "tool_call_id=call_l",
+            &format!("repair={kind}"),
+        ] {
+            assert!(warning.contains(field), "{field} in {warning}");
+        }
+    }
+}

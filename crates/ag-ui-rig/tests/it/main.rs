@@ -96,6 +96,38 @@ async fn stream_cut_without_done() {
     scenarios::stream_cut(agent).await;
 }
 
+/// A run cut before any argument of a tool call arrived, then a new message.
+#[tokio::test]
+async fn a_call_cut_with_empty_arguments_does_not_poison_the_thread() {
+    scenarios::cut_in_a_tool_call_then_a_new_message(agent, "").await;
+}
+
+/// A run cut in the middle of a tool call's arguments, then a new message.
+#[tokio::test]
+async fn a_call_cut_with_partial_arguments_does_not_poison_the_thread() {
+    scenarios::cut_in_a_tool_call_then_a_new_message(agent, "{\"city\":\"Os").await;
+}
+
+#[tokio::test]
+async fn of_two_parallel_calls_one_answered_the_other_gets_the_note() {
+    scenarios::parallel_calls_one_answered(agent).await;
+}
+
+#[tokio::test]
+async fn a_frontend_call_never_answered_then_a_user_message() {
+    scenarios::unanswered_frontend_call_then_a_user_message(agent).await;
+}
+
+#[tokio::test]
+async fn each_repair_is_logged_at_warn() {
+    scenarios::repairs_are_logged_at_warn(agent).await;
+}
+
+#[test]
+fn the_local_provider_refuses_what_openai_refuses() {
+    scenarios::the_provider_refuses_what_openai_refuses();
+}
+
 /// The request body the provider receives (through rig's chat wire) for a history with
 /// every message kind; what rig's messages cannot hold is reported with its JSON Pointer.
 #[tokio::test]
