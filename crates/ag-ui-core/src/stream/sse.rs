@@ -115,6 +115,11 @@ pub struct SseReader {
     /// Bytes read so far by every pass over the input and the buffers
     /// ([`SseReader::bytes_examined`]).
     examined: u64,
+    /// How many more bytes [`SseReader::feed`] may append to the data line being
+    /// received without the general path ([`SseReader::quick_room`]).
+    quick: usize,
+    /// What `quick` was when the general path last set it.
+    quick_granted: usize,
 }
 
 /// What the reader knows of the line being received. Its bytes are not kept: a data
@@ -242,6 +247,8 @@ impl SseReader {
             after_blank: true,
             line: Line::default(),
             examined: 0,
+            quick: 0,
+            quick_granted: 0,
         }
     }
 
@@ -251,7 +258,29 @@ impl SseReader {
     /// an error of kind [`ErrorKind::Sse`](crate::ErrorKind::Sse) for invalid UTF-8 in a data line or a message over the cap. After an
     /// error the reader refuses further input; the messages completed before the error
     /// stay available.
+    #[inline]
     pub fn feed(&mut self, bytes: &[u8]) -> Result<()> {
+        // One more ASCII byte of a data line's value, with nothing else to do (a line
+        // dripped a byte at a time): appended at once. It is what the general path does
+        // with it, without getting there.
+        // (The line's length and the count of bytes examined are brought up to date by
+        // the next call of the general path, from `quick`.)
+        if let [b] = *bytes
+            && self.quick > 0
+            && b.is_ascii()
+            && b != b'\n'
+            && b != b'\r'
+        {
+            self.quick -= 1;
+            self.data.push(char::from(b));
+            return Ok(());
+        }
+        self.feed_any(bytes)
+    }
+
+    /// [`SseReader::feed`] for any input.
+    fn feed_any(&mut self, bytes: &[u8]) -> Result<()> {
+        self.catch_up();
         if self.failed {
             return Err(self.sse_error(self.consumed, "the reader already failed"));
         }
@@ -260,7 +289,46 @@ impl SseReader {
         if r.is_err() {
             self.failed = true;
         }
+        self.quick = self.quick_room();
+        self.quick_granted = self.quick;
         r
+    }
+
+    /// The bytes [`SseReader::feed`] appended by its shortcut since the general path last
+    /// ran: each was compared (for a line end and for ASCII) and copied.
+    fn quick_bytes(&self) -> usize {
+        self.quick_granted - self.quick
+    }
+
+    /// Counts the bytes [`SseReader::feed`] appended by its shortcut in the line's length
+    /// and in the bytes examined.
+    fn catch_up(&mut self) {
+        let n = self.quick_bytes();
+        self.line.len += n;
+        self.examined += 2 * n as u64;
+        self.quick_granted = self.quick;
+    }
+
+    /// How many more ASCII bytes of the data line being received may be appended by
+    /// [`SseReader::feed`]'s shortcut: none unless the line is a data line without invalid
+    /// UTF-8 so far and no cut character waits for its last bytes, no messages are waiting
+    /// and [`SseReader::reclaim`] would leave the buffer as it is (so that the general path
+    /// would only append); else as many as the cap leaves.
+    fn quick_room(&self) -> usize {
+        if self.failed
+            || self.line.state != State::Data
+            || self.line.bad.is_some()
+            // The next byte must continue a character a read cut.
+            || self.line.cut_len != 0
+            || !self.ready.is_empty()
+            // Reclaim drops the data handed out only once it is half the buffer: while
+            // it is less, it stays so as the line grows.
+            || (self.open != 0 && self.open >= self.data.len() / 2)
+        {
+            return 0;
+        }
+        self.max_frame
+            .saturating_sub(self.message_bytes.saturating_add(self.line.len))
     }
 
     /// How many bytes the reader has read so far, counting every pass: the search for line
@@ -291,7 +359,7 @@ impl SseReader {
     /// ```
     #[must_use]
     pub fn bytes_examined(&self) -> u64 {
-        self.examined
+        self.examined + 2 * self.quick_bytes() as u64
     }
 
     /// [`SseReader::feed`] without the failure bookkeeping.
@@ -328,6 +396,12 @@ impl SseReader {
         Ok(())
     }
 
+    /// Whether a complete message waits to be taken out.
+    #[inline]
+    pub(crate) fn has_message(&self) -> bool {
+        !self.ready.is_empty()
+    }
+
     /// The next complete message's data, if any, as an owned `String` (one allocation per
     /// message; [`SseReader::next_data`] lends it instead).
     pub fn next_message(&mut self) -> Option<String> {
@@ -346,6 +420,7 @@ impl SseReader {
     /// assert_eq!(reader.next_data(), None);
     /// # Ok::<(), ag_ui_core::Error>(())
     /// ```
+    #[inline]
     pub fn next_data(&mut self) -> Option<&str> {
         self.next_data_with_id().map(|(data, _)| data)
     }
@@ -359,6 +434,7 @@ impl SseReader {
     /// assert_eq!(reader.next_data_with_id(), Some(("a", Some("7"))));
     /// # Ok::<(), ag_ui_core::Error>(())
     /// ```
+    #[inline]
     pub fn next_data_with_id(&mut self) -> Option<(&str, Option<&str>)> {
         let Ready { start, end, id } = self.ready.pop_front()?;
         self.current_id = id;
@@ -397,11 +473,14 @@ impl SseReader {
         if self.failed {
             return Err(self.sse_error(self.consumed, "the reader already failed"));
         }
+        self.catch_up();
         self.reclaim();
         let r = self.finish_line();
         if r.is_err() {
             self.failed = true;
         }
+        self.quick = self.quick_room();
+        self.quick_granted = self.quick;
         r?;
         self.dispatch();
         Ok(self.next_message())

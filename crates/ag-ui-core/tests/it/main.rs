@@ -19,6 +19,7 @@ mod producer;
 mod props;
 mod public_paths;
 mod sse;
+mod sse_work;
 mod strategies;
 mod streams;
 mod table;
