@@ -200,12 +200,29 @@ impl StreamConsumer {
     /// assert_eq!(consumer.thread().messages().len(), 1);
     /// # Ok::<(), ag_ui_core::ConsumeError>(())
     /// ```
+    #[inline]
     pub fn feed_to_thread(&mut self, bytes: &[u8]) -> Result<usize, ConsumeError> {
+        if !self.read(bytes)? {
+            return Ok(0);
+        }
         let before = self.delivered;
         let mut scratch = std::mem::take(&mut self.scratch);
-        let result = self.feed_with(bytes, &mut scratch, false);
+        let result = self.take_messages(&mut scratch, false);
         self.scratch = scratch;
         result.map(|()| self.delivered - before)
+    }
+
+    /// Feeds `bytes` to the SSE reader; returns whether a message is complete. (Most reads
+    /// of a line that arrives in pieces complete nothing: they cost no more than this.)
+    #[inline]
+    fn read(&mut self, bytes: &[u8]) -> Result<bool, ConsumeError> {
+        if self.failed.is_some() {
+            self.check_failed()?;
+        }
+        if let Err(e) = self.sse.feed(bytes) {
+            return Err(self.fail_sse(e));
+        }
+        Ok(self.sse.has_message())
     }
 
     /// Reads the SSE messages of `bytes` into `out`; with `keep` false each event is moved
@@ -216,10 +233,15 @@ impl StreamConsumer {
         out: &mut Vec<Event>,
         keep: bool,
     ) -> Result<(), ConsumeError> {
-        self.check_failed()?;
-        if let Err(e) = self.sse.feed(bytes) {
-            return Err(self.fail_sse(e));
+        if !self.read(bytes)? {
+            return Ok(());
         }
+        self.take_messages(out, keep)
+    }
+
+    /// Reads the complete SSE messages waiting in the reader into `out` (moved into the
+    /// thread unless `keep`).
+    fn take_messages(&mut self, out: &mut Vec<Event>, keep: bool) -> Result<(), ConsumeError> {
         // The reader lends each message from its buffer while the rest of the consumer
         // works on it: take it out for the loop (an empty reader allocates nothing).
         let mut sse = std::mem::replace(&mut self.sse, SseReader::with_max_frame_bytes(0));

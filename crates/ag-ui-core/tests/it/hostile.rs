@@ -1256,3 +1256,27 @@ fn duplicate_keys_are_refused_when_an_unknown_member_is_removed() {
         json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r", "result": {"a": 2}})
     );
 }
+
+#[test]
+fn a_long_line_dripped_a_byte_at_a_time_is_read_once() {
+    // A server sending a large snapshot one byte per read (slowly, or to pin the client's
+    // CPU): the reader reads each byte a bounded number of times (searched for the line
+    // end, checked as UTF-8, copied), not the whole waiting line again on every read.
+    // `bytes_examined` counts every pass; `tests/it/sse_work.rs` holds it to four per
+    // byte for every way of cutting a stream.
+    for mib in [1, 3, 9] {
+        let unit = r#"{"k":"ä€😀 text","n":[1,2,3]},"#;
+        let value = unit.repeat((mib << 20) / unit.len());
+        let stream = format!("data: {value}\n\n");
+        let mut r = SseReader::new();
+        for b in stream.as_bytes() {
+            r.feed(std::slice::from_ref(b)).unwrap();
+        }
+        assert_eq!(r.next_data(), Some(value.as_str()), "{mib} MiB");
+        let per_byte = r.bytes_examined() as f64 / stream.len() as f64;
+        assert!(
+            per_byte <= 4.0,
+            "{mib} MiB: {per_byte} bytes examined per byte fed"
+        );
+    }
+}

@@ -20,6 +20,7 @@ mod props;
 mod provider_history;
 mod public_paths;
 mod sse;
+mod sse_work;
 mod strategies;
 mod streams;
 mod table;
