@@ -1280,3 +1280,28 @@ fn a_long_line_dripped_a_byte_at_a_time_is_read_once() {
         );
     }
 }
+
+/// A 1, 3 and 9 MiB `data:` line, each fed one byte per read, is read whole (the reader
+/// examines each byte a bounded number of times, so this takes seconds, not minutes).
+#[test]
+fn large_lines_dripped_a_byte_at_a_time_are_read() {
+    for mib in [1usize, 3, 9] {
+        let value = "x".repeat(mib << 20);
+        let frame = format!(
+            "data: {{\"type\":\"STATE_SNAPSHOT\",\"snapshot\":{{\"blob\":\"{value}\"}}}}\n\n"
+        );
+        let mut reader = ag_ui_core::SseReader::new();
+        let mut got = None;
+        for b in frame.as_bytes() {
+            reader.feed(std::slice::from_ref(b)).unwrap();
+            if let Some(m) = reader.next_data() {
+                got = Some(m.len());
+            }
+        }
+        assert_eq!(got, Some(frame.len() - "data: \n\n".len()), "{mib} MiB");
+        assert!(
+            reader.bytes_examined() <= 4 * frame.len() as u64,
+            "{mib} MiB"
+        );
+    }
+}
