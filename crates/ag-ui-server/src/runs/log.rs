@@ -9,14 +9,4 @@ macro_rules! log_warn {
     }};
 }
 
-/// A `tracing::info!` event, with the `tracing` feature.
-#[allow(unused_macros)]
-macro_rules! log_info {
-    ($($arg:tt)*) => {{
-        #[cfg(feature = "tracing")]
-        tracing::info!($($arg)*);
-    }};
-}
-
-#[allow(unused_imports)]
-pub(crate) use {log_info, log_warn};
+pub(crate) use log_warn;
