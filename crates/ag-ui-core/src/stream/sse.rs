@@ -116,11 +116,13 @@ pub struct SseReader {
     /// Bytes read so far by every pass over the input and the buffers
     /// ([`SseReader::bytes_examined`]).
     examined: u64,
-    /// How many more bytes [`SseReader::feed`] may append to the data line being
-    /// received without the general path ([`SseReader::quick_room`]).
-    quick: usize,
-    /// What `quick` was when the general path last set it.
-    quick_granted: usize,
+    /// The length of `data` when the general path last ran: the bytes past it were
+    /// appended by [`SseReader::feed`]'s shortcut.
+    quick_from: usize,
+    /// The length up to which [`SseReader::feed`] may append bytes of the data line being
+    /// received without the general path ([`SseReader::quick_room`]); no more than
+    /// `quick_from` when it may not.
+    quick_end: usize,
 }
 
 /// What the reader knows of the line being received. Its bytes are not kept: a data
@@ -263,8 +265,8 @@ impl SseReader {
             after_blank: true,
             line: Line::default(),
             examined: 0,
-            quick: 0,
-            quick_granted: 0,
+            quick_from: 0,
+            quick_end: 0,
         }
     }
 
@@ -276,25 +278,25 @@ impl SseReader {
     /// stay available.
     #[inline]
     pub fn feed(&mut self, bytes: &[u8]) -> Result<()> {
-        // One more ASCII byte of a data line's value, with nothing else to do (a line
-        // dripped a byte at a time): appended at once. It is what the general path does
-        // with it, without getting there.
+        // One more byte of a data line's value, ASCII and no line end, with nothing else to
+        // do (a line dripped a byte at a time): appended at once. It is what the general
+        // path does with it, without getting there. `0x0E..=0x7F` holds neither CR nor
+        // LF; the other control bytes (rare in a data line) take the general path.
         // (The line's length and the count of bytes examined are brought up to date by
-        // the next call of the general path, from `quick`.)
+        // the next call of the general path, from `quick_from`.)
         if let [b] = *bytes
-            && self.quick > 0
-            && b.is_ascii()
-            && b != b'\n'
-            && b != b'\r'
+            && self.data.len() < self.quick_end
+            && b.wrapping_sub(0x0E) < 0x72
         {
-            self.quick -= 1;
             self.data.push(char::from(b));
             return Ok(());
         }
         self.feed_any(bytes)
     }
 
-    /// [`SseReader::feed`] for any input.
+    /// [`SseReader::feed`] for any input: kept out of the shortcut's way.
+    #[cold]
+    #[inline(never)]
     fn feed_any(&mut self, bytes: &[u8]) -> Result<()> {
         self.catch_up();
         if self.failed {
@@ -305,15 +307,14 @@ impl SseReader {
         if r.is_err() {
             self.failed = true;
         }
-        self.quick = self.quick_room();
-        self.quick_granted = self.quick;
+        self.grant();
         r
     }
 
     /// The bytes [`SseReader::feed`] appended by its shortcut since the general path last
     /// ran: each was compared (for a line end and for ASCII) and copied.
     fn quick_bytes(&self) -> usize {
-        self.quick_granted - self.quick
+        self.data.len() - self.quick_from
     }
 
     /// Counts the bytes [`SseReader::feed`] appended by its shortcut in the line's length
@@ -322,7 +323,13 @@ impl SseReader {
         let n = self.quick_bytes();
         self.line.len += n;
         self.examined += 2 * n as u64;
-        self.quick_granted = self.quick;
+        self.quick_from = self.data.len();
+    }
+
+    /// Lets [`SseReader::feed`]'s shortcut append what [`SseReader::quick_room`] allows.
+    fn grant(&mut self) {
+        self.quick_from = self.data.len();
+        self.quick_end = self.quick_from.saturating_add(self.quick_room());
     }
 
     /// How many more ASCII bytes of the data line being received may be appended by
@@ -498,8 +505,7 @@ impl SseReader {
         if r.is_err() {
             self.failed = true;
         }
-        self.quick = self.quick_room();
-        self.quick_granted = self.quick;
+        self.grant();
         r?;
         self.dispatch();
         Ok(self.next_message())

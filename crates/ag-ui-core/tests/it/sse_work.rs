@@ -281,3 +281,64 @@ fn a_stream_of_many_short_messages_read_a_byte_at_a_time_stays_within_the_bound(
         assert_eq!(got.messages[19_999].0, "{\"n\":19999}");
     }
 }
+
+/// Feeds `chunks` to a reader with message cap `cap`, taking the messages out after every
+/// read, then finishes: the messages and the error, if any.
+fn read_capped(cap: usize, chunks: &[&[u8]]) -> (Vec<String>, Option<String>) {
+    let mut r = SseReader::with_max_frame_bytes(cap);
+    let mut messages = Vec::new();
+    let mut error = None;
+    let mut fed = 0u64;
+    for chunk in chunks {
+        fed += chunk.len() as u64;
+        if let Err(e) = r.feed(chunk) {
+            error = Some(e.to_string());
+            break;
+        }
+        while let Some(m) = r.next_message() {
+            messages.push(m);
+        }
+    }
+    if error.is_none() {
+        match r.finish() {
+            Ok(last) => messages.extend(last),
+            Err(e) => error = Some(e.to_string()),
+        }
+    }
+    // Messages completed before an error stay available.
+    while let Some(m) = r.next_message() {
+        messages.push(m);
+    }
+    assert!(r.bytes_examined() <= PER_BYTE * fed, "cap {cap}");
+    (messages, error)
+}
+
+#[test]
+fn control_bytes_in_a_data_line_dripped_a_byte_at_a_time_read_as_the_line_whole() {
+    // A data line dripped a byte a read is appended byte by byte while its bytes are
+    // printable ASCII; a control byte (tab, vertical tab, form feed, unit separator...),
+    // DEL, a multi-byte character or a CR cut from its LF break that run and the run starts
+    // again after it. Every cap makes it fail (or not) at the same place as the line fed
+    // whole.
+    let stream: &[u8] = b"data: a\tb\x01c\x0bd\x0ce\x7ff \xc3\xa9\xf0\x9f\x98\x80 g\x1fh\r\n\
+                          data:\x00x\ty\r\rdata: after a CR\n\n";
+    let bytes: Vec<&[u8]> = stream.chunks(1).collect();
+    let whole = read_capped(1 << 20, &[stream]);
+    assert_eq!(
+        whole,
+        (
+            vec![
+                "a\tb\u{1}c\u{b}d\u{c}e\u{7f}f é😀 g\u{1f}h\n\0x\ty".to_owned(),
+                "after a CR".to_owned()
+            ],
+            None
+        )
+    );
+    assert_eq!(read_capped(1 << 20, &bytes), whole, "byte by byte");
+    for cap in 1..=stream.len() {
+        let whole = read_capped(cap, &[stream]);
+        assert_eq!(read_capped(cap, &bytes), whole, "cap {cap}, byte by byte");
+        let halves = [&stream[..cap], &stream[cap..]];
+        assert_eq!(read_capped(cap, &halves), whole, "cap {cap}, cut at {cap}");
+    }
+}
