@@ -462,6 +462,17 @@ impl SseReader {
     /// ```
     #[inline]
     pub fn next_data_with_id(&mut self) -> Option<(&str, Option<&str>)> {
+        // Asked after every read, and mostly answered `None`: that answer is inlined, the
+        // rest is not (a byte-a-read loop keeps its registers).
+        if self.ready.is_empty() {
+            return None;
+        }
+        self.take_ready()
+    }
+
+    /// [`SseReader::next_data_with_id`] when a message may be waiting.
+    #[inline(never)]
+    fn take_ready(&mut self) -> Option<(&str, Option<&str>)> {
         let Ready { start, end, id } = self.ready.pop_front()?;
         self.current_id = id;
         Some((
