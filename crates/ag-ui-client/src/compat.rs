@@ -7,7 +7,8 @@
 //! | ceiling | request | stream |
 //! |---|---|---|
 //! | below 1.0 | `protocolVersion` omitted; tool message content parts flattened to text | |
-//! | at or below 0.0.57 | `subagentRunId` stripped from messages | `SUBAGENT_*` events dropped, `subagentRunId` removed from events |
+//! | at or below 0.0.57 | `subagentRunId` stripped from messages | `subagentRunId` removed from events |
+//! | older than an event's first version ([`EventType::since`], from the event table: `SUBAGENT_*` for 0.0.57 and older) | | the event dropped |
 //! | at or below 0.0.39 | user message content parts flattened to text | |
 //! | below the version the client speaks ([`HttpAgentBuilder::protocol_version`](crate::HttpAgentBuilder::protocol_version)), from 1.0 | `protocolVersion` is the ceiling's; what it lacks (`encryptedValueType` for 1.0) left out | |
 //!
@@ -16,7 +17,7 @@
 //! event dropped or changed. Event indices in warnings and errors count the events as the
 //! agent sent them, dropped ones included.
 
-use ag_ui_core::{Content, Message, RunAgentInput, Versioned};
+use ag_ui_core::{Content, EventType, Message, RunAgentInput, Versioned};
 
 /// First-release path of the version type, which now lives in `ag-ui-core` (documented at
 /// [`crate::ProtocolVersion`]).
@@ -68,9 +69,24 @@ impl Compat {
         !self.below(ProtocolVersion::V1_0)
     }
 
-    /// Whether `SUBAGENT_*` events are dropped (the peer predates them).
-    pub(crate) fn drops_subagent_events(&self) -> bool {
-        self.at_or_below(ProtocolVersion::BEFORE_SUBAGENTS)
+    /// Whether an event of wire type `event_type` is dropped: the peer's ceiling predates
+    /// it (the event table's first version, [`ProtocolVersion::knows`]). A type this crate
+    /// does not know is left to the pipeline.
+    pub(crate) fn withholds(&self, event_type: &str) -> bool {
+        self.ceiling
+            .is_some_and(|c| EventType::from_wire(event_type).is_some_and(|t| !c.knows(t)))
+    }
+
+    /// Whether the peer's ceiling predates any event type (so each event's type is read
+    /// before it is decoded).
+    pub(crate) fn withholds_any(&self) -> bool {
+        self.ceiling
+            .is_some_and(|c| c.unknown_events().next().is_some())
+    }
+
+    /// Whether `subagentRunId` is removed from events (the peer predates subagents).
+    pub(crate) fn strips_subagent_run_id(&self) -> bool {
+        self.below(ProtocolVersion::SUBAGENTS)
     }
 
     fn peer(&self) -> String {
@@ -100,7 +116,7 @@ impl Compat {
         }
         let flatten_user = self.at_or_below(ProtocolVersion::BEFORE_CONTENT_PARTS);
         let flatten_tool = self.below(ProtocolVersion::V1_0);
-        let strip_subagents = self.at_or_below(ProtocolVersion::BEFORE_SUBAGENTS);
+        let strip_subagents = self.strips_subagent_run_id();
         for (i, message) in input.messages.iter_mut().enumerate() {
             let content = match message {
                 Message::User(m) if flatten_user => Some(&mut m.content),

@@ -18,7 +18,7 @@ struct Row {
 }
 
 macro_rules! rows {
-    ([] $($variant:ident($ty:ident) = $wire:literal in $area:ident [$attr:ident, $boxing:ident],)*) => {
+    ([] $($variant:ident($ty:ident) = $wire:literal in $area:ident since $since:ident [$attr:ident, $boxing:ident, $naming:ident],)*) => {
         vec![$(Row {
             wire: $wire,
             variant: stringify!($variant),

@@ -68,7 +68,7 @@ pub trait Attributable {
 
 /// Defines everything the crate derives from the event table ([`crate::for_each_event!`]).
 macro_rules! define_events {
-    ([] $($variant:ident($ty:ident) = $wire:literal in $area:ident [$attr:ident, $boxing:ident],)*) => {
+    ([] $($variant:ident($ty:ident) = $wire:literal in $area:ident since $since:ident [$attr:ident, $boxing:ident, $naming:ident],)*) => {
         $(pub use self::$area::$ty;)*
 
         wire_enum! {
@@ -82,7 +82,42 @@ macro_rules! define_events {
             }
         }
 
+        // The naming rule of the table, checked when the crate compiles: a `prefixed`
+        // event's wire name starts with its area's name in upper snake case, and an
+        // `exempt` one's does not (so no exemption is left standing without a reason).
+        const _: () = {
+            $(assert!(
+                self::table::naming_holds(stringify!($naming), $wire, stringify!($area)),
+                concat!(
+                    "event table: ", $wire, " is marked `", stringify!($naming), "` in area `",
+                    stringify!($area), "`: a `prefixed` wire name starts with the area's name \
+                    in upper snake case followed by `_`, an `exempt` one does not"
+                )
+            );)*
+        };
+
         impl EventType {
+            /// The first protocol version that has this event type (the event table's
+            /// `since` column): a peer of an older version is not sent such an event
+            /// ([`version::downgrade_event`](crate::version::downgrade_event)), and the
+            /// JSON Schema of an older version leaves it out.
+            #[must_use]
+            pub const fn since(self) -> crate::ProtocolVersion {
+                match self {
+                    $(Self::$variant => crate::ProtocolVersion::$since,)*
+                }
+            }
+
+            /// The protocol area of this event type: the module of
+            /// [`ag_ui_core::event`](crate::event) that defines its struct (`"text_message"`,
+            /// `"tool_call"`, …).
+            #[must_use]
+            pub const fn area(self) -> &'static str {
+                match self {
+                    $(Self::$variant => stringify!($area),)*
+                }
+            }
+
             /// Whether events of this type carry the optional `subagentRunId` attribution
             /// (spec §2.8).
             #[must_use]
@@ -112,6 +147,26 @@ macro_rules! define_events {
         }
 
         impl Event {
+            /// Removes the members of this event's own definition that `version` does not
+            /// know, as [`VERSIONED_FIELDS`](crate::VERSIONED_FIELDS) lists them, calling
+            /// `removed` with the pointer of each (below `at`).
+            pub(crate) fn strip_listed_members(
+                &mut self,
+                version: crate::ProtocolVersion,
+                at: &str,
+                removed: &mut dyn FnMut(String),
+            ) {
+                match self {
+                    $(Self::$variant(e) => crate::model::version::strip_listed(
+                        $ty::DEFINITION,
+                        &mut |wire| e.take_optional_member(wire),
+                        version,
+                        at,
+                        removed,
+                    ),)*
+                }
+            }
+
             /// The event's type.
             #[must_use]
             pub fn event_type(&self) -> EventType {
