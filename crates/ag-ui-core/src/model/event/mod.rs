@@ -108,6 +108,15 @@ macro_rules! define_events {
                 }
             }
 
+            /// The name of this event type's struct, and of its definition in the JSON
+            /// Schema (`"TextMessageStartEvent"`, …).
+            #[must_use]
+            pub const fn definition(self) -> &'static str {
+                match self {
+                    $(Self::$variant => stringify!($ty),)*
+                }
+            }
+
             /// The protocol area of this event type: the module of
             /// [`ag_ui_core::event`](crate::event) that defines its struct (`"text_message"`,
             /// `"tool_call"`, …).
