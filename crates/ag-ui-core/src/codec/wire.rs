@@ -715,15 +715,6 @@ macro_rules! wire_struct {
                 }
             }
 
-            /// Whether this definition has an optional member whose wire name is `wire`.
-            #[allow(dead_code)]
-            pub(crate) fn has_optional_member(wire: &str) -> bool {
-                match wire {
-                    $($owire => true,)*
-                    _ => false,
-                }
-            }
-
             /// The wire tag of this type, if it is a member of a tagged union.
             #[allow(dead_code)]
             pub(crate) const WIRE_TAG: Option<(&'static str, &'static str)> =

@@ -224,7 +224,7 @@ const fn since_1_1(definition: &'static str) -> VersionedField {
 /// table of member versions (the event table, [`for_each_event!`](crate::for_each_event),
 /// holds the events' versions). What a peer of an older version is sent ([`Versioned`],
 /// [`downgrade_event`]) and the schema crate's per-version export both follow it; a line
-/// naming a member its definition does not have fails the crate's tests.
+/// naming a member its definition does not have makes the schema crate's export fail.
 pub const VERSIONED_FIELDS: &[VersionedField] = &[
     since_1_1("ReasoningEncryptedValueEvent"),
     since_1_1("DeveloperMessage"),
@@ -413,6 +413,48 @@ impl Versioned for RunStartedEvent {
         }
     }
 }
+
+/// What the crate derives from the event table's `since` column.
+macro_rules! event_versions {
+    ([] $($variant:ident($ty:ident) = $wire:literal in $area:ident since $since:ident
+        [$attr:ident, $boxing:ident, $naming:ident],)*) => {
+        impl EventType {
+            /// The first protocol version that has this event type (the event table's
+            /// `since` column): a peer of an older version is not sent such an event
+            /// ([`downgrade_event`]), and the JSON Schema of an older version leaves it out.
+            #[must_use]
+            pub const fn since(self) -> ProtocolVersion {
+                match self {
+                    $(Self::$variant => ProtocolVersion::$since,)*
+                }
+            }
+        }
+
+        impl Event {
+            /// Removes the members of this event's own definition that `version` does not
+            /// know, as [`VERSIONED_FIELDS`] lists them, calling `removed` with the pointer
+            /// of each (below `at`).
+            fn strip_listed_members(
+                &mut self,
+                version: ProtocolVersion,
+                at: &str,
+                removed: &mut dyn FnMut(String),
+            ) {
+                match self {
+                    $(Self::$variant(e) => strip_listed(
+                        crate::model::event::$ty::DEFINITION,
+                        &mut |wire| e.take_optional_member(wire),
+                        version,
+                        at,
+                        removed,
+                    ),)*
+                }
+            }
+        }
+    };
+}
+
+crate::for_each_event!(event_versions);
 
 impl Versioned for Event {
     fn strip_unknown_to(

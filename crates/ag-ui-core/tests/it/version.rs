@@ -282,10 +282,14 @@ fn the_thread_replaces_and_removes_value_and_type_together() {
 
 #[test]
 fn the_versioned_fields_table_names_what_the_downgrade_strips() {
-    // Every definition of the table, read from a document with the field, loses exactly
-    // that field when downgraded to 1.0 (and nothing when kept at 1.1).
-    for f in VERSIONED_FIELDS {
-        assert_eq!(f.field, "encryptedValueType");
+    // Every definition of the table's `encryptedValueType` lines, read from a document with
+    // the field, loses exactly that field when downgraded to 1.0 (and nothing when kept at
+    // 1.1). The schema crate checks every line on the event fixtures
+    // (`versions::what_core_sends_a_peer_is_valid_in_the_schema_of_its_version`).
+    for f in VERSIONED_FIELDS
+        .iter()
+        .filter(|f| f.field == "encryptedValueType")
+    {
         assert!(f.since > ProtocolVersion::V1_0);
         assert!(ProtocolVersion::V1_0.unknown_fields().any(|u| u == f));
         assert_eq!(ProtocolVersion::LATEST.unknown_fields().count(), 0);
@@ -339,4 +343,70 @@ fn the_0_x_translation_warning_names_the_type_received() {
     let shown = legacy.to_string();
     assert!(shown.contains("received THINKING_START"), "{shown}");
     assert!(shown.contains("REASONING_START"), "{shown}");
+}
+
+/// `version::downgrade_event` withholds exactly the events a peer's version predates, each
+/// with one `downgraded` warning at the event, and leaves every other event of the
+/// fixtures as it is for a peer that knows all it holds.
+#[test]
+fn events_newer_than_the_peer_are_withheld_with_a_downgraded_warning() {
+    use ag_ui_core::version::downgrade_event;
+    use ag_ui_fixtures::{CaseKind, load_cases};
+    let before_subagents = ProtocolVersion::new(0, 0, 57);
+    let mut withheld = std::collections::BTreeSet::new();
+    let mut seen = 0;
+    for case in load_cases().unwrap() {
+        if !matches!(case.kind, CaseKind::Valid)
+            || ag_ui_core::EventType::ALL
+                .iter()
+                .all(|t| t.definition() != case.definition)
+        {
+            continue;
+        }
+        let event: Event = ag_ui_core::read::decode(&case.text, ReadMode::Exact)
+            .unwrap()
+            .value;
+        seen += 1;
+        let t = event.event_type();
+        let (sent, warnings) = downgrade_event(event.clone(), before_subagents);
+        if t.since() > before_subagents {
+            assert_eq!(sent, None, "{}", case.name);
+            assert_eq!(warnings.len(), 1, "{}", case.name);
+            assert_eq!(warnings[0].kind, WarningKind::Downgraded);
+            assert_eq!(warnings[0].pointer, "");
+            assert!(
+                warnings[0].to_string().contains(t.as_str()),
+                "{}",
+                warnings[0]
+            );
+            withheld.insert(t.as_str());
+        } else {
+            assert!(sent.is_some(), "{}", case.name);
+        }
+        let (sent, _) = downgrade_event(event.clone(), ProtocolVersion::LATEST);
+        assert_eq!(sent, Some(event), "{}", case.name);
+    }
+    assert!(seen > 50, "{seen} event fixtures");
+    assert_eq!(
+        withheld.into_iter().collect::<Vec<_>>(),
+        ["SUBAGENT_ERROR", "SUBAGENT_FINISHED", "SUBAGENT_STARTED"]
+    );
+}
+
+/// A `RUN_STARTED` declaring a newer version than the peer's declares the peer's, since the
+/// stream it starts is sent in the peer's version.
+#[test]
+fn a_run_started_sent_to_an_older_peer_declares_its_version() {
+    let started: Event = RunStartedEvent::new("t", "r")
+        .with_protocol_version("1.1")
+        .into();
+    let (sent, warnings) =
+        ag_ui_core::version::downgrade_event(started.clone(), ProtocolVersion::V1_0);
+    let Some(Event::RunStarted(sent)) = sent else {
+        panic!("RUN_STARTED withheld");
+    };
+    assert_eq!(sent.protocol_version.as_deref(), Some("1.0"));
+    assert!(warnings.is_empty());
+    let (same, _) = ag_ui_core::version::downgrade_event(started.clone(), ProtocolVersion::V1_1);
+    assert_eq!(same, Some(started));
 }

@@ -97,17 +97,6 @@ macro_rules! define_events {
         };
 
         impl EventType {
-            /// The first protocol version that has this event type (the event table's
-            /// `since` column): a peer of an older version is not sent such an event
-            /// ([`version::downgrade_event`](crate::version::downgrade_event)), and the
-            /// JSON Schema of an older version leaves it out.
-            #[must_use]
-            pub const fn since(self) -> crate::ProtocolVersion {
-                match self {
-                    $(Self::$variant => crate::ProtocolVersion::$since,)*
-                }
-            }
-
             /// The name of this event type's struct, and of its definition in the JSON
             /// Schema (`"TextMessageStartEvent"`, …).
             #[must_use]
@@ -156,26 +145,6 @@ macro_rules! define_events {
         }
 
         impl Event {
-            /// Removes the members of this event's own definition that `version` does not
-            /// know, as [`VERSIONED_FIELDS`](crate::VERSIONED_FIELDS) lists them, calling
-            /// `removed` with the pointer of each (below `at`).
-            pub(crate) fn strip_listed_members(
-                &mut self,
-                version: crate::ProtocolVersion,
-                at: &str,
-                removed: &mut dyn FnMut(String),
-            ) {
-                match self {
-                    $(Self::$variant(e) => crate::model::version::strip_listed(
-                        $ty::DEFINITION,
-                        &mut |wire| e.take_optional_member(wire),
-                        version,
-                        at,
-                        removed,
-                    ),)*
-                }
-            }
-
             /// The event's type.
             #[must_use]
             pub fn event_type(&self) -> EventType {

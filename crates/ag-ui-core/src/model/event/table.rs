@@ -136,19 +136,3 @@ const fn eq(a: &[u8], b: &[u8]) -> bool {
     }
     true
 }
-
-#[cfg(test)]
-mod tests {
-    use super::naming_holds;
-
-    #[test]
-    fn the_naming_rule_reads_the_area_in_upper_snake_case() {
-        assert!(naming_holds("prefixed", "TOOL_CALL_START", "tool_call"));
-        assert!(!naming_holds("prefixed", "TOOL_CALLSTART", "tool_call"));
-        assert!(!naming_holds("prefixed", "TOOL_CALL", "tool_call"));
-        assert!(!naming_holds("prefixed", "MESSAGES_SNAPSHOT", "state"));
-        assert!(naming_holds("exempt", "MESSAGES_SNAPSHOT", "state"));
-        assert!(!naming_holds("exempt", "STATE_DELTA", "state"));
-        assert!(!naming_holds("other", "STATE_DELTA", "state"));
-    }
-}
