@@ -428,6 +428,39 @@ fn every_rule_has_a_valid_and_a_failing_case() {
     assert!(missing.is_empty(), "rules without both cases: {missing:?}");
 }
 
+/// The rule an invalid case breaks governs its offending event: the rule's area (the event
+/// table's) is the event's, or the rule is about several areas.
+#[test]
+fn the_broken_rule_governs_the_offending_event() {
+    let mut failures = Vec::new();
+    let mut scoped = 0;
+    for case in load("invalid") {
+        let index = usize::try_from(case.doc["index"].as_u64().unwrap()).unwrap();
+        // A case without a rule is a decoding failure, not a broken rule.
+        let Some(rule) = case.doc["rule"].as_str().and_then(Rule::from_id) else {
+            continue;
+        };
+        let events = events_of(&case);
+        let Some(t) = events[index]["type"]
+            .as_str()
+            .and_then(ag_ui_core::EventType::from_wire)
+        else {
+            continue;
+        };
+        scoped += usize::from(rule.area().is_some());
+        if !rule.governs(t) {
+            failures.push(format!(
+                "{}: {rule} (area {:?}) is broken by {t} (area {})",
+                case.name,
+                rule.area(),
+                t.area()
+            ));
+        }
+    }
+    assert!(scoped > 20, "{scoped} cases of a rule of one area");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// Invalid cases stop being invalid without their offending event: what precedes it
 /// passes, so the case fails for that event and nothing earlier.
 #[test]
