@@ -410,3 +410,42 @@ fn a_run_started_sent_to_an_older_peer_declares_its_version() {
     let (same, _) = ag_ui_core::version::downgrade_event(started.clone(), ProtocolVersion::V1_1);
     assert_eq!(same, Some(started));
 }
+
+/// How `docs/versions.md` writes a first version: `0.x` for the undated 0.x releases.
+fn shown(version: ProtocolVersion) -> String {
+    if version == ProtocolVersion::V0 {
+        "0.x".to_owned()
+    } else {
+        version.to_string()
+    }
+}
+
+/// `docs/versions.md` lists every event and every member added after 1.0 with its first
+/// version, generated from the event table and `VERSIONED_FIELDS` (`AG_UI_BLESS=1`
+/// rewrites the two tables from the code).
+#[test]
+fn docs_versions_tables_are_the_code_tables() {
+    use ag_ui_fixtures::doc_table::DocTable;
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/versions.md");
+    let mut events = DocTable::read(&path, "| event | area | first version |").unwrap();
+    let rows: Vec<String> = ag_ui_core::EventType::ALL
+        .iter()
+        .map(|t| format!("| `{t}` | `{}` | {} |", t.area(), shown(t.since())))
+        .collect();
+    events.expect_rows(&rows);
+    events.finish().unwrap();
+    let mut members = DocTable::read(&path, "| member | definition | first version |").unwrap();
+    let rows: Vec<String> = VERSIONED_FIELDS
+        .iter()
+        .map(|f| {
+            format!(
+                "| `{}` | `{}` | {} |",
+                f.field,
+                f.definition,
+                shown(f.since)
+            )
+        })
+        .collect();
+    members.expect_rows(&rows);
+    members.finish().unwrap();
+}
