@@ -73,9 +73,8 @@ fn event_table_drives_event_type() {
             "{}",
             row.wire
         );
-        let prefixed = row
-            .wire
-            .starts_with(&format!("{}_", row.area.to_uppercase()));
+        let area = row.area.to_uppercase();
+        let prefixed = row.wire == area || row.wire.starts_with(&format!("{area}_"));
         assert_eq!(
             (row.naming, prefixed),
             (if prefixed { "prefixed" } else { "exempt" }, prefixed),

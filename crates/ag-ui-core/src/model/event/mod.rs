@@ -90,8 +90,8 @@ macro_rules! define_events {
                 self::table::naming_holds(stringify!($naming), $wire, stringify!($area)),
                 concat!(
                     "event table: ", $wire, " is marked `", stringify!($naming), "` in area `",
-                    stringify!($area), "`: a `prefixed` wire name starts with the area's name \
-                    in upper snake case followed by `_`, an `exempt` one does not"
+                    stringify!($area), "`: a `prefixed` wire name is the area's name in upper \
+                    snake case, alone or followed by `_`, an `exempt` one is not"
                 )
             );)*
         };

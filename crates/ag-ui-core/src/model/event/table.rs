@@ -35,9 +35,9 @@
 ///   invocation's identity) or `scoped` (run-scoped, no `subagentRunId`).
 /// * `boxing`: `boxed` when `Event` holds the struct in a `Box` (large, rare events), else
 ///   `inline`.
-/// * `naming`: `prefixed` when the wire name starts with the area's name in upper snake
-///   case followed by `_` (`tool_call` → `TOOL_CALL_START`), the rule for every event
-///   whose area is the entity it opens, continues or closes; `exempt` for the protocol's
+/// * `naming`: `prefixed` when the wire name is the area's name in upper snake case, alone
+///   or followed by `_` and the rest (`tool_call` → `TOOL_CALL_START`), the rule for every
+///   event whose area is the entity it opens, continues or closes; `exempt` for the protocol's
 ///   own exceptions, events it files under an area whose name they do not carry:
 ///   `MESSAGES_SNAPSHOT` (state management: it restates the message list) and `RAW` /
 ///   `CUSTOM` (the special events: passthrough, no entity). The rule is checked when the
@@ -108,9 +108,9 @@ pub(crate) const fn naming_holds(naming: &str, wire: &str, area: &str) -> bool {
     }
 }
 
-/// Whether `wire` starts with `area` in upper snake case followed by `_`.
+/// Whether `wire` is `area` in upper snake case, alone or followed by `_`.
 const fn has_area_prefix(wire: &[u8], area: &[u8]) -> bool {
-    if wire.len() <= area.len() || wire[area.len()] != b'_' {
+    if wire.len() < area.len() || (wire.len() > area.len() && wire[area.len()] != b'_') {
         return false;
     }
     let mut i = 0;
