@@ -46,7 +46,8 @@ pub const SCHEMA_JSON_1_1: &str = include_str!("../schema/ag-ui-1.1.schema.json"
 /// ```
 /// let schema: serde_json::Value = serde_json::from_str(ag_ui_schema::SCHEMA_JSON)?;
 /// assert_eq!(schema["$id"], ag_ui_schema::SCHEMA_ID);
-/// assert_eq!(schema["$defs"].as_object().map(|d| d.len()), Some(ag_ui_schema::DEFINITIONS.len()));
+/// let v1_0 = ag_ui_schema::definitions_for(ag_ui_core::ProtocolVersion::V1_0);
+/// assert_eq!(schema["$defs"].as_object().map(|d| d.len()), Some(v1_0.len()));
 /// # Ok::<(), serde_json::Error>(())
 /// ```
 pub const SCHEMA_JSON: &str = include_str!("../schema/ag-ui.schema.json");
@@ -187,13 +188,14 @@ pub fn bundle_text_for(version: ProtocolVersion) -> Result<String, Error> {
     Ok(text)
 }
 
-/// A self-contained schema for one definition: the bundle's `$defs` with a root that
-/// references `name`. `None` when `name` is not one of [`DEFINITIONS`].
+/// A self-contained schema for one definition: the 1.0 bundle's `$defs` with a root that
+/// references `name`. `None` when `name` is not one of the definitions of 1.0
+/// ([`definitions_for`]).
 ///
 /// # Errors
 /// As [`bundle`].
 pub fn definition(name: &str) -> Result<Option<Value>, Error> {
-    if !DEFINITIONS.contains(&name) {
+    if !definitions_for(ProtocolVersion::V1_0).contains(&name) {
         return Ok(None);
     }
     let mut doc = bundle()?;

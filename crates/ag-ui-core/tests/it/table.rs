@@ -40,13 +40,21 @@ fn table() -> Vec<Row> {
 }
 
 /// The one deliberate literal pin of the tables' sizes: AG-UI 1.0 has 31 event types and
-/// 98 schema definitions, 3 of them mixins. Everything else in the workspace (messages,
-/// docs, other tests) derives its numbers from the tables, so a table that grows or shrinks
-/// fails here, once, and nowhere by a forgotten count.
+/// 98 schema definitions, 3 of them mixins. A published version does not change, so the
+/// pin counts what 1.0 has (the events the table dates 1.0 or earlier); everything else in
+/// the workspace (messages, docs, other tests) derives its numbers from the tables, so a
+/// table that loses or misdates a 1.0 event fails here, once, and nowhere by a forgotten
+/// count.
 #[test]
 fn the_tables_have_the_sizes_of_ag_ui_1_0() {
+    use ag_ui_core::ProtocolVersion;
+    let events = EventType::ALL
+        .iter()
+        .filter(|t| ProtocolVersion::V1_0.knows(**t))
+        .count();
+    let newer = EventType::ALL.len() - events;
     assert_eq!(
-        (EventType::ALL.len(), DEFINITIONS.len(), MIXINS.len()),
+        (events, DEFINITIONS.len() - newer, MIXINS.len()),
         (31, 98, 3)
     );
 }

@@ -387,10 +387,11 @@ fn events_newer_than_the_peer_are_withheld_with_a_downgraded_warning() {
         assert_eq!(sent, Some(event), "{}", case.name);
     }
     assert!(seen > 50, "{seen} event fixtures");
-    assert_eq!(
-        withheld.into_iter().collect::<Vec<_>>(),
-        ["SUBAGENT_ERROR", "SUBAGENT_FINISHED", "SUBAGENT_STARTED"]
-    );
+    // The subagent events came after 0.0.57 (and any event a later version added is
+    // withheld too).
+    for t in ["SUBAGENT_STARTED", "SUBAGENT_FINISHED", "SUBAGENT_ERROR"] {
+        assert!(withheld.contains(t), "{t} not withheld: {withheld:?}");
+    }
 }
 
 /// A `RUN_STARTED` declaring a newer version than the peer's declares the peer's, since the

@@ -97,3 +97,38 @@ fn what_core_sends_a_peer_is_valid_in_the_schema_of_its_version() {
     assert!(checked > 100, "{checked} documents checked");
     f.finish("downgrade agreement");
 }
+
+/// A valid case named for a version after 1.0 (`v1.1-…`) holds something 1.0 does not have:
+/// the 1.0 schema rejects it. A member a later version added that is missing from
+/// `VERSIONED_FIELDS` (so 1.0 would have it too) fails here, naming the case.
+#[test]
+fn a_case_of_a_later_version_is_invalid_in_1_0() {
+    use ag_ui_core::ProtocolVersion;
+    let mut f = Failures::new();
+    let mut checked = 0_usize;
+    let in_1_0 = ag_ui_schema::definitions_for(ProtocolVersion::V1_0);
+    for case in cases() {
+        if !matches!(case.kind, CaseKind::Valid)
+            || ag_ui_fixtures::protocol_of(&case.name) <= ProtocolVersion::V1_0
+            || !in_1_0.contains(&case.definition.as_str())
+        {
+            continue;
+        }
+        checked += 1;
+        f.check(
+            &case.name,
+            if schema_accepts_in(ProtocolVersion::V1_0, &case.definition, &case.input) {
+                Err(format!(
+                    "the 1.0 schema accepts it: list the member a later version added in \
+                     VERSIONED_FIELDS (crates/ag-ui-core/src/model/version.rs), or name the \
+                     case for 1.0 ({})",
+                    case.input
+                ))
+            } else {
+                Ok(())
+            },
+        );
+    }
+    assert!(checked >= 5, "{checked} cases of a later version");
+    f.finish("later-version cases");
+}
