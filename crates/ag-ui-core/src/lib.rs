@@ -49,12 +49,13 @@ pub mod version {
     //! [`EventType::since`](crate::EventType::since)) and
     //! [`VERSIONED_FIELDS`](crate::VERSIONED_FIELDS) (each member a version after 1.0
     //! added). [`downgrade_event`] withholds or downgrades an event for a peer,
-    //! [`downgrade_for_pre_1_0`] adds what a caller older than 1.0 needs, and
+    //! [`downgrade_for_pre_1_0`] adds what a caller older than 1.0 needs, [`downgrade_input`]
+    //! downgrades a run input for an agent of an older version, and
     //! [`Versioned::downgrade`](crate::Versioned::downgrade) downgrades any other value (a
     //! run input, a message); [`crate::read::decode_for`] and [`crate::write::to_string_for`]
     //! read and write as a peer of a version does.
 
-    pub use crate::model::version::{downgrade_event, downgrade_for_pre_1_0};
+    pub use crate::model::version::{downgrade_event, downgrade_for_pre_1_0, downgrade_input};
 }
 
 pub mod sse {

@@ -17,6 +17,7 @@ use crate::codec::diagnostics::{MAX_WARNINGS, Warning, WarningKind};
 use crate::codec::error::{Error, Repr};
 use crate::codec::read::{Decoded, ReadMode, decode};
 use crate::codec::write::{Encode, to_vec};
+use crate::model::content::Content;
 use crate::model::event::{Event, EventType, MessagesSnapshotEvent, RunStartedEvent};
 use crate::model::input::RunAgentInput;
 use crate::model::message::{
@@ -530,6 +531,84 @@ pub fn downgrade_event(
     }
     let warnings = event.downgrade(version);
     (Some(event), warnings)
+}
+
+/// `input` as an agent speaking `version` may receive it (what a client sends an agent of
+/// an older version), one [`WarningKind::Downgraded`] warning for each lossy change, only
+/// removing or reshaping (spec §10):
+///
+/// - below 1.0, `protocolVersion` is left out (such a peer predates the field) and tool
+///   message content parts are flattened to their text; at or before
+///   [`ProtocolVersion::BEFORE_CONTENT_PARTS`], user message content parts are flattened
+///   too (each flattening a warning at the message, saying how many non-text parts were
+///   dropped);
+/// - below [`ProtocolVersion::SUBAGENTS`], `subagentRunId` is removed from every message
+///   (lossless, so without a warning);
+/// - every member `version` does not know ([`VERSIONED_FIELDS`]) is left out, as
+///   [`Versioned::downgrade`] does.
+///
+/// `protocolVersion` is otherwise left as it is: the caller declares what it speaks.
+///
+/// ```
+/// use ag_ui_core::{ContentPart, Message, ProtocolVersion, RunAgentInput, ToolMessage};
+///
+/// let tool = ToolMessage::new("tm1", vec![ContentPart::text("42")], "c1");
+/// let mut input =
+///     RunAgentInput::new("t", "r", vec![Message::Tool(tool)]).with_protocol_version("1.0");
+/// let warnings = ag_ui_core::version::downgrade_input(&mut input, ProtocolVersion::new(0, 0, 60));
+/// assert_eq!(input.protocol_version, None);
+/// assert_eq!(warnings[0].pointer, "/messages/0");
+/// ```
+pub fn downgrade_input(input: &mut RunAgentInput, version: ProtocolVersion) -> Vec<Warning> {
+    let mut warnings = Vec::new();
+    if version < ProtocolVersion::V1_0 {
+        input.protocol_version = None;
+    }
+    let flatten_user = version <= ProtocolVersion::BEFORE_CONTENT_PARTS;
+    let flatten_tool = version < ProtocolVersion::V1_0;
+    let strip_subagents = version < ProtocolVersion::SUBAGENTS;
+    for (i, message) in input.messages.iter_mut().enumerate() {
+        let content = match message {
+            Message::User(m) if flatten_user => Some(&mut m.content),
+            Message::Tool(m) if flatten_tool => Some(&mut m.content),
+            _ => None,
+        };
+        if let Some(content) = content
+            && let Content::Parts(parts) = content
+        {
+            let dropped = parts.iter().filter(|p| p.as_text().is_none()).count();
+            let lost = if dropped > 0 {
+                format!(": {dropped} non-text part(s) dropped")
+            } else {
+                String::new()
+            };
+            warnings.push(
+                Warning::new(WarningKind::Downgraded, format!("/messages/{i}")).with_detail(
+                    format!("flattened to text for a peer speaking AG-UI {version}{lost}"),
+                ),
+            );
+            let text = content.to_text();
+            *content = Content::Text(text);
+        }
+        if strip_subagents {
+            strip_subagent_run_id(message);
+        }
+    }
+    warnings.extend(input.downgrade(version));
+    warnings
+}
+
+/// Removes the `subagentRunId` attribution of `message`.
+fn strip_subagent_run_id(message: &mut Message) {
+    match message {
+        Message::Developer(m) => m.subagent_run_id = None,
+        Message::System(m) => m.subagent_run_id = None,
+        Message::Assistant(m) => m.subagent_run_id = None,
+        Message::User(m) => m.subagent_run_id = None,
+        Message::Tool(m) => m.subagent_run_id = None,
+        Message::Activity(m) => m.subagent_run_id = None,
+        Message::Reasoning(m) => m.subagent_run_id = None,
+    }
 }
 
 /// `event` as a caller older than 1.0 (a run input without `protocolVersion`, spec §10) can

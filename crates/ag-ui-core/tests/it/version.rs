@@ -450,3 +450,55 @@ fn docs_versions_tables_are_the_code_tables() {
     members.expect_rows(&rows);
     members.finish().unwrap();
 }
+
+/// `version::downgrade_input` reshapes a run input for each older agent only as far as its
+/// version requires: tool parts below 1.0, user parts at 0.0.39 and older, subagent
+/// attribution below 0.0.58, 1.1 members below 1.1.
+#[test]
+fn a_run_input_is_downgraded_as_far_as_the_agents_version_requires() {
+    use ag_ui_core::version::downgrade_input;
+    use ag_ui_core::{ContentPart, ToolMessage, UserMessage};
+    let input = || {
+        let mut input = RunAgentInput::new("t", "r", Vec::new()).with_protocol_version("1.1");
+        input.messages.push(Message::User(
+            UserMessage::new(
+                "u1",
+                vec![
+                    ContentPart::text("Look"),
+                    ContentPart::image(ag_ui_core::PartSource::url("https://x/y.png")),
+                ],
+            )
+            .with_subagent_run_id("s1")
+            .with_encrypted_value("v")
+            .with_encrypted_value_type("k"),
+        ));
+        input.messages.push(Message::Tool(ToolMessage::new(
+            "tm1",
+            vec![ContentPart::text("42")],
+            "c1",
+        )));
+        input
+    };
+    let shaped = |version: ProtocolVersion| {
+        let mut i = input();
+        let w = downgrade_input(&mut i, version);
+        let pointers: Vec<String> = w.iter().map(|w| w.pointer.clone()).collect();
+        (serde_json::to_value(&i).unwrap(), pointers)
+    };
+    let (same, none) = shaped(ProtocolVersion::V1_1);
+    assert_eq!(same, serde_json::to_value(input()).unwrap());
+    assert!(none.is_empty());
+    let (v1_0, w) = shaped(ProtocolVersion::V1_0);
+    assert_eq!(w, ["/messages/0/encryptedValueType"]);
+    assert_eq!(v1_0["protocolVersion"], "1.1");
+    let (v0_60, w) = shaped(ProtocolVersion::new(0, 0, 60));
+    assert_eq!(w, ["/messages/1", "/messages/0/encryptedValueType"]);
+    assert!(v0_60.get("protocolVersion").is_none());
+    assert_eq!(v0_60["messages"][1]["content"], "42");
+    assert_eq!(v0_60["messages"][0]["subagentRunId"], "s1");
+    let (v0_57, _) = shaped(ProtocolVersion::new(0, 0, 57));
+    assert!(v0_57["messages"][0].get("subagentRunId").is_none());
+    let (v0_39, w) = shaped(ProtocolVersion::BEFORE_CONTENT_PARTS);
+    assert_eq!(w[0], "/messages/0");
+    assert_eq!(v0_39["messages"][0]["content"], "Look");
+}
