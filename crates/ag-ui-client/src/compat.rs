@@ -7,16 +7,23 @@
 //! | ceiling | request | stream |
 //! |---|---|---|
 //! | below 1.0 | `protocolVersion` omitted; tool message content parts flattened to text | |
-//! | at or below 0.0.57 | `subagentRunId` stripped from messages | `SUBAGENT_*` events dropped, `subagentRunId` removed from events |
+//! | at or below 0.0.57 | `subagentRunId` stripped from messages | `subagentRunId` removed from events |
+//! | older than an event's first version ([`EventType::since`], from the event table: `SUBAGENT_*` for 0.0.57 and older) | | the event dropped |
 //! | at or below 0.0.39 | user message content parts flattened to text | |
-//! | below the version the client speaks ([`HttpAgentBuilder::protocol_version`](crate::HttpAgentBuilder::protocol_version)), from 1.0 | `protocolVersion` is the ceiling's; what it lacks (`encryptedValueType` for 1.0) left out | |
+//! | below the version the client speaks ([`HttpAgentBuilder::protocol_version`](crate::HttpAgentBuilder::protocol_version)) | `protocolVersion` is the ceiling's (from 1.0); what it lacks (`encryptedValueType` for 1.0 and older) left out | |
+//!
+//! The request side is core's
+//! [`version::downgrade_input`](ag_ui_core::version::downgrade_input) for the older of the
+//! ceiling and the version the client speaks; the stream side drops by the event table's
+//! dates. This module adds only what the HTTP client needs around them (the declaration,
+//! and reading an event's type before it is decoded).
 //!
 //! Flattening keeps the text parts in order and drops the rest; each flattened message is
 //! reported as a warning (with the number of media parts dropped, if any), and so is each
 //! event dropped or changed. Event indices in warnings and errors count the events as the
 //! agent sent them, dropped ones included.
 
-use ag_ui_core::{Content, Message, RunAgentInput, Versioned};
+use ag_ui_core::{EventType, RunAgentInput};
 
 /// First-release path of the version type, which now lives in `ag-ui-core` (documented at
 /// [`crate::ProtocolVersion`]).
@@ -60,95 +67,51 @@ impl Compat {
         self.ceiling.is_some_and(|c| c < v)
     }
 
-    fn at_or_below(&self, v: ProtocolVersion) -> bool {
-        self.ceiling.is_some_and(|c| c <= v)
+    /// Whether an event of wire type `event_type` is dropped: the peer's ceiling predates
+    /// it (the event table's first version, [`ProtocolVersion::knows`]). A type this crate
+    /// does not know is left to the pipeline.
+    pub(crate) fn withholds(&self, event_type: &str) -> bool {
+        self.ceiling
+            .is_some_and(|c| EventType::from_wire(event_type).is_some_and(|t| !c.knows(t)))
     }
 
-    pub(crate) fn sends_protocol_version(&self) -> bool {
-        !self.below(ProtocolVersion::V1_0)
+    /// Whether the peer's ceiling predates any event type (so each event's type is read
+    /// before it is decoded).
+    pub(crate) fn withholds_any(&self) -> bool {
+        self.ceiling
+            .is_some_and(|c| c.unknown_events().next().is_some())
     }
 
-    /// Whether `SUBAGENT_*` events are dropped (the peer predates them).
-    pub(crate) fn drops_subagent_events(&self) -> bool {
-        self.at_or_below(ProtocolVersion::BEFORE_SUBAGENTS)
+    /// Whether `subagentRunId` is removed from events (the peer predates subagents).
+    pub(crate) fn strips_subagent_run_id(&self) -> bool {
+        self.below(ProtocolVersion::SUBAGENTS)
     }
 
-    fn peer(&self) -> String {
-        self.ceiling.map(|c| c.to_string()).unwrap_or_default()
+    /// The version whose shapes the request is sent in: the version the client speaks, or
+    /// the peer's ceiling when that is older.
+    fn sent_in(&self) -> ProtocolVersion {
+        self.ceiling.map_or(self.speaks, |c| c.min(self.speaks))
     }
 
-    /// Downgrades `input` in place for the peer; returns a warning for each message whose
-    /// content was flattened (saying how many non-text parts were dropped, if any).
+    /// Downgrades `input` in place for the peer (core's
+    /// [`downgrade_input`](ag_ui_core::version::downgrade_input)); returns a warning for
+    /// each lossy change (a member left out, a message whose content was flattened).
     pub(crate) fn downgrade(&self, input: &mut RunAgentInput) -> Vec<RunWarning> {
-        let mut warnings = Vec::new();
-        if self.sends_protocol_version() {
-            let declared = self.declared();
-            input.protocol_version = Some(declared.to_string());
-            // What the declared version does not know is left out, and said so: the value
-            // goes back without its type (AG-UI 1.1 processing model).
-            for w in input.downgrade(declared) {
-                warnings.push(RunWarning {
-                    source: WarningSource::Compatibility,
-                    event_index: None,
-                    event_type: None,
-                    kind: Some(w.kind),
-                    message: format!("request: {w}"),
-                });
-            }
-        } else {
-            input.protocol_version = None;
-        }
-        let flatten_user = self.at_or_below(ProtocolVersion::BEFORE_CONTENT_PARTS);
-        let flatten_tool = self.below(ProtocolVersion::V1_0);
-        let strip_subagents = self.at_or_below(ProtocolVersion::BEFORE_SUBAGENTS);
-        for (i, message) in input.messages.iter_mut().enumerate() {
-            let content = match message {
-                Message::User(m) if flatten_user => Some(&mut m.content),
-                Message::Tool(m) if flatten_tool => Some(&mut m.content),
-                _ => None,
-            };
-            if let Some(content) = content
-                && let Content::Parts(parts) = content
-            {
-                let dropped = parts.iter().filter(|p| p.as_text().is_none()).count();
-                let lost = if dropped > 0 {
-                    format!(": {dropped} non-text part(s) dropped")
-                } else {
-                    String::new()
-                };
-                warnings.push(RunWarning {
-                    source: WarningSource::Compatibility,
-                    event_index: None,
-                    event_type: None,
-                    kind: None,
-                    message: format!(
-                        "content parts of /messages/{i} flattened to text for an agent at \
-                         protocol {}{lost}",
-                        self.peer()
-                    ),
-                });
-                let text = content.to_text();
-                *content = Content::Text(text);
-            }
-            if strip_subagents {
-                strip_subagent_run_id(message);
-            }
-        }
-        warnings
-    }
-}
-
-fn strip_subagent_run_id(message: &mut Message) {
-    match message {
-        Message::Developer(m) => m.subagent_run_id = None,
-        Message::System(m) => m.subagent_run_id = None,
-        Message::Assistant(m) => m.subagent_run_id = None,
-        Message::User(m) => m.subagent_run_id = None,
-        Message::Tool(m) => m.subagent_run_id = None,
-        Message::Activity(m) => m.subagent_run_id = None,
-        Message::Reasoning(m) => m.subagent_run_id = None,
-        // A role newer than this crate: leave it as it is.
-        _ => {}
+        input.protocol_version = Some(self.declared().to_string());
+        ag_ui_core::version::downgrade_input(input, self.sent_in())
+            .into_iter()
+            .map(|w| RunWarning {
+                source: WarningSource::Compatibility,
+                event_index: None,
+                event_type: None,
+                kind: Some(w.kind),
+                message: format!(
+                    "request: {} {}",
+                    w.pointer,
+                    w.detail.as_deref().unwrap_or_default()
+                ),
+            })
+            .collect()
     }
 }
 

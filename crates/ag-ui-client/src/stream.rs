@@ -220,19 +220,21 @@ impl RunCore {
     }
 
     fn push_text(&mut self, text: &str) {
-        if self.compat.drops_subagent_events()
+        if self.compat.withholds_any()
             && let Some(t) = compat::event_type_of(text)
-            && t.starts_with("SUBAGENT_")
+            && self.compat.withholds(&t)
         {
             self.dropped.push(self.sent);
             self.warnings.push(RunWarning {
                 source: WarningSource::Compatibility,
                 event_index: Some(self.sent),
                 event_type: Some(t.clone()),
-                kind: None,
+                kind: Some(ag_ui_core::WarningKind::Downgraded),
                 message: format!(
-                    "event {}: dropping {t}: the agent's protocol predates subagents",
-                    self.sent
+                    "event {}: dropping {t}: the agent's protocol predates it (first in {})",
+                    self.sent,
+                    ag_ui_core::EventType::from_wire(&t)
+                        .map_or_else(String::new, |e| e.since().to_string())
                 ),
             });
             self.sent += 1;
@@ -249,7 +251,7 @@ impl RunCore {
     /// For a peer that predates subagents, removes a top-level `subagentRunId` from the
     /// event (with a warning), as the official client does.
     fn strip_subagent_run_id<'t>(&mut self, text: &'t str) -> std::borrow::Cow<'t, str> {
-        if !self.compat.drops_subagent_events() || !text.contains("\"subagentRunId\"") {
+        if !self.compat.strips_subagent_run_id() || !text.contains("\"subagentRunId\"") {
             return std::borrow::Cow::Borrowed(text);
         }
         let Ok(serde_json::Value::Object(mut map)) = serde_json::from_str(text) else {

@@ -42,6 +42,22 @@ pub mod write {
     pub use crate::model::version::{to_string_for, to_vec_for};
 }
 
+pub mod version {
+    //! Protocol versions, in one place: what a peer of an older version is sent. The
+    //! versions themselves come from two tables, the event table
+    //! ([`for_each_event!`](crate::for_each_event): each event's first version,
+    //! [`EventType::since`](crate::EventType::since)) and
+    //! [`VERSIONED_FIELDS`](crate::VERSIONED_FIELDS) (each member a version after 1.0
+    //! added). [`downgrade_event`] withholds or downgrades an event for a peer,
+    //! [`downgrade_for_pre_1_0`] adds what a caller older than 1.0 needs, [`downgrade_input`]
+    //! downgrades a run input for an agent of an older version, and
+    //! [`Versioned::downgrade`](crate::Versioned::downgrade) downgrades any other value (a
+    //! run input, a message); [`crate::read::decode_for`] and [`crate::write::to_string_for`]
+    //! read and write as a peer of a version does.
+
+    pub use crate::model::version::{downgrade_event, downgrade_for_pre_1_0, downgrade_input};
+}
+
 pub mod sse {
     //! Server-Sent Events framing (spec §8.3): [`to_sse_frame`] and [`write_sse_frame`]
     //! write `data: <compact JSON>\n\n`; [`crate::SseReader`] (at the crate

@@ -101,6 +101,46 @@ impl DocTable {
         }
     }
 
+    /// Checks the whole body against `expected` (rows as the code writes them, `| … |`
+    /// lines, in order), for a table generated from the code: each row missing, extra or
+    /// different is a mismatch, and blessing writes exactly `expected` in place of the body
+    /// (so rows are added and removed too). Use it instead of [`mismatch`](Self::mismatch)
+    /// on one table.
+    pub fn expect_rows(&mut self, expected: &[String]) {
+        let found: Vec<String> = self
+            .rows
+            .iter()
+            .map(|r| self.lines[r.line].clone())
+            .collect();
+        let same = |a: &str, b: &str| cells(a) == cells(b);
+        if found.len() == expected.len() && found.iter().zip(expected).all(|(a, b)| same(a, b)) {
+            return;
+        }
+        for line in &found {
+            if !expected.iter().any(|e| same(e, line)) {
+                self.mismatches.push(format!("  doc only:  {line}"));
+            }
+        }
+        for line in expected {
+            if !found.iter().any(|f| same(f, line)) {
+                self.mismatches.push(format!("  code only: {line}"));
+            }
+        }
+        if self.mismatches.is_empty() {
+            self.mismatches
+                .push("  the rows are in another order than the code's".to_owned());
+        }
+        let header = self
+            .lines
+            .iter()
+            .position(|l| l.trim() == self.header.trim())
+            .unwrap_or(0);
+        let start = header + 2;
+        let end = self.rows.last().map_or(start, |r| r.line + 1);
+        let end = end.max(start).min(self.lines.len());
+        self.lines.splice(start..end, expected.iter().cloned());
+    }
+
     /// Ends the check: with [`BLESS_VAR`] set, writes the file with the replaced rows;
     /// otherwise fails with every mismatch recorded.
     ///

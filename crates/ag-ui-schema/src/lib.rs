@@ -4,7 +4,7 @@
 use std::fmt;
 
 use ag_ui_core as core;
-use ag_ui_core::ProtocolVersion;
+use ag_ui_core::{EventType, ProtocolVersion};
 use schemars::generate::{SchemaGenerator, SchemaSettings};
 use serde_json::{Map, Value, json};
 
@@ -46,7 +46,8 @@ pub const SCHEMA_JSON_1_1: &str = include_str!("../schema/ag-ui-1.1.schema.json"
 /// ```
 /// let schema: serde_json::Value = serde_json::from_str(ag_ui_schema::SCHEMA_JSON)?;
 /// assert_eq!(schema["$id"], ag_ui_schema::SCHEMA_ID);
-/// assert_eq!(schema["$defs"].as_object().map(|d| d.len()), Some(ag_ui_schema::DEFINITIONS.len()));
+/// let v1_0 = ag_ui_schema::definitions_for(ag_ui_core::ProtocolVersion::V1_0);
+/// assert_eq!(schema["$defs"].as_object().map(|d| d.len()), Some(v1_0.len()));
 /// # Ok::<(), serde_json::Error>(())
 /// ```
 pub const SCHEMA_JSON: &str = include_str!("../schema/ag-ui.schema.json");
@@ -116,6 +117,7 @@ pub fn bundle_for(version: ProtocolVersion) -> Result<Value, Error> {
     }
     let mut defs = derive_definitions();
     strip_unknown(&mut defs, version)?;
+    strip_unknown_events(&mut defs, version)?;
     inline_unnamed(&mut defs)?;
     add_json_patch_and_state(&mut defs)?;
     extract_mixins(&mut defs, version)?;
@@ -127,10 +129,11 @@ pub fn bundle_for(version: ProtocolVersion) -> Result<Value, Error> {
         }
     }
     let names: Vec<&str> = defs.keys().map(String::as_str).collect();
-    if names != DEFINITIONS {
+    let expected = definitions_for(version);
+    if names != expected {
         return Err(err(format!(
-            "the definitions are not the {} of AG-UI {version} ({DEFINITIONS:?}): got {names:?}",
-            DEFINITIONS.len()
+            "the definitions are not the {} of AG-UI {version} ({expected:?}): got {names:?}",
+            expected.len()
         )));
     }
     Ok(json!({
@@ -147,6 +150,23 @@ pub fn bundle_for(version: ProtocolVersion) -> Result<Value, Error> {
         "$ref": "#/$defs/Event",
         "$defs": defs,
     }))
+}
+
+/// The definitions of the bundle for `version`, in alphabetical order: [`DEFINITIONS`]
+/// without the events `version` does not know (the event table's first versions,
+/// [`EventType::since`](ag_ui_core::EventType::since)).
+///
+/// ```
+/// use ag_ui_core::ProtocolVersion;
+///
+/// assert_eq!(ag_ui_schema::definitions_for(ProtocolVersion::LATEST), ag_ui_schema::DEFINITIONS);
+/// ```
+#[must_use]
+pub fn definitions_for(version: ProtocolVersion) -> Vec<&'static str> {
+    DEFINITIONS
+        .into_iter()
+        .filter(|d| !version.unknown_events().any(|t| t.definition() == *d))
+        .collect()
 }
 
 /// The 1.0 bundle as published: [`bundle_text_for`] 1.0.
@@ -168,13 +188,14 @@ pub fn bundle_text_for(version: ProtocolVersion) -> Result<String, Error> {
     Ok(text)
 }
 
-/// A self-contained schema for one definition: the bundle's `$defs` with a root that
-/// references `name`. `None` when `name` is not one of [`DEFINITIONS`].
+/// A self-contained schema for one definition: the 1.0 bundle's `$defs` with a root that
+/// references `name`. `None` when `name` is not one of the definitions of 1.0
+/// ([`definitions_for`]).
 ///
 /// # Errors
 /// As [`bundle`].
 pub fn definition(name: &str) -> Result<Option<Value>, Error> {
-    if !DEFINITIONS.contains(&name) {
+    if !definitions_for(ProtocolVersion::V1_0).contains(&name) {
         return Ok(None);
     }
     let mut doc = bundle()?;
@@ -249,6 +270,47 @@ fn strip_unknown(defs: &mut Map<String, Value>, version: ProtocolVersion) -> Res
                 f.definition, f.field, f.since
             )));
         }
+    }
+    Ok(())
+}
+
+/// Removes from `defs` the events `version` does not know (the event table's first
+/// versions): their definitions, their members of `Event` and their `EventType` values; the
+/// `EventType` description counts the values left.
+fn strip_unknown_events(
+    defs: &mut Map<String, Value>,
+    version: ProtocolVersion,
+) -> Result<(), Error> {
+    for t in version.unknown_events() {
+        let def = t.definition();
+        if defs.remove(def).is_none() {
+            return Err(err(format!(
+                "the derive produced no definition {def} for {t}, which the event table has"
+            )));
+        }
+        let target = json!(format!("#/$defs/{def}"));
+        let members = defs
+            .get_mut("Event")
+            .and_then(|e| e.get_mut("oneOf"))
+            .and_then(Value::as_array_mut)
+            .ok_or_else(|| err("Event has no oneOf"))?;
+        members.retain(|m| m.get("$ref") != Some(&target));
+        let values = defs
+            .get_mut("EventType")
+            .and_then(|e| e.get_mut("enum"))
+            .and_then(Value::as_array_mut)
+            .ok_or_else(|| err("EventType has no enum"))?;
+        values.retain(|v| v.as_str() != Some(t.as_str()));
+    }
+    let count = EventType::ALL.iter().filter(|t| version.knows(**t)).count();
+    if let Some(obj) = defs.get_mut("EventType").and_then(Value::as_object_mut) {
+        obj.insert(
+            "description".to_owned(),
+            json!(format!(
+                "`EventType`: the {count} `type` values of AG-UI {version}, in the protocol's \
+                 declaration order."
+            )),
+        );
     }
     Ok(())
 }
@@ -371,7 +433,7 @@ fn add_json_patch_and_state(defs: &mut Map<String, Value>) -> Result<(), Error> 
 /// compose it.
 /// A union tag of a mixin: its key, the `$ref` of its enumeration and its description
 /// (computed, so that it can state a count the tables hold).
-type Tag = (&'static str, &'static str, fn() -> String);
+type Tag = (&'static str, &'static str, fn(ProtocolVersion) -> String);
 
 struct Mixin {
     name: &'static str,
@@ -388,10 +450,11 @@ const BASE_EVENT: Mixin = Mixin {
     description: "`BaseEvent`: the fields every event carries. Open: each event composes it \
                   with `allOf`, narrows `type` to its own constant and closes the whole shape.",
     shared: &["timestamp", "rawEvent", "metadata"],
-    tag: Some(("type", "#/$defs/EventType", || {
+    tag: Some(("type", "#/$defs/EventType", |version| {
         format!(
-            "The event type, one of the {} of AG-UI 1.0; each event narrows it to its own constant.",
-            core::EventType::ALL.len()
+            "The event type, one of the {} of AG-UI {version}; each event narrows it to its own \
+             constant.",
+            EventType::ALL.iter().filter(|t| version.knows(**t)).count()
         )
     })),
     required: &["type"],
@@ -418,7 +481,7 @@ const BASE_MESSAGE: Mixin = Mixin {
         "encryptedValueType",
         "metadata",
     ],
-    tag: Some(("role", "#/$defs/Role", || {
+    tag: Some(("role", "#/$defs/Role", |_| {
         "The message role; each message narrows it to its own constant.".to_owned()
     })),
     required: &["id", "role"],
@@ -504,7 +567,7 @@ fn compose(
     if let Some((key, enum_ref, description)) = mixin.tag {
         shared.insert(
             key.to_owned(),
-            json!({ "$ref": enum_ref, "description": description() }),
+            json!({ "$ref": enum_ref, "description": description(version) }),
         );
     }
     for key in &keys {

@@ -119,9 +119,11 @@ pub enum ReportKind<'a> {
     Rejected(&'a Rejection),
     /// The request was read with what the forgiving reader accepted.
     Forgiven(&'a [Warning]),
-    /// Members of an event that the caller's protocol version does not know were left
-    /// out for it (one [`WarningKind::Downgraded`](ag_ui_core::WarningKind::Downgraded)
-    /// warning each, pointers relative to the event).
+    /// What the caller's protocol version does not know was left out for it: members of
+    /// an event, or a whole event whose type is newer than the caller (one
+    /// [`WarningKind::Downgraded`](ag_ui_core::WarningKind::Downgraded) warning each,
+    /// pointers relative to the event, `""` for a withheld event), as
+    /// [`ag_ui_core::version::downgrade_event`] says.
     Downgraded(&'a [Warning]),
     /// The client went away before the stream ended; the run's cancellation was tripped.
     Disconnected,
@@ -347,9 +349,11 @@ impl RunGuard {
     /// refuse (the rest as the agent produced it). The stream is sent in the highest
     /// protocol version both sides speak
     /// ([`ProtocolVersion::answer_for`](ag_ui_core::ProtocolVersion::answer_for)): for a
-    /// caller of 1.0 or older, what 1.1 added is left out (each removal a
-    /// [`ReportKind::Downgraded`]) and a `RUN_STARTED` declaring a newer version declares
-    /// the caller's.
+    /// caller of 1.0 or older, what 1.1 added is left out and an event newer than the
+    /// caller withheld (each a [`ReportKind::Downgraded`]), and a `RUN_STARTED` declaring a
+    /// newer version declares the caller's
+    /// ([`ag_ui_core::version::downgrade_event`],
+    /// [`ag_ui_core::version::downgrade_for_pre_1_0`]).
     ///
     /// [`Agent::run`]: crate::Agent::run
     #[must_use]
@@ -551,13 +555,17 @@ impl Stream for RunGuard {
         loop {
             if let Some(mut event) = this.ready.pop_front() {
                 if this.pre_1_0_peer {
-                    event = crate::peer::downgrade_for_pre_1_0(event);
+                    event = ag_ui_core::version::downgrade_for_pre_1_0(event);
                 }
-                let left_out = crate::peer::downgrade_for_version(&mut event, this.peer);
+                let (sent, left_out) = ag_ui_core::version::downgrade_event(event, this.peer);
                 if !left_out.is_empty() {
                     this.report(ReportKind::Downgraded(&left_out));
                 }
-                return Poll::Ready(Some(event));
+                match sent {
+                    Some(event) => return Poll::Ready(Some(event)),
+                    // An event the caller's version does not know is withheld.
+                    None => continue,
+                }
             }
             let Some(inner) = this.inner.as_mut() else {
                 this.ended = true;

@@ -11,7 +11,6 @@ pub mod demo;
 mod emit;
 mod guard;
 mod negotiate;
-mod peer;
 mod request;
 pub mod resume;
 #[cfg(feature = "emit")]

@@ -64,9 +64,9 @@ pub(crate) enum Repr {
         /// 1-based line and column in the input text (`None` when not read from text).
         at: Option<(usize, usize)>,
     },
-    /// An event whose `type` is not one of AG-UI 1.0.
+    /// An event whose `type` is none of the AG-UI event types this crate knows.
     #[error(
-        "unknown event type {:?} (not one of the {} event types of AG-UI 1.0)",
+        "unknown event type {:?} (not one of the {} AG-UI event types)",
         crate::codec::shown::Shown(event_type),
         crate::EventType::ALL.len()
     )]

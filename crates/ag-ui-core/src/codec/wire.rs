@@ -700,6 +700,21 @@ macro_rules! wire_struct {
                 }
             )*
 
+            /// The definition's name in the schema (the struct's name), as
+            /// [`VERSIONED_FIELDS`](crate::VERSIONED_FIELDS) names it.
+            #[allow(dead_code)]
+            pub(crate) const DEFINITION: &'static str = stringify!($name);
+
+            /// Removes the optional member whose wire name is `wire`; whether it was set
+            /// (`false` for a name that is no optional member of this definition).
+            #[allow(dead_code)]
+            pub(crate) fn take_optional_member(&mut self, wire: &str) -> bool {
+                match wire {
+                    $($owire => self.$ofield.take().is_some(),)*
+                    _ => false,
+                }
+            }
+
             /// The wire tag of this type, if it is a member of a tagged union.
             #[allow(dead_code)]
             pub(crate) const WIRE_TAG: Option<(&'static str, &'static str)> =

@@ -41,7 +41,7 @@ macro_rules! for_each_definition {
 macro_rules! __for_each_definition_with_events {
     (
         [[$($callback:ident)::+] [$($args:tt)*]]
-        $($variant:ident($ty:ident) = $wire:literal in $area:ident [$attr:ident, $boxing:ident],)*
+        $($variant:ident($ty:ident) = $wire:literal in $area:ident since $since:ident [$attr:ident, $boxing:ident, $naming:ident],)*
     ) => {
         $($callback)::+! {
             [$($args)*]

@@ -17,14 +17,14 @@ use crate::codec::diagnostics::{MAX_WARNINGS, Warning, WarningKind};
 use crate::codec::error::{Error, Repr};
 use crate::codec::read::{Decoded, ReadMode, decode};
 use crate::codec::write::{Encode, to_vec};
-use crate::model::event::{
-    Event, MessagesSnapshotEvent, ReasoningEncryptedValueEvent, RunStartedEvent,
-};
+use crate::model::content::Content;
+use crate::model::event::{Event, EventType, MessagesSnapshotEvent, RunStartedEvent};
 use crate::model::input::RunAgentInput;
 use crate::model::message::{
     AssistantMessage, DeveloperMessage, Message, ReasoningMessage, SystemMessage, ToolMessage,
     UserMessage,
 };
+use crate::model::outcome::RunFinishedOutcome;
 use crate::model::tool::ToolCall;
 
 /// A protocol or package version as peers declare it: `MAJOR.MINOR` (the grammar of
@@ -51,8 +51,12 @@ impl ProtocolVersion {
     pub const LATEST: ProtocolVersion = ProtocolVersion::V1_1;
     /// The last version before content parts (user message `content` is text only).
     pub const BEFORE_CONTENT_PARTS: ProtocolVersion = ProtocolVersion::new(0, 0, 39);
-    /// The last version before subagents (`SUBAGENT_*`, `subagentRunId`).
-    pub const BEFORE_SUBAGENTS: ProtocolVersion = ProtocolVersion::new(0, 0, 57);
+    /// The first version with subagents (the `SUBAGENT_*` events, `subagentRunId`): the
+    /// release after 0.0.57.
+    pub const SUBAGENTS: ProtocolVersion = ProtocolVersion::new(0, 0, 58);
+    /// The 0.x releases, as the first version of an element this crate does not date more
+    /// precisely: every peer is taken to know it (0.0.0 orders before every release).
+    pub const V0: ProtocolVersion = ProtocolVersion::new(0, 0, 0);
 
     /// A version from its components.
     #[must_use]
@@ -122,6 +126,28 @@ impl ProtocolVersion {
     pub fn unknown_fields(self) -> impl Iterator<Item = &'static VersionedField> {
         VERSIONED_FIELDS.iter().filter(move |f| f.since > self)
     }
+
+    /// Whether a peer of this version knows events of type `event_type` (the event
+    /// table's `since` column is not newer).
+    ///
+    /// ```
+    /// use ag_ui_core::{EventType, ProtocolVersion};
+    ///
+    /// assert!(ProtocolVersion::V1_0.knows(EventType::SubagentStarted));
+    /// assert!(!ProtocolVersion::new(0, 0, 57).knows(EventType::SubagentStarted));
+    /// ```
+    #[must_use]
+    pub fn knows(self, event_type: EventType) -> bool {
+        event_type.since() <= self
+    }
+
+    /// The event types this version does not know, in table order.
+    pub fn unknown_events(self) -> impl Iterator<Item = EventType> {
+        EventType::ALL
+            .iter()
+            .copied()
+            .filter(move |t| !self.knows(*t))
+    }
 }
 
 impl fmt::Display for ProtocolVersion {
@@ -169,22 +195,37 @@ impl FromStr for ProtocolVersion {
 pub struct VersionedField {
     /// The definition (struct) that holds it, as the schema names it.
     pub definition: &'static str,
-    /// Its wire name.
+    /// Its wire name: an optional member of the definition.
     pub field: &'static str,
     /// The first version that has it.
     pub since: ProtocolVersion,
 }
 
-const fn since_1_1(definition: &'static str) -> VersionedField {
-    VersionedField {
-        definition,
-        field: "encryptedValueType",
-        since: ProtocolVersion::V1_1,
+impl VersionedField {
+    /// The member `field` of `definition`, first in `since`.
+    #[must_use]
+    pub const fn new(
+        definition: &'static str,
+        field: &'static str,
+        since: ProtocolVersion,
+    ) -> Self {
+        VersionedField {
+            definition,
+            field,
+            since,
+        }
     }
 }
 
-/// Every member added after AG-UI 1.0, one entry per definition that holds it. The
-/// downgrade of [`Versioned`] and the schema crate's per-version export both follow it.
+const fn since_1_1(definition: &'static str) -> VersionedField {
+    VersionedField::new(definition, "encryptedValueType", ProtocolVersion::V1_1)
+}
+
+/// Every member added after AG-UI 1.0, one line per definition that holds it: the one
+/// table of member versions (the event table, [`for_each_event!`](crate::for_each_event),
+/// holds the events' versions). What a peer of an older version is sent ([`Versioned`],
+/// [`downgrade_event`]) and the schema crate's per-version export both follow it; a line
+/// naming a member its definition does not have makes the schema crate's export fail.
 pub const VERSIONED_FIELDS: &[VersionedField] = &[
     since_1_1("ReasoningEncryptedValueEvent"),
     since_1_1("DeveloperMessage"),
@@ -195,6 +236,23 @@ pub const VERSIONED_FIELDS: &[VersionedField] = &[
     since_1_1("ReasoningMessage"),
     since_1_1("ToolCall"),
 ];
+
+/// Removes from a value of `definition` (through `take`, which removes an optional member
+/// by wire name and says whether it was set) every member [`VERSIONED_FIELDS`] lists for it
+/// that `version` does not know, calling `removed` with each one's pointer below `at`.
+pub(crate) fn strip_listed(
+    definition: &str,
+    take: &mut dyn FnMut(&str) -> bool,
+    version: ProtocolVersion,
+    at: &str,
+    removed: &mut dyn FnMut(String),
+) {
+    for f in version.unknown_fields() {
+        if f.definition == definition && take(f.field) {
+            removed(format!("{at}/{}", f.field));
+        }
+    }
+}
 
 /// A value that can hold members a protocol version added after 1.0, and so can be
 /// downgraded for a peer of an older version.
@@ -248,18 +306,8 @@ impl<T: Versioned> Versioned for Box<T> {
     }
 }
 
-/// Removes `encryptedValueType` (AG-UI 1.1) from `slot` when `version` predates it.
-fn strip_type(
-    slot: &mut Option<String>,
-    version: ProtocolVersion,
-    at: &str,
-    removed: &mut dyn FnMut(String),
-) {
-    if version < ProtocolVersion::V1_1 && slot.take().is_some() {
-        removed(format!("{at}/encryptedValueType"));
-    }
-}
-
+/// `Versioned` for definitions whose own members are all there is to downgrade: the
+/// members [`VERSIONED_FIELDS`] lists for them.
 macro_rules! versioned_leaf {
     ($($t:ty),* $(,)?) => {$(
         impl Versioned for $t {
@@ -269,7 +317,13 @@ macro_rules! versioned_leaf {
                 at: &str,
                 removed: &mut dyn FnMut(String),
             ) {
-                strip_type(&mut self.encrypted_value_type, version, at, removed);
+                strip_listed(
+                    <$t>::DEFINITION,
+                    &mut |wire| self.take_optional_member(wire),
+                    version,
+                    at,
+                    removed,
+                );
             }
         }
     )*};
@@ -282,7 +336,6 @@ versioned_leaf!(
     ToolMessage,
     ReasoningMessage,
     ToolCall,
-    ReasoningEncryptedValueEvent,
 );
 
 impl Versioned for AssistantMessage {
@@ -292,7 +345,13 @@ impl Versioned for AssistantMessage {
         at: &str,
         removed: &mut dyn FnMut(String),
     ) {
-        strip_type(&mut self.encrypted_value_type, version, at, removed);
+        strip_listed(
+            AssistantMessage::DEFINITION,
+            &mut |wire| self.take_optional_member(wire),
+            version,
+            at,
+            removed,
+        );
         if let Some(calls) = &mut self.tool_calls {
             calls.strip_unknown_to(version, &format!("{at}/toolCalls"), removed);
         }
@@ -356,6 +415,48 @@ impl Versioned for RunStartedEvent {
     }
 }
 
+/// What the crate derives from the event table's `since` column.
+macro_rules! event_versions {
+    ([] $($variant:ident($ty:ident) = $wire:literal in $area:ident since $since:ident
+        [$attr:ident, $boxing:ident, $naming:ident],)*) => {
+        impl EventType {
+            /// The first protocol version that has this event type (the event table's
+            /// `since` column): a peer of an older version is not sent such an event
+            /// ([`downgrade_event`]), and the JSON Schema of an older version leaves it out.
+            #[must_use]
+            pub const fn since(self) -> ProtocolVersion {
+                match self {
+                    $(Self::$variant => ProtocolVersion::$since,)*
+                }
+            }
+        }
+
+        impl Event {
+            /// Removes the members of this event's own definition that `version` does not
+            /// know, as [`VERSIONED_FIELDS`] lists them, calling `removed` with the pointer
+            /// of each (below `at`).
+            fn strip_listed_members(
+                &mut self,
+                version: ProtocolVersion,
+                at: &str,
+                removed: &mut dyn FnMut(String),
+            ) {
+                match self {
+                    $(Self::$variant(e) => strip_listed(
+                        crate::model::event::$ty::DEFINITION,
+                        &mut |wire| e.take_optional_member(wire),
+                        version,
+                        at,
+                        removed,
+                    ),)*
+                }
+            }
+        }
+    };
+}
+
+crate::for_each_event!(event_versions);
+
 impl Versioned for Event {
     fn strip_unknown_to(
         &mut self,
@@ -363,14 +464,179 @@ impl Versioned for Event {
         at: &str,
         removed: &mut dyn FnMut(String),
     ) {
+        // The event's own members, from the table.
+        self.strip_listed_members(version, at, removed);
+        // The definitions nested in an event: messages and the run input. The schema
+        // crate's tests downgrade every event fixture to every older version and validate
+        // it against that version's schema, so an event that nests a definition with
+        // versioned members and is missing here fails there.
         match self {
-            Event::ReasoningEncryptedValue(e) => e.strip_unknown_to(version, at, removed),
             Event::MessagesSnapshot(e) => e.strip_unknown_to(version, at, removed),
             Event::RunStarted(e) => e.strip_unknown_to(version, at, removed),
-            // No other event holds a member added after 1.0.
             _ => {}
         }
     }
+}
+
+/// `event` as a peer speaking `version` may receive it, and one
+/// [`WarningKind::Downgraded`] warning for each thing left out:
+///
+/// - an event whose type `version` does not know ([`EventType::since`], the event table)
+///   is withheld: `None`, with one warning at the event's own pointer (`""`) naming it;
+/// - otherwise every member `version` does not know is removed ([`Versioned::downgrade`]),
+///   and a `RUN_STARTED` that declares a newer version declares `version` instead, since
+///   the stream it starts now speaks `version` (a producer that translates down declares
+///   what it emits).
+///
+/// For [`ProtocolVersion::LATEST`] (or newer) the event is returned unchanged.
+///
+/// ```
+/// use ag_ui_core::{Event, ProtocolVersion, SubagentErrorEvent, WarningKind};
+///
+/// let event: Event = SubagentErrorEvent::new("sub-1", "failed").into();
+/// let (sent, warnings) =
+///     ag_ui_core::version::downgrade_event(event.clone(), ProtocolVersion::V1_0);
+/// assert_eq!(sent, Some(event.clone()));
+/// assert!(warnings.is_empty());
+/// let (sent, warnings) =
+///     ag_ui_core::version::downgrade_event(event, ProtocolVersion::new(0, 0, 57));
+/// assert_eq!(sent, None);
+/// assert_eq!(warnings[0].kind, WarningKind::Downgraded);
+/// assert_eq!(warnings[0].pointer, "");
+/// ```
+#[must_use]
+pub fn downgrade_event(
+    mut event: Event,
+    version: ProtocolVersion,
+) -> (Option<Event>, Vec<Warning>) {
+    if version >= ProtocolVersion::LATEST {
+        return (Some(event), Vec::new());
+    }
+    let event_type = event.event_type();
+    if !version.knows(event_type) {
+        let warning = Warning::new(WarningKind::Downgraded, String::new()).with_detail(format!(
+            "{event_type} withheld from a peer speaking AG-UI {version}, which does not know \
+             it (first in {})",
+            event_type.since()
+        ));
+        return (None, vec![warning]);
+    }
+    if let Event::RunStarted(e) = &mut event
+        && e.protocol_version
+            .as_deref()
+            .and_then(ProtocolVersion::parse)
+            .is_some_and(|declared| declared > version)
+    {
+        e.protocol_version = Some(version.to_string());
+    }
+    let warnings = event.downgrade(version);
+    (Some(event), warnings)
+}
+
+/// `input` as an agent speaking `version` may receive it (what a client sends an agent of
+/// an older version), one [`WarningKind::Downgraded`] warning for each lossy change, only
+/// removing or reshaping (spec §10):
+///
+/// - below 1.0, `protocolVersion` is left out (such a peer predates the field) and tool
+///   message content parts are flattened to their text; at or before
+///   [`ProtocolVersion::BEFORE_CONTENT_PARTS`], user message content parts are flattened
+///   too (each flattening a warning at the message, saying how many non-text parts were
+///   dropped);
+/// - below [`ProtocolVersion::SUBAGENTS`], `subagentRunId` is removed from every message
+///   (lossless, so without a warning);
+/// - every member `version` does not know ([`VERSIONED_FIELDS`]) is left out, as
+///   [`Versioned::downgrade`] does.
+///
+/// `protocolVersion` is otherwise left as it is: the caller declares what it speaks.
+///
+/// ```
+/// use ag_ui_core::{ContentPart, Message, ProtocolVersion, RunAgentInput, ToolMessage};
+///
+/// let tool = ToolMessage::new("tm1", vec![ContentPart::text("42")], "c1");
+/// let mut input =
+///     RunAgentInput::new("t", "r", vec![Message::Tool(tool)]).with_protocol_version("1.0");
+/// let warnings = ag_ui_core::version::downgrade_input(&mut input, ProtocolVersion::new(0, 0, 60));
+/// assert_eq!(input.protocol_version, None);
+/// assert_eq!(warnings[0].pointer, "/messages/0");
+/// ```
+pub fn downgrade_input(input: &mut RunAgentInput, version: ProtocolVersion) -> Vec<Warning> {
+    let mut warnings = Vec::new();
+    if version < ProtocolVersion::V1_0 {
+        input.protocol_version = None;
+    }
+    let flatten_user = version <= ProtocolVersion::BEFORE_CONTENT_PARTS;
+    let flatten_tool = version < ProtocolVersion::V1_0;
+    let strip_subagents = version < ProtocolVersion::SUBAGENTS;
+    for (i, message) in input.messages.iter_mut().enumerate() {
+        let content = match message {
+            Message::User(m) if flatten_user => Some(&mut m.content),
+            Message::Tool(m) if flatten_tool => Some(&mut m.content),
+            _ => None,
+        };
+        if let Some(content) = content
+            && let Content::Parts(parts) = content
+        {
+            let dropped = parts.iter().filter(|p| p.as_text().is_none()).count();
+            let lost = if dropped > 0 {
+                format!(": {dropped} non-text part(s) dropped")
+            } else {
+                String::new()
+            };
+            warnings.push(
+                Warning::new(WarningKind::Downgraded, format!("/messages/{i}")).with_detail(
+                    format!("flattened to text for a peer speaking AG-UI {version}{lost}"),
+                ),
+            );
+            let text = content.to_text();
+            *content = Content::Text(text);
+        }
+        if strip_subagents {
+            strip_subagent_run_id(message);
+        }
+    }
+    warnings.extend(input.downgrade(version));
+    warnings
+}
+
+/// Removes the `subagentRunId` attribution of `message`.
+fn strip_subagent_run_id(message: &mut Message) {
+    match message {
+        Message::Developer(m) => m.subagent_run_id = None,
+        Message::System(m) => m.subagent_run_id = None,
+        Message::Assistant(m) => m.subagent_run_id = None,
+        Message::User(m) => m.subagent_run_id = None,
+        Message::Tool(m) => m.subagent_run_id = None,
+        Message::Activity(m) => m.subagent_run_id = None,
+        Message::Reasoning(m) => m.subagent_run_id = None,
+    }
+}
+
+/// `event` as a caller older than 1.0 (a run input without `protocolVersion`, spec §10) can
+/// read it, besides [`downgrade_event`] for 1.0: such a client (the `HttpAgent` of
+/// `@ag-ui/client` 0.0.x) validates `RUN_FINISHED.outcome` against the two outcomes it
+/// knows, each closed to the members it knows, and refuses the whole stream otherwise. So,
+/// only removing (never inventing):
+///
+/// - a success outcome loses `pendingToolCallIds` (the calls still left unanswered are in
+///   the stream: their `TOOL_CALL_START`s without a `TOOL_CALL_RESULT`);
+/// - a `cancelled` outcome, which such a client does not know, is removed (an absent
+///   outcome is the only way left to end the run without an error).
+///
+/// Every other event is returned as it is.
+#[must_use]
+pub fn downgrade_for_pre_1_0(event: Event) -> Event {
+    let Event::RunFinished(mut finished) = event else {
+        return event;
+    };
+    match finished.outcome.take() {
+        Some(RunFinishedOutcome::Success(mut success)) => {
+            success.pending_tool_call_ids = None;
+            finished.outcome = Some(RunFinishedOutcome::Success(success));
+        }
+        Some(RunFinishedOutcome::Cancelled(_)) => {}
+        other => finished.outcome = other,
+    }
+    Event::RunFinished(finished)
 }
 
 /// Decodes `T` as a receiver of `version` does (see [`crate::read::decode`] for the modes).

@@ -2,161 +2,172 @@
 
 use std::fmt;
 
-/// One event-stream rule: the lifecycle rules of spec §9.1 (`L1`…`O6`) and the chunk rules
-/// of spec §9.3 / §6 rule 11 (`C1`…`C3`).
-///
-/// A [`Violation`] names the rule it breaks. [`Rule::as_str`] gives the id used by the
-/// spec and by the stream fixtures (`"L1"`, `"O6"`, `"C2"`, …).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[non_exhaustive]
-pub enum Rule {
+use crate::model::event::EventType;
+
+/// Defines [`Rule`] from the catalogue: each rule once, with its doc and the protocol area
+/// of the event table whose events it governs (`any` for a rule about several areas).
+macro_rules! rules {
+    ($($(#[doc = $doc:literal])* $id:ident in $area:ident,)*) => {
+        /// One event-stream rule: the lifecycle rules of spec §9.1 (`L1`…`O6`) and the chunk
+        /// rules of spec §9.3 / §6 rule 11 (`C1`…`C3`).
+        ///
+        /// A [`Violation`] names the rule it breaks. [`Rule::as_str`] gives the id used by the
+        /// spec and by the stream fixtures (`"L1"`, `"O6"`, `"C2"`, …).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[non_exhaustive]
+        pub enum Rule {
+            $($(#[doc = $doc])* $id,)*
+        }
+
+        impl Rule {
+            /// Every rule, in catalogue order.
+            pub const ALL: [Rule; [$(stringify!($id)),*].len()] = [$(Rule::$id),*];
+
+            /// The rule's id as the spec writes it (`"L1"`, …, `"C3"`).
+            #[must_use]
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $(Rule::$id => stringify!($id),)*
+                }
+            }
+
+            /// The protocol area whose events the rule governs (an area of the event
+            /// table, [`EventType::area`]), or `None` for a rule about events of several
+            /// areas (attribution, chunks, text messages and tool calls together).
+            #[must_use]
+            pub const fn area(self) -> Option<&'static str> {
+                match self {
+                    $(Rule::$id => rules!(@area $area),)*
+                }
+            }
+        }
+
+        // Each rule's area is one of the event table's, checked when the crate compiles.
+        const _: () = {
+            $(assert!(
+                is_event_area(rules!(@area $area)),
+                concat!("rule ", stringify!($id), ": `", stringify!($area),
+                    "` is no area of the event table")
+            );)*
+        };
+    };
+    (@area any) => { None };
+    (@area $area:ident) => { Some(stringify!($area)) };
+}
+
+rules! {
     /// The first event of a stream is `RUN_STARTED` (or `RUN_ERROR`).
-    L1,
+    L1 in any,
     /// `RUN_STARTED` is rejected while a run is active.
-    L2,
+    L2 in run,
     /// After `RUN_ERROR` only a new `RUN_STARTED` is accepted.
-    L3,
+    L3 in any,
     /// After `RUN_FINISHED` only `RUN_ERROR` or a new `RUN_STARTED` is accepted.
-    L4,
+    L4 in any,
     /// `RUN_FINISHED` is rejected while a step, message, reasoning span, tool call or
     /// subagent is still open.
-    L5,
+    L5 in run,
     /// The `RUN_FINISHED` that closes a run carries the `runId` of its `RUN_STARTED` (a
     /// `RUN_ERROR` carries no ids, so a failed run has nothing to compare).
-    L6,
+    L6 in run,
     /// Every run of a stream carries the stream's `threadId` (the input's: the first
     /// `RUN_STARTED`'s) on `RUN_STARTED` and `RUN_FINISHED`.
-    L7,
+    L7 in run,
     /// `TEXT_MESSAGE_START` is rejected while a text message with that id is open.
-    M1,
+    M1 in text_message,
     /// `TEXT_MESSAGE_CONTENT` / `TEXT_MESSAGE_END` need an open text message.
-    M2,
+    M2 in text_message,
     /// `TOOL_CALL_START` is rejected while the call is open; `TOOL_CALL_ARGS` /
     /// `TOOL_CALL_END` need it open.
-    T1,
+    T1 in tool_call,
     /// Text messages and tool calls interleave and are matched by id within their own kind:
     /// an event naming an id that is open only as the other kind is rejected.
-    T2,
+    T2 in any,
     /// `TOOL_CALL_RESULT` has no ordering precondition but mints a new tool message: its
     /// `messageId` must not be a text message that is still streaming.
-    T3,
+    T3 in tool_call,
     /// `STEP_STARTED` is rejected while a step of that name is open for the same owner.
-    S1,
+    S1 in step,
     /// `STEP_FINISHED` needs an open step of that name and owner.
-    S2,
+    S2 in step,
     /// A reasoning span or reasoning message opener is rejected while its own kind has the
     /// id open.
-    Z1,
+    Z1 in reasoning,
     /// `REASONING_MESSAGE_CONTENT` / `REASONING_MESSAGE_END` need an open reasoning
     /// message; `REASONING_END` needs an open span.
-    Z2,
+    Z2 in reasoning,
     /// `REASONING_ENCRYPTED_VALUE` may follow its entity's close; its attribution is still
     /// checked against the owner the entity had.
-    Z3,
+    Z3 in reasoning,
     /// `SUBAGENT_STARTED` needs a string id and name, an id neither active nor used earlier
     /// in the run, and a parent (if named) started in this run.
-    A1,
+    A1 in subagent,
     /// `SUBAGENT_FINISHED` / `SUBAGENT_ERROR` need an active id (and `SUBAGENT_ERROR` a
     /// string `message`).
-    A2,
+    A2 in subagent,
     /// A `SUBAGENT_FINISHED` outcome is `success` or `suspended`.
-    A3,
+    A3 in subagent,
     /// Owners are recorded per entity kind for the whole run; reasoning spans and reasoning
     /// messages share one owner record.
-    O1,
+    O1 in any,
     /// A continuation, close or re-open carrying a `subagentRunId` must match its entity's
     /// owner.
-    O2,
+    O2 in any,
     /// A `TOOL_CALL_START` inside a parent message belongs to that message's owner.
-    O3,
+    O3 in any,
     /// Owners assigned by `TOOL_CALL_RESULT`, `ACTIVITY_SNAPSHOT`, `MESSAGES_SNAPSHOT` and
     /// `RUN_STARTED.input` bind later events like an opener's.
-    O4,
+    O4 in any,
     /// `REASONING_ENCRYPTED_VALUE` is attributed like its tool call (`tool-call`) or its
     /// text or reasoning message (`message`).
-    O5,
+    O5 in any,
     /// `subagentRunId: null` is an error anywhere (spec §6 rule 12).
-    O6,
+    O6 in any,
     /// The interrupts of one `RUN_FINISHED` interrupt outcome carry distinct ids.
-    I1,
+    I1 in run,
     /// The first chunk of a stream needs its id (and a tool chunk its `toolCallName`).
-    C1,
+    C1 in any,
     /// A continuation chunk may repeat an opener field only with the same value.
-    C2,
+    C2 in any,
     /// An id-less, untagged continuation chunk must have exactly one stream to continue.
-    C3,
+    C3 in any,
+}
+
+/// Whether `area` is `None` or the area of an event type of the table.
+const fn is_event_area(area: Option<&str>) -> bool {
+    let Some(area) = area else {
+        return true;
+    };
+    let mut i = 0;
+    while i < EventType::ALL.len() {
+        if same(EventType::ALL[i].area().as_bytes(), area.as_bytes()) {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+const fn same(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 impl Rule {
-    /// Every rule, in catalogue order.
-    pub const ALL: [Rule; 30] = [
-        Rule::L1,
-        Rule::L2,
-        Rule::L3,
-        Rule::L4,
-        Rule::L5,
-        Rule::L6,
-        Rule::L7,
-        Rule::M1,
-        Rule::M2,
-        Rule::T1,
-        Rule::T2,
-        Rule::T3,
-        Rule::S1,
-        Rule::S2,
-        Rule::Z1,
-        Rule::Z2,
-        Rule::Z3,
-        Rule::A1,
-        Rule::A2,
-        Rule::A3,
-        Rule::O1,
-        Rule::O2,
-        Rule::O3,
-        Rule::O4,
-        Rule::O5,
-        Rule::O6,
-        Rule::I1,
-        Rule::C1,
-        Rule::C2,
-        Rule::C3,
-    ];
-
-    /// The rule's id as the spec writes it (`"L1"`, …, `"C3"`).
+    /// Whether the rule can be broken by an event of type `event_type`: its area is the
+    /// event's, or it is about several areas.
     #[must_use]
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Rule::L1 => "L1",
-            Rule::L2 => "L2",
-            Rule::L3 => "L3",
-            Rule::L4 => "L4",
-            Rule::L5 => "L5",
-            Rule::L6 => "L6",
-            Rule::L7 => "L7",
-            Rule::M1 => "M1",
-            Rule::M2 => "M2",
-            Rule::T1 => "T1",
-            Rule::T2 => "T2",
-            Rule::T3 => "T3",
-            Rule::S1 => "S1",
-            Rule::S2 => "S2",
-            Rule::Z1 => "Z1",
-            Rule::Z2 => "Z2",
-            Rule::Z3 => "Z3",
-            Rule::A1 => "A1",
-            Rule::A2 => "A2",
-            Rule::A3 => "A3",
-            Rule::O1 => "O1",
-            Rule::O2 => "O2",
-            Rule::O3 => "O3",
-            Rule::O4 => "O4",
-            Rule::O5 => "O5",
-            Rule::O6 => "O6",
-            Rule::I1 => "I1",
-            Rule::C1 => "C1",
-            Rule::C2 => "C2",
-            Rule::C3 => "C3",
-        }
+    pub fn governs(self, event_type: EventType) -> bool {
+        self.area().is_none_or(|a| a == event_type.area())
     }
 
     /// The rule with id `id` (`"L1"`, …), if there is one.

@@ -27,7 +27,7 @@ fn messages_name_pointer_and_expectation() {
         (
             r#"{"type":"FOO_BAR"}"#,
             &format!(
-                "unknown event type \"FOO_BAR\" (not one of the {} event types of AG-UI 1.0)",
+                "unknown event type \"FOO_BAR\" (not one of the {} AG-UI event types)",
                 EventType::ALL.len()
             ),
         ),

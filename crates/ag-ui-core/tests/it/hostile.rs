@@ -993,7 +993,7 @@ fn outputs_stay_bounded() {
     assert_eq!(
         e.to_string(),
         format!(
-            "unknown event type \"{}…\" (1048576 bytes) (not one of the {} event types of AG-UI 1.0)",
+            "unknown event type \"{}…\" (1048576 bytes) (not one of the {} AG-UI event types)",
             "X".repeat(64),
             EventType::ALL.len()
         )

@@ -428,6 +428,71 @@ fn every_rule_has_a_valid_and_a_failing_case() {
     assert!(missing.is_empty(), "rules without both cases: {missing:?}");
 }
 
+/// A stream case holds only events of its version (the event table's first versions): a
+/// stream with an event newer than 1.0 is named for its version (`v1.1-…`), so that 1.0
+/// readers and the official 1.0 SDKs skip it.
+#[test]
+fn stream_cases_hold_only_events_of_their_version() {
+    let mut failures = Vec::new();
+    let mut seen = 0;
+    for kind in ["valid", "invalid"] {
+        for case in load(kind) {
+            let version = ag_ui_fixtures::protocol_of(&case.name);
+            for event in events_of(&case) {
+                let Some(t) = event["type"]
+                    .as_str()
+                    .and_then(ag_ui_core::EventType::from_wire)
+                else {
+                    continue;
+                };
+                seen += 1;
+                if !version.knows(t) {
+                    failures.push(format!(
+                        "{kind}/{}: {t} is first in AG-UI {}, the case is of {version}",
+                        case.name,
+                        t.since()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(seen > 500, "{seen} events");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The rule an invalid case breaks governs its offending event: the rule's area (the event
+/// table's) is the event's, or the rule is about several areas.
+#[test]
+fn the_broken_rule_governs_the_offending_event() {
+    let mut failures = Vec::new();
+    let mut scoped = 0;
+    for case in load("invalid") {
+        let index = usize::try_from(case.doc["index"].as_u64().unwrap()).unwrap();
+        // A case without a rule is a decoding failure, not a broken rule.
+        let Some(rule) = case.doc["rule"].as_str().and_then(Rule::from_id) else {
+            continue;
+        };
+        let events = events_of(&case);
+        let Some(t) = events[index]["type"]
+            .as_str()
+            .and_then(ag_ui_core::EventType::from_wire)
+        else {
+            continue;
+        };
+        scoped += usize::from(rule.area().is_some());
+        if !rule.governs(t) {
+            failures.push(format!(
+                "{}: {rule} (area {:?}) is broken by {t} (area {})",
+                case.name,
+                rule.area(),
+                t.area()
+            ));
+        }
+    }
+    assert!(scoped > 20, "{scoped} cases of a rule of one area");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// Invalid cases stop being invalid without their offending event: what precedes it
 /// passes, so the case fails for that event and nothing earlier.
 #[test]

@@ -14,11 +14,13 @@ struct Row {
     area: &'static str,
     attribution: &'static str,
     boxing: &'static str,
+    naming: &'static str,
+    since: ag_ui_core::ProtocolVersion,
     size: usize,
 }
 
 macro_rules! rows {
-    ([] $($variant:ident($ty:ident) = $wire:literal in $area:ident [$attr:ident, $boxing:ident],)*) => {
+    ([] $($variant:ident($ty:ident) = $wire:literal in $area:ident since $since:ident [$attr:ident, $boxing:ident, $naming:ident],)*) => {
         vec![$(Row {
             wire: $wire,
             variant: stringify!($variant),
@@ -26,6 +28,8 @@ macro_rules! rows {
             area: stringify!($area),
             attribution: stringify!($attr),
             boxing: stringify!($boxing),
+            naming: stringify!($naming),
+            since: ag_ui_core::ProtocolVersion::$since,
             size: std::mem::size_of::<ag_ui_core::$ty>(),
         }),*]
     };
@@ -36,13 +40,21 @@ fn table() -> Vec<Row> {
 }
 
 /// The one deliberate literal pin of the tables' sizes: AG-UI 1.0 has 31 event types and
-/// 98 schema definitions, 3 of them mixins. Everything else in the workspace (messages,
-/// docs, other tests) derives its numbers from the tables, so a table that grows or shrinks
-/// fails here, once, and nowhere by a forgotten count.
+/// 98 schema definitions, 3 of them mixins. A published version does not change, so the
+/// pin counts what 1.0 has (the events the table dates 1.0 or earlier); everything else in
+/// the workspace (messages, docs, other tests) derives its numbers from the tables, so a
+/// table that loses or misdates a 1.0 event fails here, once, and nowhere by a forgotten
+/// count.
 #[test]
 fn the_tables_have_the_sizes_of_ag_ui_1_0() {
+    use ag_ui_core::ProtocolVersion;
+    let events = EventType::ALL
+        .iter()
+        .filter(|t| ProtocolVersion::V1_0.knows(**t))
+        .count();
+    let newer = EventType::ALL.len() - events;
     assert_eq!(
-        (EventType::ALL.len(), DEFINITIONS.len(), MIXINS.len()),
+        (events, DEFINITIONS.len() - newer, MIXINS.len()),
         (31, 98, 3)
     );
 }
@@ -69,14 +81,18 @@ fn event_table_drives_event_type() {
             "{}",
             row.wire
         );
-        let area_prefix = row.area.replace('_', "").to_uppercase();
-        assert!(
-            row.wire.replace('_', "").starts_with(&area_prefix)
-                || matches!(row.area, "special" | "state"),
+        let area = row.area.to_uppercase();
+        let prefixed = row.wire == area || row.wire.starts_with(&format!("{area}_"));
+        assert_eq!(
+            (row.naming, prefixed),
+            (if prefixed { "prefixed" } else { "exempt" }, prefixed),
             "{} is filed under {}",
             row.wire,
             row.area
         );
+        assert_eq!(t.area(), row.area);
+        assert_eq!(t.definition(), row.ty);
+        assert_eq!(t.since(), row.since);
     }
 }
 
@@ -177,4 +193,49 @@ fn definitions_table_drives_definitions() {
     assert_eq!(DEFINITIONS.iter().copied().collect::<BTreeSet<_>>(), all);
     let standalone: BTreeSet<&str> = ag_ui_fixtures::DEFINITIONS.iter().copied().collect();
     assert_eq!(standalone, &all - &mixins.iter().copied().collect());
+}
+
+/// The naming rule's exemptions are the protocol's own, and only those: `MESSAGES_SNAPSHOT`
+/// under state, `RAW` and `CUSTOM` under special.
+#[test]
+fn the_naming_exemptions_are_the_protocols() {
+    let exempt: Vec<(&str, &str)> = table()
+        .iter()
+        .filter(|r| r.naming == "exempt")
+        .map(|r| (r.wire, r.area))
+        .collect();
+    assert_eq!(
+        exempt,
+        [
+            ("MESSAGES_SNAPSHOT", "state"),
+            ("RAW", "special"),
+            ("CUSTOM", "special")
+        ]
+    );
+}
+
+/// Every event has a first version among the versions the crate names, no newer than the
+/// newest it speaks, and the `SUBAGENT_*` events are dated with subagents: a table line
+/// without a version does not compile (the column is part of the macro's pattern), and one
+/// dated after `LATEST` fails here.
+#[test]
+fn every_event_has_a_first_version_the_crate_speaks() {
+    use ag_ui_core::ProtocolVersion;
+    let named = [
+        ProtocolVersion::V0,
+        ProtocolVersion::SUBAGENTS,
+        ProtocolVersion::V1_0,
+        ProtocolVersion::V1_1,
+    ];
+    for row in table() {
+        assert!(
+            named.contains(&row.since) && row.since <= ProtocolVersion::LATEST,
+            "{} is dated {}",
+            row.wire,
+            row.since
+        );
+        if row.area == "subagent" {
+            assert_eq!(row.since, ProtocolVersion::SUBAGENTS, "{}", row.wire);
+        }
+    }
 }

@@ -282,10 +282,14 @@ fn the_thread_replaces_and_removes_value_and_type_together() {
 
 #[test]
 fn the_versioned_fields_table_names_what_the_downgrade_strips() {
-    // Every definition of the table, read from a document with the field, loses exactly
-    // that field when downgraded to 1.0 (and nothing when kept at 1.1).
-    for f in VERSIONED_FIELDS {
-        assert_eq!(f.field, "encryptedValueType");
+    // Every definition of the table's `encryptedValueType` lines, read from a document with
+    // the field, loses exactly that field when downgraded to 1.0 (and nothing when kept at
+    // 1.1). The schema crate checks every line on the event fixtures
+    // (`versions::what_core_sends_a_peer_is_valid_in_the_schema_of_its_version`).
+    for f in VERSIONED_FIELDS
+        .iter()
+        .filter(|f| f.field == "encryptedValueType")
+    {
         assert!(f.since > ProtocolVersion::V1_0);
         assert!(ProtocolVersion::V1_0.unknown_fields().any(|u| u == f));
         assert_eq!(ProtocolVersion::LATEST.unknown_fields().count(), 0);
@@ -339,4 +343,162 @@ fn the_0_x_translation_warning_names_the_type_received() {
     let shown = legacy.to_string();
     assert!(shown.contains("received THINKING_START"), "{shown}");
     assert!(shown.contains("REASONING_START"), "{shown}");
+}
+
+/// `version::downgrade_event` withholds exactly the events a peer's version predates, each
+/// with one `downgraded` warning at the event, and leaves every other event of the
+/// fixtures as it is for a peer that knows all it holds.
+#[test]
+fn events_newer_than_the_peer_are_withheld_with_a_downgraded_warning() {
+    use ag_ui_core::version::downgrade_event;
+    use ag_ui_fixtures::{CaseKind, load_cases};
+    let before_subagents = ProtocolVersion::new(0, 0, 57);
+    let mut withheld = std::collections::BTreeSet::new();
+    let mut seen = 0;
+    for case in load_cases().unwrap() {
+        if !matches!(case.kind, CaseKind::Valid)
+            || ag_ui_core::EventType::ALL
+                .iter()
+                .all(|t| t.definition() != case.definition)
+        {
+            continue;
+        }
+        let event: Event = ag_ui_core::read::decode(&case.text, ReadMode::Exact)
+            .unwrap()
+            .value;
+        seen += 1;
+        let t = event.event_type();
+        let (sent, warnings) = downgrade_event(event.clone(), before_subagents);
+        if t.since() > before_subagents {
+            assert_eq!(sent, None, "{}", case.name);
+            assert_eq!(warnings.len(), 1, "{}", case.name);
+            assert_eq!(warnings[0].kind, WarningKind::Downgraded);
+            assert_eq!(warnings[0].pointer, "");
+            assert!(
+                warnings[0].to_string().contains(t.as_str()),
+                "{}",
+                warnings[0]
+            );
+            withheld.insert(t.as_str());
+        } else {
+            assert!(sent.is_some(), "{}", case.name);
+        }
+        let (sent, _) = downgrade_event(event.clone(), ProtocolVersion::LATEST);
+        assert_eq!(sent, Some(event), "{}", case.name);
+    }
+    assert!(seen > 50, "{seen} event fixtures");
+    // The subagent events came after 0.0.57 (and any event a later version added is
+    // withheld too).
+    for t in ["SUBAGENT_STARTED", "SUBAGENT_FINISHED", "SUBAGENT_ERROR"] {
+        assert!(withheld.contains(t), "{t} not withheld: {withheld:?}");
+    }
+}
+
+/// A `RUN_STARTED` declaring a newer version than the peer's declares the peer's, since the
+/// stream it starts is sent in the peer's version.
+#[test]
+fn a_run_started_sent_to_an_older_peer_declares_its_version() {
+    let started: Event = RunStartedEvent::new("t", "r")
+        .with_protocol_version("1.1")
+        .into();
+    let (sent, warnings) =
+        ag_ui_core::version::downgrade_event(started.clone(), ProtocolVersion::V1_0);
+    let Some(Event::RunStarted(sent)) = sent else {
+        panic!("RUN_STARTED withheld");
+    };
+    assert_eq!(sent.protocol_version.as_deref(), Some("1.0"));
+    assert!(warnings.is_empty());
+    let (same, _) = ag_ui_core::version::downgrade_event(started.clone(), ProtocolVersion::V1_1);
+    assert_eq!(same, Some(started));
+}
+
+/// How `docs/versions.md` writes a first version: `0.x` for the undated 0.x releases.
+fn shown(version: ProtocolVersion) -> String {
+    if version == ProtocolVersion::V0 {
+        "0.x".to_owned()
+    } else {
+        version.to_string()
+    }
+}
+
+/// `docs/versions.md` lists every event and every member added after 1.0 with its first
+/// version, generated from the event table and `VERSIONED_FIELDS` (`AG_UI_BLESS=1`
+/// rewrites the two tables from the code).
+#[test]
+fn docs_versions_tables_are_the_code_tables() {
+    use ag_ui_fixtures::doc_table::DocTable;
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/versions.md");
+    let mut events = DocTable::read(&path, "| event | area | first version |").unwrap();
+    let rows: Vec<String> = ag_ui_core::EventType::ALL
+        .iter()
+        .map(|t| format!("| `{t}` | `{}` | {} |", t.area(), shown(t.since())))
+        .collect();
+    events.expect_rows(&rows);
+    events.finish().unwrap();
+    let mut members = DocTable::read(&path, "| member | definition | first version |").unwrap();
+    let rows: Vec<String> = VERSIONED_FIELDS
+        .iter()
+        .map(|f| {
+            format!(
+                "| `{}` | `{}` | {} |",
+                f.field,
+                f.definition,
+                shown(f.since)
+            )
+        })
+        .collect();
+    members.expect_rows(&rows);
+    members.finish().unwrap();
+}
+
+/// `version::downgrade_input` reshapes a run input for each older agent only as far as its
+/// version requires: tool parts below 1.0, user parts at 0.0.39 and older, subagent
+/// attribution below 0.0.58, 1.1 members below 1.1.
+#[test]
+fn a_run_input_is_downgraded_as_far_as_the_agents_version_requires() {
+    use ag_ui_core::version::downgrade_input;
+    use ag_ui_core::{ContentPart, ToolMessage, UserMessage};
+    let input = || {
+        let mut input = RunAgentInput::new("t", "r", Vec::new()).with_protocol_version("1.1");
+        input.messages.push(Message::User(
+            UserMessage::new(
+                "u1",
+                vec![
+                    ContentPart::text("Look"),
+                    ContentPart::image(ag_ui_core::PartSource::url("https://x/y.png")),
+                ],
+            )
+            .with_subagent_run_id("s1")
+            .with_encrypted_value("v")
+            .with_encrypted_value_type("k"),
+        ));
+        input.messages.push(Message::Tool(ToolMessage::new(
+            "tm1",
+            vec![ContentPart::text("42")],
+            "c1",
+        )));
+        input
+    };
+    let shaped = |version: ProtocolVersion| {
+        let mut i = input();
+        let w = downgrade_input(&mut i, version);
+        let pointers: Vec<String> = w.iter().map(|w| w.pointer.clone()).collect();
+        (serde_json::to_value(&i).unwrap(), pointers)
+    };
+    let (same, none) = shaped(ProtocolVersion::V1_1);
+    assert_eq!(same, serde_json::to_value(input()).unwrap());
+    assert!(none.is_empty());
+    let (v1_0, w) = shaped(ProtocolVersion::V1_0);
+    assert_eq!(w, ["/messages/0/encryptedValueType"]);
+    assert_eq!(v1_0["protocolVersion"], "1.1");
+    let (v0_60, w) = shaped(ProtocolVersion::new(0, 0, 60));
+    assert_eq!(w, ["/messages/1", "/messages/0/encryptedValueType"]);
+    assert!(v0_60.get("protocolVersion").is_none());
+    assert_eq!(v0_60["messages"][1]["content"], "42");
+    assert_eq!(v0_60["messages"][0]["subagentRunId"], "s1");
+    let (v0_57, _) = shaped(ProtocolVersion::new(0, 0, 57));
+    assert!(v0_57["messages"][0].get("subagentRunId").is_none());
+    let (v0_39, w) = shaped(ProtocolVersion::BEFORE_CONTENT_PARTS);
+    assert_eq!(w[0], "/messages/0");
+    assert_eq!(v0_39["messages"][0]["content"], "Look");
 }

@@ -313,11 +313,16 @@ fn mutations_cover_what_they_claim() {
     );
 }
 
-/// Whether `doc` holds, at any depth, a member that `version` does not know.
+/// Whether `doc` holds, at any depth, a member or an event that `version` does not know.
 fn has_member_unknown_to(version: ProtocolVersion, doc: &Value) -> bool {
     match doc {
         Value::Object(o) => o.iter().any(|(k, v)| {
-            version.unknown_fields().any(|f| f.field == k) || has_member_unknown_to(version, v)
+            version.unknown_fields().any(|f| f.field == k)
+                || (k == "type"
+                    && v.as_str()
+                        .and_then(ag_ui_core::EventType::from_wire)
+                        .is_some_and(|t| !version.knows(t)))
+                || has_member_unknown_to(version, v)
         }),
         Value::Array(a) => a.iter().any(|v| has_member_unknown_to(version, v)),
         _ => false,
@@ -331,7 +336,9 @@ fn each_older_schema_is_the_newer_one_without_the_members_added_since() {
     for (name, doc) in corpus() {
         for def in ag_ui_schema::DEFINITIONS {
             let newer = schema_accepts_in(ProtocolVersion::V1_1, def, doc);
-            let older = schema_accepts_in(ProtocolVersion::V1_0, def, doc);
+            // A definition 1.0 does not have (an event 1.1 added) accepts nothing in 1.0.
+            let older = ag_ui_schema::definitions_for(ProtocolVersion::V1_0).contains(&def)
+                && schema_accepts_in(ProtocolVersion::V1_0, def, doc);
             // Open definitions (the mixins, metadata, state) accept a 1.1 member in both.
             let added = has_member_unknown_to(ProtocolVersion::V1_0, doc);
             both += usize::from(older && newer);

@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 
 use ag_ui_core::{
     ContentPart, EventType, JsonPatchOperation, MAX_SAFE_INTEGER, Message, PartSource,
-    RunFinishedOutcome, SubagentFinishedOutcome,
+    ProtocolVersion, RunFinishedOutcome, SubagentFinishedOutcome,
 };
 use serde_json::{Value, json};
 
@@ -63,9 +63,12 @@ fn is_a_valid_draft_2020_12_schema_with_our_own_id() {
 #[test]
 fn holds_every_definition_each_anchored_by_its_name() {
     let names: Vec<&str> = defs().keys().map(String::as_str).collect();
-    assert_eq!(names, ag_ui_schema::DEFINITIONS);
+    assert_eq!(names, ag_ui_schema::definitions_for(ProtocolVersion::V1_0));
     let mut expected: BTreeSet<&str> = ag_ui_fixtures::DEFINITIONS.iter().copied().collect();
     expected.extend(ag_ui_fixtures::MIXINS);
+    for t in ProtocolVersion::V1_0.unknown_events() {
+        expected.remove(t.definition());
+    }
     assert_eq!(names.iter().copied().collect::<BTreeSet<_>>(), expected);
     for (name, def) in defs() {
         assert_eq!(def["$anchor"], json!(name), "$anchor of {name}");
@@ -92,7 +95,7 @@ fn every_reference_and_anchor_resolves() {
     });
     assert!(refs > 100, "only {refs} references found");
     // Addressing each definition by its anchor compiles (and so resolves).
-    for name in ag_ui_schema::DEFINITIONS {
+    for name in ag_ui_schema::definitions_for(ProtocolVersion::V1_0) {
         let _ = validator(name);
     }
 }
@@ -106,13 +109,13 @@ fn event_union_event_type_enum_and_event_definitions_agree() {
         .iter()
         .map(|v| v.as_str().unwrap())
         .collect();
-    assert_eq!(enum_values, EventType::WIRE_NAMES, "EventType enum");
-    assert_eq!(union.len(), EventType::ALL.len());
+    assert_eq!(enum_values, wire_names_1_0(), "EventType enum");
+    assert_eq!(union.len(), wire_names_1_0().len());
     let union_tags: Vec<&str> = union
         .iter()
         .map(|m| defs()[m]["properties"]["type"]["const"].as_str().unwrap())
         .collect();
-    assert_eq!(union_tags, EventType::WIRE_NAMES, "Event members, in order");
+    assert_eq!(union_tags, wire_names_1_0(), "Event members, in order");
     let event_defs: BTreeSet<&String> = defs()
         .iter()
         .filter(|(n, d)| {
@@ -145,8 +148,9 @@ fn event_union_event_type_enum_and_event_definitions_agree() {
 
 #[test]
 fn every_union_lists_its_members_by_distinct_tags() {
+    let events = wire_names_1_0();
     let expected: [(&str, &str, &[&str]); 7] = [
-        ("Event", "type", EventType::WIRE_NAMES),
+        ("Event", "type", &events),
         ("Message", "role", Message::TAGS),
         ("ContentPart", "type", ContentPart::TAGS),
         ("PartSource", "type", PartSource::TAGS),
@@ -374,4 +378,14 @@ fn optional_fields_are_absent_or_typed_never_null() {
         }
     }
     assert!(checked > 140, "only {checked} optional properties");
+}
+
+/// The wire names of the events AG-UI 1.0 has (the event table's first versions), in table
+/// order: what the 1.0 bundle lists.
+fn wire_names_1_0() -> Vec<&'static str> {
+    EventType::ALL
+        .iter()
+        .filter(|t| ProtocolVersion::V1_0.knows(**t))
+        .map(|t| t.as_str())
+        .collect()
 }

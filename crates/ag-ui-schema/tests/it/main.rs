@@ -8,3 +8,4 @@ mod drift;
 mod fixtures;
 mod layout;
 mod support;
+mod versions;

@@ -37,7 +37,7 @@ pub(crate) fn validator_in(version: ProtocolVersion, name: &str) -> &'static Val
         for version in ag_ui_schema::VERSIONS {
             let bundle = ag_ui_schema::bundle_for(version).unwrap();
             let mut out = BTreeMap::new();
-            for n in ag_ui_schema::DEFINITIONS.iter().chain([&ROOT]) {
+            for n in ag_ui_schema::definitions_for(version).iter().chain([&ROOT]) {
                 let mut doc = bundle.clone();
                 if !n.is_empty() {
                     doc["$ref"] = json!(format!("#{n}"));

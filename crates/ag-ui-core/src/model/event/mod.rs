@@ -68,7 +68,7 @@ pub trait Attributable {
 
 /// Defines everything the crate derives from the event table ([`crate::for_each_event!`]).
 macro_rules! define_events {
-    ([] $($variant:ident($ty:ident) = $wire:literal in $area:ident [$attr:ident, $boxing:ident],)*) => {
+    ([] $($variant:ident($ty:ident) = $wire:literal in $area:ident since $since:ident [$attr:ident, $boxing:ident, $naming:ident],)*) => {
         $(pub use self::$area::$ty;)*
 
         wire_enum! {
@@ -82,7 +82,40 @@ macro_rules! define_events {
             }
         }
 
+        // The naming rule of the table, checked when the crate compiles: a `prefixed`
+        // event's wire name starts with its area's name in upper snake case, and an
+        // `exempt` one's does not (so no exemption is left standing without a reason).
+        const _: () = {
+            $(assert!(
+                self::table::naming_holds(stringify!($naming), $wire, stringify!($area)),
+                concat!(
+                    "event table: ", $wire, " is marked `", stringify!($naming), "` in area `",
+                    stringify!($area), "`: a `prefixed` wire name is the area's name in upper \
+                    snake case, alone or followed by `_`, an `exempt` one is not"
+                )
+            );)*
+        };
+
         impl EventType {
+            /// The name of this event type's struct, and of its definition in the JSON
+            /// Schema (`"TextMessageStartEvent"`, …).
+            #[must_use]
+            pub const fn definition(self) -> &'static str {
+                match self {
+                    $(Self::$variant => stringify!($ty),)*
+                }
+            }
+
+            /// The protocol area of this event type: the module of
+            /// [`ag_ui_core::event`](crate::event) that defines its struct (`"text_message"`,
+            /// `"tool_call"`, …).
+            #[must_use]
+            pub const fn area(self) -> &'static str {
+                match self {
+                    $(Self::$variant => stringify!($area),)*
+                }
+            }
+
             /// Whether events of this type carry the optional `subagentRunId` attribution
             /// (spec §2.8).
             #[must_use]
