@@ -22,7 +22,7 @@
 mod verifier;
 
 pub use crate::stream::rule::{Rule, Violation};
-pub use verifier::Verifier;
+pub use verifier::{EntityKind, Open, OpenKind, Verifier};
 
 use crate::model::event::Event;
 use crate::stream::chunk::{ChunkExpander, chunk_delta};
