@@ -65,4 +65,3 @@ pub use tool::{
 #[cfg(feature = "schemars")]
 pub use typed::{TypedTool, clean_parameters_schema, parameters_schema, typed_tool};
 pub use usage::{Accounting, ProviderUsage, UsageMeter};
-

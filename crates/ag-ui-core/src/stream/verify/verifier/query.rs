@@ -164,13 +164,23 @@ impl Verifier {
             ));
         };
         for id in &run.open_text {
-            add(OpenKind::TextMessage, owner_of(Kind::Message, id), id, &None);
+            add(
+                OpenKind::TextMessage,
+                owner_of(Kind::Message, id),
+                id,
+                &None,
+            );
         }
         for id in &run.open_tool_calls {
             add(OpenKind::ToolCall, owner_of(Kind::ToolCall, id), id, &None);
         }
         for id in &run.open_spans {
-            add(OpenKind::ReasoningSpan, owner_of(Kind::Reasoning, id), id, &None);
+            add(
+                OpenKind::ReasoningSpan,
+                owner_of(Kind::Reasoning, id),
+                id,
+                &None,
+            );
         }
         for id in &run.open_reasoning {
             let owner = owner_of(Kind::Reasoning, id);
