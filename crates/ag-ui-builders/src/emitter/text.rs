@@ -49,8 +49,10 @@ impl RunEmitter {
     /// ```
     ///
     /// # Errors
-    /// [`Error::AlreadyOpen`] when `id` is open for another owner or was used in this run by
-    /// another owner (a message id keeps its owner for the whole run); [`Error::RunEnded`].
+    /// [`Error::AlreadyOpen`] when `id` was used in this run by another owner (a message id
+    /// keeps its owner for the whole run); [`Error::Violation`] when a subagent invocation
+    /// writes to a message open for another owner (the rule broken names the owner on
+    /// record); [`Error::RunEnded`].
     pub fn text_with_id(
         &mut self,
         id: impl Into<MessageId>,
@@ -61,19 +63,22 @@ impl RunEmitter {
         let owner = self.owner();
         let recorded = self.message_owner(id.as_str());
         let open = self.verifier.is_open(OpenKind::TextMessage, id.as_str());
-        if open && recorded.as_ref() == Some(&owner) {
-            let cursor = self.cursor_mut(owner.as_ref());
-            cursor.text = Some(id.clone());
-            cursor.turn = Some(id.clone());
-        } else if open || recorded.is_some_and(|o| o != owner) {
-            return Err(Error::AlreadyOpen {
-                kind: "message",
-                id: id.into_string(),
-            });
-        } else {
+        // An open message is written to when it is the owner's; a subagent's write to one
+        // that is not is left to the verifier, which names the owner on record and why.
+        let append = open && (recorded.as_ref() == Some(&owner) || owner.is_some());
+        if !append {
+            if open || recorded.is_some_and(|o| o != owner) {
+                return Err(Error::AlreadyOpen {
+                    kind: "message",
+                    id: id.into_string(),
+                });
+            }
             self.open_text(id.clone(), owner.as_ref())?;
         }
-        self.emit(event::text_message_content(id, delta).owned_by(owner.as_ref()))?;
+        self.emit(event::text_message_content(id.clone(), delta).owned_by(owner.as_ref()))?;
+        let cursor = self.cursor_mut(owner.as_ref());
+        cursor.text = Some(id.clone());
+        cursor.turn = Some(id);
         Ok(())
     }
 
