@@ -7,7 +7,7 @@ use ag_ui_core::{
     Event, EventType, JsonPatchOperation, MessageId, ReasoningEncryptedValueSubtype,
     RunFinishedOutcome, SubagentStartedEvent, ToolCallId,
 };
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::support::{assert_valid_sequence, types};
 
@@ -1062,4 +1062,65 @@ fn an_outcome_with_two_interrupts_of_one_id_is_refused() {
     ])
     .unwrap_err();
     assert_eq!(err, Error::DuplicateInterrupt { id: "i1".into() });
+}
+
+/// What the run has open is the verifier's answer, not a copy the emitter keeps: a
+/// hand-built event that closes or opens something counts for every method after it, and
+/// finishing closes in the verifier's opening order (a turn's text, then its tool calls,
+/// then the steps, innermost first).
+#[test]
+fn what_is_open_is_the_verifiers() {
+    use ag_ui_builders::event;
+    use ag_ui_core::stream::verify::OpenKind;
+
+    let mut run = emitter();
+    run.step_start("outer").unwrap();
+    run.step_start("inner").unwrap();
+    let first = run.text("Hello").unwrap();
+    run.push_event(event::text_message_end(first.clone()))
+        .unwrap();
+    assert_eq!(run.open_text_message(), None);
+    assert!(run.open_text_messages().is_empty());
+    let second = run.text("again").unwrap();
+    assert_ne!(first, second, "a closed message is not appended to");
+    run.push_event(event::step_started("by-hand")).unwrap();
+    run.push_event(event::tool_call_start("call-hand", "f"))
+        .unwrap();
+    let open: Vec<(OpenKind, String)> = run
+        .verifier()
+        .open()
+        .into_iter()
+        .map(|o| (o.kind, o.id))
+        .collect();
+    let expected = [
+        (OpenKind::Step, "outer"),
+        (OpenKind::Step, "inner"),
+        (OpenKind::TextMessage, second.as_str()),
+        (OpenKind::Step, "by-hand"),
+        (OpenKind::ToolCall, "call-hand"),
+    ]
+    .map(|(k, id)| (k, id.to_owned()));
+    assert_eq!(open, expected);
+    run.finish().unwrap();
+    assert!(run.verifier().open().is_empty());
+    let events = run.into_events();
+    assert_valid_sequence(&events);
+    let tail: Vec<Value> = events[events.len() - 6..]
+        .iter()
+        .map(|e| serde_json::to_value(e).unwrap())
+        .collect();
+    assert_eq!(
+        tail,
+        [
+            json!({"type": "TEXT_MESSAGE_END", "messageId": second.as_str()}),
+            json!({"type": "TOOL_CALL_END", "toolCallId": "call-hand"}),
+            json!({"type": "STEP_FINISHED", "stepName": "by-hand"}),
+            json!({"type": "STEP_FINISHED", "stepName": "inner"}),
+            json!({"type": "STEP_FINISHED", "stepName": "outer"}),
+            json!({
+                "type": "RUN_FINISHED", "threadId": "thread-1", "runId": "run-1",
+                "outcome": {"type": "success", "pendingToolCallIds": ["call-hand"]}
+            }),
+        ]
+    );
 }

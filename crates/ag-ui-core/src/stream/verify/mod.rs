@@ -19,10 +19,12 @@
 //! | `O1`–`O6` | attribution: every entity has one owner (`subagentRunId`, absent = parent) |
 //! | `C1`–`C3` | chunk expansion: openers, repeated opener fields, ambiguous lanes |
 
+mod open;
 mod verifier;
 
 pub use crate::stream::rule::{Rule, Violation};
-pub use verifier::{EntityKind, Open, OpenKind, Verifier};
+pub use open::{EntityKind, Open, OpenKind};
+pub use verifier::Verifier;
 
 use crate::model::event::Event;
 use crate::stream::chunk::{ChunkExpander, chunk_delta};

@@ -15,8 +15,6 @@ use crate::stream::rule::{LISTED_IDS, Rule, Violation};
 
 mod query;
 
-pub use query::{EntityKind, Open, OpenKind};
-
 /// Who produced an entity: `None` is the parent agent, `Some` a subagent invocation.
 type Agent = Option<String>;
 
@@ -105,7 +103,7 @@ struct RunState {
     activity_owners: HashMap<String, Owner>,
     reasoning_owners: HashMap<String, Owner>,
     /// When each entity was opened (for [`Verifier::open`]'s order).
-    order: query::OpenOrder,
+    order: crate::stream::verify::open::OpenOrder,
 }
 
 impl RunState {

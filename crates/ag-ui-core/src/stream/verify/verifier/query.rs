@@ -3,85 +3,10 @@
 //! invocations are active. A producer that emits a run (the builders' emitter) asks these
 //! instead of keeping a state machine of its own.
 
-use std::collections::HashMap;
-
 use super::{Agent, Kind, Verifier};
 use crate::model::event::Event;
 use crate::stream::rule::Violation;
-
-/// The kinds of entity that open and close within a run (spec §9.1), as
-/// [`Verifier::open`] lists them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum OpenKind {
-    /// A text message (`TEXT_MESSAGE_START` … `TEXT_MESSAGE_END`).
-    TextMessage,
-    /// A tool call (`TOOL_CALL_START` … `TOOL_CALL_END`).
-    ToolCall,
-    /// A reasoning span (`REASONING_START` … `REASONING_END`).
-    ReasoningSpan,
-    /// A reasoning message (`REASONING_MESSAGE_START` … `REASONING_MESSAGE_END`).
-    ReasoningMessage,
-    /// A step (`STEP_STARTED` … `STEP_FINISHED`); its id is the step name, unique per owner.
-    Step,
-    /// A subagent invocation (`SUBAGENT_STARTED` … `SUBAGENT_FINISHED` / `SUBAGENT_ERROR`).
-    Subagent,
-}
-
-/// One entity a run has open, as [`Verifier::open`] lists it.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Open {
-    /// What is open.
-    pub kind: OpenKind,
-    /// Its id: the message, tool-call or subagent-run id, or the step name.
-    pub id: String,
-    /// The `subagentRunId` the entity belongs to (rules `O1`–`O4`); `None` for the parent
-    /// agent, and for a [`OpenKind::Subagent`] entry (an invocation is not attributed).
-    pub owner: Option<String>,
-}
-
-/// The id spaces owners are recorded in (spec §9.1 `O1`: ids are unique per entity kind
-/// only), as [`Verifier::owner`] takes them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum EntityKind {
-    /// Text messages, the tool messages `TOOL_CALL_RESULT` mints, and messages restated by
-    /// a `MESSAGES_SNAPSHOT` or the `RUN_STARTED` input.
-    Message,
-    /// Tool calls.
-    ToolCall,
-    /// Activity messages.
-    Activity,
-    /// Reasoning spans and reasoning messages (one id space for both).
-    Reasoning,
-}
-
-impl EntityKind {
-    fn kind(self) -> Kind {
-        match self {
-            EntityKind::Message => Kind::Message,
-            EntityKind::ToolCall => Kind::ToolCall,
-            EntityKind::Activity => Kind::Activity,
-            EntityKind::Reasoning => Kind::Reasoning,
-        }
-    }
-}
-
-/// When each entity of the run was last opened (a counter), for [`Verifier::open`]'s order.
-#[derive(Debug, Clone, Default)]
-pub(super) struct OpenOrder {
-    next: u64,
-    /// By kind, owner (steps only: their names are unique per owner) and id.
-    opened: HashMap<(OpenKind, Agent, String), u64>,
-}
-
-impl OpenOrder {
-    fn rank(&self, kind: OpenKind, owner: &Agent, id: &str) -> u64 {
-        // Every open entity was opened by an accepted event; `0` is never reached.
-        let key = (kind, owner.clone(), id.to_owned());
-        self.opened.get(&key).copied().unwrap_or(0)
-    }
-}
+use crate::stream::verify::open::{EntityKind, Open, OpenKind};
 
 impl Verifier {
     /// Records when `event` (just accepted) opened an entity.
@@ -98,9 +23,7 @@ impl Verifier {
             Event::SubagentStarted(e) => (OpenKind::Subagent, None, e.subagent_run_id.to_string()),
             _ => return,
         };
-        let order = &mut self.run.order;
-        order.next += 1;
-        order.opened.insert(key, order.next);
+        self.run.order.note(key);
     }
 
     /// Whether `event` would be accepted as the next event, without applying it: what
@@ -232,7 +155,7 @@ impl Verifier {
     #[must_use]
     pub fn owner(&self, kind: EntityKind, id: &str) -> Option<Option<&str>> {
         self.run
-            .owners(kind.kind())
+            .owners(bucket(kind))
             .get(id)
             .map(|o| o.agent.as_deref())
     }
@@ -252,5 +175,15 @@ impl Verifier {
     #[must_use]
     pub fn has_subagent_started(&self, id: &str) -> bool {
         self.run.active_subagents.contains(id) || self.run.closed_subagents.contains(id)
+    }
+}
+
+/// The owner bucket of `kind`.
+fn bucket(kind: EntityKind) -> Kind {
+    match kind {
+        EntityKind::Message => Kind::Message,
+        EntityKind::ToolCall => Kind::ToolCall,
+        EntityKind::Activity => Kind::Activity,
+        EntityKind::Reasoning => Kind::Reasoning,
     }
 }
