@@ -24,6 +24,7 @@ pub enum OpenKind {
 
 /// One entity a run has open, as [`Verifier::open`] lists it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct Open {
     /// What is open.
     pub kind: OpenKind,
