@@ -218,7 +218,7 @@ impl RunEmitter {
     /// text or tool call belongs to a new assistant message.
     pub(super) fn close_turn_of(&mut self, owner: Option<&SubagentRunId>) -> Result<(), Error> {
         self.close_kinds(&TURN, |o| same_owner(o, owner))?;
-        if let Some(cursor) = self.cursors.get_mut(&owner.cloned()) {
+        if let Some((_, cursor)) = self.cursors.iter_mut().find(|(o, _)| o.as_ref() == owner) {
             cursor.turn = None;
         }
         Ok(())

@@ -140,7 +140,7 @@ impl RunEmitter {
                 if let Some(parent) = &e.parent_message_id {
                     self.cursor_mut(owner).turn = Some(parent.clone());
                 }
-                self.calls.push(Call {
+                self.add_call(Call {
                     id: e.tool_call_id.clone(),
                     arguments: Some(String::new()),
                     answered: false,
@@ -174,7 +174,7 @@ impl RunEmitter {
                 self.track_activity(id, activity_type, None);
             }
             Event::SubagentFinished(_) | Event::SubagentError(_) => {
-                self.cursors.remove(&owner.cloned());
+                self.drop_cursor(owner);
             }
             _ => {}
         }

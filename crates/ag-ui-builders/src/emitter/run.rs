@@ -111,10 +111,12 @@ pub struct RunEmitter {
     pub(super) out: Vec<Event>,
     /// Every event emitted went through it: the one record of what the run has open.
     pub(super) verifier: Verifier,
-    /// By owner (`None`: the agent itself).
-    pub(super) cursors: HashMap<Option<SubagentRunId>, Cursor>,
+    /// By owner (`None`: the agent itself); a few at most, one per active owner.
+    pub(super) cursors: Vec<(Option<SubagentRunId>, Cursor)>,
     /// Tool calls started or answered in this run, in that order.
     pub(super) calls: Vec<Call>,
+    /// Where each call is in `calls`.
+    pub(super) call_index: HashMap<ToolCallId, usize>,
     /// Message ids minted in this run (some, like a tool call's parent message, never
     /// reach the verifier as an entity of their own).
     pub(super) minted: HashSet<MessageId>,
@@ -202,8 +204,9 @@ impl RunEmitter {
             clock: None,
             out: Vec::new(),
             verifier: Verifier::new(),
-            cursors: HashMap::new(),
+            cursors: Vec::new(),
             calls: Vec::new(),
+            call_index: HashMap::new(),
             minted: HashSet::new(),
             interrupt_ids: Vec::new(),
             protocol: started
@@ -417,12 +420,27 @@ impl RunEmitter {
 
     /// The cursor of `owner`, if it has one.
     pub(super) fn cursor_of(&self, owner: Option<&SubagentRunId>) -> Option<&Cursor> {
-        self.cursors.get(&owner.cloned())
+        self.cursors
+            .iter()
+            .find(|(o, _)| o.as_ref() == owner)
+            .map(|(_, c)| c)
     }
 
     /// The cursor of `owner`, made when missing.
     pub(super) fn cursor_mut(&mut self, owner: Option<&SubagentRunId>) -> &mut Cursor {
-        self.cursors.entry(owner.cloned()).or_default()
+        let at = match self.cursors.iter().position(|(o, _)| o.as_ref() == owner) {
+            Some(at) => at,
+            None => {
+                self.cursors.push((owner.cloned(), Cursor::default()));
+                self.cursors.len() - 1
+            }
+        };
+        &mut self.cursors[at].1
+    }
+
+    /// Forgets the cursor of `owner` (an invocation that ended).
+    pub(super) fn drop_cursor(&mut self, owner: Option<&SubagentRunId>) {
+        self.cursors.retain(|(o, _)| o.as_ref() != owner);
     }
 
     /// The text message of `owner` that text is appended to, when it is open.
@@ -434,7 +452,18 @@ impl RunEmitter {
 
     /// The tool call `id` of this run, if any.
     pub(super) fn call(&self, id: &str) -> Option<&Call> {
-        self.calls.iter().find(|c| c.id.as_str() == id)
+        self.call_index.get(id).map(|&at| &self.calls[at])
+    }
+
+    /// The tool call `id` of this run, to update.
+    pub(super) fn call_mut(&mut self, id: &str) -> Option<&mut Call> {
+        self.call_index.get(id).map(|&at| &mut self.calls[at])
+    }
+
+    /// Adds a call to the run's ledger (its id not in it yet).
+    pub(super) fn add_call(&mut self, call: Call) {
+        self.call_index.insert(call.id.clone(), self.calls.len());
+        self.calls.push(call);
     }
 
     /// A fresh message id not used in this run.

@@ -116,7 +116,7 @@ impl RunEmitter {
         self.live()?;
         let id = self.close_subagent()?;
         self.emit(event::subagent_error(id.clone(), message))?;
-        self.cursors.remove(&Some(id));
+        self.drop_cursor(Some(&id));
         Ok(())
     }
 
@@ -131,7 +131,7 @@ impl RunEmitter {
         ev.outcome = outcome;
         ev.result = result.filter(|r| !r.is_null());
         self.emit(ev)?;
-        self.cursors.remove(&Some(id));
+        self.drop_cursor(Some(&id));
         Ok(())
     }
 

@@ -66,7 +66,7 @@ impl RunEmitter {
                 .with_parent_message_id(parent)
                 .owned_by(owner.as_ref()),
         )?;
-        self.calls.push(Call {
+        self.add_call(Call {
             id,
             arguments: Some(String::new()),
             answered: false,
@@ -160,9 +160,7 @@ impl RunEmitter {
     /// Counts `delta` into the argument text of call `id` of this run.
     pub(super) fn record_arguments(&mut self, id: &ToolCallId, delta: &str) {
         if let Some(args) = self
-            .calls
-            .iter_mut()
-            .find(|c| c.id == *id)
+            .call_mut(id.as_str())
             .and_then(|c| c.arguments.as_mut())
         {
             args.push_str(delta);
@@ -171,9 +169,9 @@ impl RunEmitter {
 
     /// Counts call `id` as answered in this run.
     pub(super) fn record_answer(&mut self, id: ToolCallId) {
-        match self.calls.iter_mut().find(|c| c.id == id) {
+        match self.call_mut(id.as_str()) {
             Some(c) => c.answered = true,
-            None => self.calls.push(Call {
+            None => self.add_call(Call {
                 id,
                 arguments: None,
                 answered: true,
