@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 /// The kinds of entity that open and close within a run (spec §9.1), as
-/// [`Verifier::open`] lists them.
+/// [`Verifier::open`](crate::Verifier::open) lists them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum OpenKind {
@@ -22,7 +22,7 @@ pub enum OpenKind {
     Subagent,
 }
 
-/// One entity a run has open, as [`Verifier::open`] lists it.
+/// One entity a run has open, as [`Verifier::open`](crate::Verifier::open) lists it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub struct Open {
@@ -36,7 +36,7 @@ pub struct Open {
 }
 
 /// The id spaces owners are recorded in (spec §9.1 `O1`: ids are unique per entity kind
-/// only), as [`Verifier::owner`] takes them.
+/// only), as [`Verifier::owner`](crate::Verifier::owner) takes them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum EntityKind {
@@ -51,7 +51,8 @@ pub enum EntityKind {
     Reasoning,
 }
 
-/// When each entity of the run was last opened (a counter), for [`Verifier::open`]'s order.
+/// When each entity of the run was last opened (a counter), for the order
+/// [`Verifier::open`](crate::Verifier::open) lists them in.
 #[derive(Debug, Clone, Default)]
 pub(super) struct OpenOrder {
     next: u64,
