@@ -41,8 +41,9 @@ const TURN: [OpenKind; 4] = [
 ];
 
 impl RunEmitter {
-    /// Counts a model call's usage (a [`ProviderUsage`](crate::ProviderUsage) is mapped with AG-UI's accounting);
-    /// the totals per (provider, model) go on `RUN_FINISHED` / `RUN_ERROR`.
+    /// Counts a model call's usage (a [`ProviderUsage`](crate::ProviderUsage) is mapped with
+    /// AG-UI's accounting); the totals per (provider, model) go on `RUN_FINISHED` /
+    /// `RUN_ERROR`.
     pub fn usage(&mut self, usage: impl Into<TokenUsage>) {
         self.usage.add(usage);
     }

@@ -65,7 +65,8 @@ impl Verifier {
     /// verifier.push(&StepStartedEvent::new("plan").into())?;
     /// verifier.push(&TextMessageStartEvent::new("m1").into())?;
     /// let open: Vec<_> = verifier.open().into_iter().map(|o| (o.kind, o.id)).collect();
-    /// assert_eq!(open, [(OpenKind::Step, "plan".to_owned()), (OpenKind::TextMessage, "m1".to_owned())]);
+    /// let expected = [(OpenKind::Step, "plan"), (OpenKind::TextMessage, "m1")];
+    /// assert_eq!(open, expected.map(|(kind, id)| (kind, id.to_owned())));
     /// # Ok::<(), ag_ui_core::Violation>(())
     /// ```
     #[must_use]
