@@ -7,6 +7,12 @@
 //! [`crate::ChunkExpander`] first — and [`crate::EventPipeline`] adds the stream decoder in
 //! front, for clients reading event text.
 //!
+//! Between events a [`Verifier`] can be asked, without pushing anything, whether an event
+//! would be accepted ([`Verifier::check`]), what the run has open in opening order
+//! ([`Verifier::open`], [`Open`]), who owns an id ([`Verifier::owner`]) and which subagent
+//! invocations are active ([`Verifier::active_subagents`]): a producer asks these instead
+//! of keeping its own copy of the run's state.
+//!
 //! | rules | about |
 //! |---|---|
 //! | `L1`–`L5` | the run lifecycle: what may start, follow and end a run; several runs per stream |
