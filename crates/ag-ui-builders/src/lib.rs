@@ -65,16 +65,3 @@ pub use tool::{
 #[cfg(feature = "schemars")]
 pub use typed::{TypedTool, clean_parameters_schema, parameters_schema, typed_tool};
 pub use usage::{Accounting, ProviderUsage, UsageMeter};
-
-// The first release's root paths of the interrupt and outcome helpers, kept for one release.
-#[doc(hidden)]
-#[deprecated(note = "moved to ag_ui_builders::interrupt")]
-pub use interrupt::{
-    cancel, cancel_all, confirmation, input_required, interrupt, resolve, resolve_all, resume,
-    tool_approval,
-};
-#[doc(hidden)]
-#[deprecated(note = "moved to ag_ui_builders::outcome")]
-pub use outcome::{
-    cancelled, interrupted, subagent_success, subagent_suspended, success, success_pending,
-};

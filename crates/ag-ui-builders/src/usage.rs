@@ -182,52 +182,6 @@ impl ProviderUsage {
     }
 }
 
-/// The first release's setter names, kept for one release.
-impl ProviderUsage {
-    /// Renamed: [`ProviderUsage::with_provider`] and [`ProviderUsage::with_model`].
-    #[doc(hidden)]
-    #[deprecated(note = "renamed with_provider(provider).with_model(model)")]
-    pub fn model(self, provider: impl Into<String>, model: impl Into<String>) -> Self {
-        self.with_provider(provider).with_model(model)
-    }
-    /// Renamed [`ProviderUsage::with_total_tokens`].
-    #[doc(hidden)]
-    #[deprecated(note = "renamed with_total_tokens")]
-    pub fn total(self, total: u64) -> Self {
-        self.with_total_tokens(total)
-    }
-    /// Renamed [`ProviderUsage::with_reasoning_tokens`].
-    #[doc(hidden)]
-    #[deprecated(note = "renamed with_reasoning_tokens")]
-    pub fn reasoning(self, tokens: u64) -> Self {
-        self.with_reasoning_tokens(tokens)
-    }
-    /// Renamed [`ProviderUsage::with_cached_tokens`].
-    #[doc(hidden)]
-    #[deprecated(note = "renamed with_cached_tokens")]
-    pub fn cached(self, tokens: u64) -> Self {
-        self.with_cached_tokens(tokens)
-    }
-    /// Renamed [`ProviderUsage::with_cache_write_tokens`].
-    #[doc(hidden)]
-    #[deprecated(note = "renamed with_cache_write_tokens")]
-    pub fn cache_write(self, tokens: u64) -> Self {
-        self.with_cache_write_tokens(tokens)
-    }
-    /// Renamed [`ProviderUsage::with_reasoning_accounting`].
-    #[doc(hidden)]
-    #[deprecated(note = "renamed with_reasoning_accounting")]
-    pub fn reasoning_accounting(self, accounting: Accounting) -> Self {
-        self.with_reasoning_accounting(accounting)
-    }
-    /// Renamed [`ProviderUsage::with_cache_accounting`].
-    #[doc(hidden)]
-    #[deprecated(note = "renamed with_cache_accounting")]
-    pub fn cache_accounting(self, accounting: Accounting) -> Self {
-        self.with_cache_accounting(accounting)
-    }
-}
-
 impl From<ProviderUsage> for TokenUsage {
     fn from(u: ProviderUsage) -> TokenUsage {
         u.to_token_usage()

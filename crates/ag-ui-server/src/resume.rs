@@ -19,14 +19,14 @@
 //!
 //! // The run pauses on an interrupt.
 //! let paused = RunFinishedEvent::new("thread-1", "run-1").with_outcome(
-//!     ag_ui_builders::interrupted([Interrupt::new("int-1", "confirmation")])?,
+//!     ag_ui_builders::outcome::interrupted([Interrupt::new("int-1", "confirmation")])?,
 //! );
 //! tracker.observe(&input, &Event::from(paused));
 //!
 //! // An ordinary input is refused now; a resume answering int-1 is admitted.
 //! let next = RunAgentInput::new("thread-1", "run-2", vec![]);
 //! assert!(matches!(tracker.admit(&next), Err(ResumeRefused::Paused { .. })));
-//! let resume = next.with_resume(vec![ag_ui_builders::resolve("int-1", serde_json::json!({}))]);
+//! let resume = next.with_resume(vec![ag_ui_builders::interrupt::resolve("int-1", serde_json::json!({}))]);
 //! assert_eq!(tracker.admit(&resume), Ok(Admission::Resume));
 //! # Ok::<(), ag_ui_builders::Error>(())
 //! ```

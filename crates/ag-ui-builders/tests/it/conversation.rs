@@ -150,7 +150,7 @@ fn run_inputs_declare_the_protocol_version() {
         ("thread-1", "run-1")
     );
     let next = RunInputBuilder::next_run(&first, ids.run_id())
-        .resume(cancel("int-1"))
+        .resume(interrupt::cancel("int-1"))
         .state_of(&json!({"n": 1}))
         .unwrap()
         .build();

@@ -6,7 +6,6 @@ mod emitter;
 mod errors_doc;
 mod layout;
 mod next_run;
-mod old_names;
 mod short_forms;
 mod state;
 mod support;

@@ -25,4 +25,5 @@ mod strategies;
 mod streams;
 mod table;
 mod thread;
+mod verify_queries;
 mod version;

@@ -14,6 +14,8 @@ mod canonical {
         DEFAULT_MAX_FRAME_BYTES, PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, to_sse_frame, write_sse_frame,
     };
     #[allow(unused_imports)]
+    use ag_ui_core::stream::verify::{EntityKind, Open, OpenKind};
+    #[allow(unused_imports)]
     use ag_ui_core::stream::verify_events;
     #[allow(unused_imports)]
     use ag_ui_core::write::{to_string, to_string_for, to_vec, to_vec_for};

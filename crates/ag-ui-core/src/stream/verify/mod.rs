@@ -7,6 +7,12 @@
 //! [`crate::ChunkExpander`] first — and [`crate::EventPipeline`] adds the stream decoder in
 //! front, for clients reading event text.
 //!
+//! Between events a [`Verifier`] can be asked, without pushing anything, whether an event
+//! would be accepted ([`Verifier::check`]), what the run has open in opening order
+//! ([`Verifier::open`], [`Open`]), who owns an id ([`Verifier::owner`]) and which subagent
+//! invocations are active ([`Verifier::active_subagents`]): a producer asks these instead
+//! of keeping its own copy of the run's state.
+//!
 //! | rules | about |
 //! |---|---|
 //! | `L1`–`L5` | the run lifecycle: what may start, follow and end a run; several runs per stream |
@@ -19,9 +25,11 @@
 //! | `O1`–`O6` | attribution: every entity has one owner (`subagentRunId`, absent = parent) |
 //! | `C1`–`C3` | chunk expansion: openers, repeated opener fields, ambiguous lanes |
 
+mod open;
 mod verifier;
 
 pub use crate::stream::rule::{Rule, Violation};
+pub use open::{EntityKind, Open, OpenKind};
 pub use verifier::Verifier;
 
 use crate::model::event::Event;

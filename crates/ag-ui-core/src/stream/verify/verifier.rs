@@ -13,6 +13,8 @@ use crate::model::outcome::RunFinishedOutcome;
 use crate::stream::lifecycle::RunLifecycle;
 use crate::stream::rule::{LISTED_IDS, Rule, Violation};
 
+mod query;
+
 /// Who produced an entity: `None` is the parent agent, `Some` a subagent invocation.
 type Agent = Option<String>;
 
@@ -100,6 +102,8 @@ struct RunState {
     tool_call_owners: HashMap<String, Owner>,
     activity_owners: HashMap<String, Owner>,
     reasoning_owners: HashMap<String, Owner>,
+    /// When each entity was opened (for [`Verifier::open`]'s order).
+    order: crate::stream::verify::open::OpenOrder,
 }
 
 impl RunState {
@@ -249,7 +253,9 @@ impl Verifier {
             index,
             event_type: event.event_type(),
         }
-        .run(event)
+        .run(event)?;
+        self.note_opened(event);
+        Ok(())
     }
 
     /// [`Verifier::push`] for a streamed delta without a `subagentRunId`, given by its kind
