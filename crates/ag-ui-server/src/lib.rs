@@ -2,6 +2,8 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod agent;
+#[cfg(feature = "tower")]
+mod body;
 mod cancel;
 mod context;
 #[cfg(feature = "emit")]
@@ -36,6 +38,9 @@ mod service;
 #[allow(deprecated)]
 pub use agent::EventStream;
 pub use agent::{Agent, AgentStream, BoxError, ContextAgent};
+#[cfg(feature = "tower")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tower")))]
+pub use body::{KEEP_ALIVE_COMMENT, SseBody};
 pub use cancel::{Cancellation, Cancelled};
 pub use context::{PeerAddr, RunContext};
 #[cfg(feature = "emit")]
@@ -55,7 +60,7 @@ pub use request::{
 };
 #[cfg(feature = "tower")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tower")))]
-pub use service::{AgentService, DEFAULT_KEEP_ALIVE, KEEP_ALIVE_COMMENT, SseBody};
+pub use service::{AgentService, DEFAULT_KEEP_ALIVE};
 
 /// The workspace README's examples, compiled and run as this crate's doctests (this crate's
 /// dev-dependencies reach every crate they use).

@@ -85,7 +85,7 @@ fn docs_errors_table_matches_the_code() {
                 _ => decode::<Event>(&input, ReadMode::Exact).err(),
             };
             if let Some(e) = e {
-                crate::fuzz::error_explains_itself(&input, &e).unwrap();
+                crate::contract::error_explains_itself(&input, &e).unwrap();
             }
         }
         if got != c[2] {

@@ -532,7 +532,7 @@ pub(crate) fn read_every_way(text: &str) -> Result<(), String> {
                         return Err(format!("re-encoded {again} reads differently"));
                     }
                 }
-                Err(e) => crate::fuzz::error_explains_itself(text, &e)?,
+                Err(e) => crate::contract::error_explains_itself(text, &e)?,
             }
         }
         Ok(())

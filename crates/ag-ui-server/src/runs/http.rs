@@ -18,8 +18,8 @@ use super::driver::{Drive, Driver};
 use super::log::log_warn;
 use super::store::{Cursor, RecordStream, RunMeta, StoreError, ThreadRecord};
 use super::{CODE_STORE_ERROR, CODE_STORE_LOST, Runs, Subscriber};
+use crate::body::{SseBody, json_response, sse_response};
 use crate::guard::GuardOptions;
-use crate::service::{SseBody, json_response, sse_response};
 use crate::{Agent, Rejection, RunGuard, accepts_sse};
 
 /// The header a browser's `EventSource` sends when it reconnects.
