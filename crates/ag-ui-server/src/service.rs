@@ -11,11 +11,11 @@ use http::header::{ACCEPT, ALLOW, CONTENT_LENGTH, CONTENT_TYPE, HeaderValue};
 use http::{Method, Request, Response};
 use http_body_util::BodyExt;
 
-use crate::agent::BoxError;
 use crate::body::SseBody;
 use crate::guard::{GuardOptions, Report, ReportKind, RunGuard};
 use crate::request::{DEFAULT_BODY_LIMIT, Rejection, check_content_type, read_request_body};
 use crate::{Agent, RunContext, accepts_sse};
+use ag_ui_core::BoxError;
 use bytes::Buf;
 
 /// Default interval of keep-alive comments on an idle stream: 15 s.
