@@ -37,7 +37,7 @@ async fn with_the_defaults_a_5_s_stall_orphans_no_live_run() {
 /// Live runs, their owners on one instance and joined on another, through a Redis pause
 /// of `pause`, with `lease` (the default when `None`).
 async fn paused(lease: Option<Duration>, pause: Duration) {
-    let mut redis = RedisServer::start();
+    let redis = RedisServer::start();
     let mut config = redis.config();
     if let Some(l) = lease {
         config = config.lease(l);
