@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use ag_ui_core::{Event, Message, RunErrorEvent, State};
+use ag_ui_core::{Event, RunErrorEvent, ThreadState};
 use ag_ui_server::runs::{
     Cursor, DEFAULT_LEASE, DEFAULT_RETENTION, DEFAULT_THREAD_RETENTION, DisconnectPolicy, Record,
     RecordStream, RunMeta, RunStatus, RunStore, Runs, StoreError, StoreFuture, ThreadRecord,
@@ -350,13 +350,16 @@ fn xread_entries(v: Value) -> Result<Vec<Entry>, StoreError> {
     entries(entries_value)
 }
 
+/// The run id of the events a thread record is written as (see [`ThreadDoc::thread`]).
+const THREAD_RECORD_RUN: &str = "thread-record";
+
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct ThreadDoc {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     principal: Option<String>,
-    messages: Vec<Message>,
-    state: State,
+    /// The thread as [`ThreadState::snapshot`] writes it, folded back when read.
+    thread: Vec<Event>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     active_run: Option<String>,
     updated_at: u64,
@@ -817,8 +820,7 @@ impl RedisStore {
         let key = thread_key(&self.inner.config.prefix, &thread.thread_id);
         let doc = ThreadDoc {
             principal: thread.principal,
-            messages: thread.messages,
-            state: thread.state,
+            thread: thread.thread.snapshot(&thread.thread_id, THREAD_RECORD_RUN),
             active_run: thread.active_run,
             updated_at: epoch_ms(thread.updated_at),
         };
@@ -845,13 +847,11 @@ impl RedisStore {
         let Some(v) = v else { return Ok(None) };
         let doc: ThreadDoc =
             serde_json::from_slice(&v).map_err(|e| StoreError::Backend(Box::new(e)))?;
-        let mut record = ThreadRecord::new(
-            thread_id,
-            doc.principal,
-            doc.messages,
-            doc.state,
-            doc.active_run,
-        );
+        let mut thread = ThreadState::new();
+        for event in doc.thread {
+            thread.apply_owned(event);
+        }
+        let mut record = ThreadRecord::new(thread_id, doc.principal, thread, doc.active_run);
         record.updated_at = UNIX_EPOCH + Duration::from_millis(doc.updated_at);
         Ok(Some(record))
     }
