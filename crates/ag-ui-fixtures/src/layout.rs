@@ -385,7 +385,7 @@ fn resolve(
 }
 
 /// The source without comments, string and character literals (each replaced by a space).
-fn strip(source: &str) -> String {
+pub(crate) fn strip(source: &str) -> String {
     let b = source.as_bytes();
     let mut out = String::with_capacity(source.len());
     let mut i = 0;
@@ -475,7 +475,7 @@ fn strip(source: &str) -> String {
     out
 }
 
-fn is_ident(c: char) -> bool {
+pub(crate) fn is_ident(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
 }
 
@@ -646,7 +646,7 @@ fn reexports(code: &str) -> Vec<(String, String)> {
 
 /// Parses a use tree starting at `i` (leading spaces skipped): `a::b::{c, d::e as f}`. Returns
 /// the leaves as full paths (a rename kept as `path as name`) and where parsing stopped.
-fn use_tree(chars: &[char], mut i: usize) -> (Vec<String>, usize) {
+pub(crate) fn use_tree(chars: &[char], mut i: usize) -> (Vec<String>, usize) {
     let skip = |i: &mut usize| {
         while *i < chars.len() && chars[*i].is_whitespace() {
             *i += 1;

@@ -8,8 +8,9 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use ag_ui_core::{Event, RunErrorEvent, ThreadState};
 use ag_ui_server::runs::{
-    Cursor, DEFAULT_LEASE, DEFAULT_RETENTION, DEFAULT_THREAD_RETENTION, DisconnectPolicy, Record,
-    RecordStream, RunMeta, RunStatus, RunStore, Runs, StoreError, StoreFuture, ThreadRecord,
+    Cursor, DEFAULT_LEASE, DEFAULT_MAX_EVENTS_PER_RUN, DEFAULT_RETENTION, DEFAULT_THREAD_RETENTION,
+    DisconnectPolicy, Record, RecordStream, RunMeta, RunStatus, RunStore, Runs, StoreError,
+    StoreFuture, ThreadRecord,
 };
 use redis::aio::{ConnectionManager, ConnectionManagerConfig, MultiplexedConnection};
 use redis::{AsyncConnectionConfig, Client, Value};
@@ -26,8 +27,6 @@ pub const CODE_RUN_ORPHANED: &str = "run_orphaned";
 
 /// Default [`RedisConfig::prefix`]: `ag-ui:`.
 pub const DEFAULT_PREFIX: &str = "ag-ui:";
-/// Default [`RedisConfig::max_events_per_run`]: 100 000.
-pub const DEFAULT_MAX_EVENTS_PER_RUN: u64 = 100_000;
 /// Default [`RedisConfig::poll_interval`]: 1 s.
 pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(1);
 /// Default [`RedisConfig::response_timeout`]: 5 s.
@@ -109,7 +108,7 @@ impl RedisConfig {
             lease: DEFAULT_LEASE,
             retention: DEFAULT_RETENTION,
             thread_retention: DEFAULT_THREAD_RETENTION,
-            max_events_per_run: DEFAULT_MAX_EVENTS_PER_RUN,
+            max_events_per_run: DEFAULT_MAX_EVENTS_PER_RUN as u64,
             poll_interval: DEFAULT_POLL_INTERVAL,
             response_timeout: DEFAULT_RESPONSE_TIMEOUT,
             connection_timeout: Duration::from_secs(2),

@@ -76,7 +76,7 @@ pub fn require(program: &str, install: &str) -> PathBuf {
 /// # Panics
 /// When the binary is missing, with the command that builds it.
 #[must_use]
-pub fn example(name: &str, package: &str) -> PathBuf {
+pub fn example_binary(name: &str, package: &str) -> PathBuf {
     let exe = std::env::current_exe().unwrap_or_else(|e| panic!("no test binary path: {e}"));
     let dir = exe
         .parent()

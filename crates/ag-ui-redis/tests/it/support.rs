@@ -308,7 +308,7 @@ pub async fn reference(body: &Value) -> Vec<Value> {
 /// The `serve_redis` example's binary, built by `cargo test -p ag-ui-redis` (examples are
 /// built with the tests) next to this test binary.
 pub fn serve_example() -> PathBuf {
-    ag_ui_testkit::process::example("serve_redis", "ag-ui-redis")
+    ag_ui_testkit::process::example_binary("serve_redis", "ag-ui-redis")
 }
 
 pub use ag_ui_testkit::process::ServeProcess;
