@@ -11,6 +11,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use ag_ui_core::read::decode;
+use ag_ui_core::write::to_string;
 use ag_ui_core::*;
 use serde::de::DeserializeOwned;
 use serde_json::Value;

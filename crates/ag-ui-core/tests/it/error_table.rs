@@ -2,6 +2,7 @@
 //! exactly the message in the row. `AG_UI_BLESS=1` rewrites the message column from what
 //! the code says (then review the diff).
 
+use ag_ui_core::read::decode;
 use ag_ui_core::*;
 use ag_ui_fixtures::doc_table::{DocTable, code, escape};
 

@@ -13,6 +13,9 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use ag_ui_core::read::{decode_slice, from_slice, from_str};
+use ag_ui_core::sse::to_sse_frame;
+use ag_ui_core::write::to_string;
 use ag_ui_core::*;
 use serde_json::{Map, Value};
 
