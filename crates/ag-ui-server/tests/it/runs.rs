@@ -1276,3 +1276,46 @@ async fn a_connected_thread_keeps_every_event_effect_of_its_runs() {
     );
     assert_eq!(resumed.run_status(), folded.run_status());
 }
+
+/// A thread whose last run failed is connected to with that run's `RUN_ERROR` as its end.
+#[tokio::test]
+async fn a_connected_thread_ends_with_its_last_runs_error() {
+    fn failing(input: RunAgentInput, _cancel: Cancellation) -> AgentStream {
+        let events: Vec<Result<Event, ag_ui_core::BoxError>> = vec![
+            Ok(
+                ag_ui_core::RunStartedEvent::new(input.thread_id.clone(), input.run_id.clone())
+                    .into(),
+            ),
+            Ok(ag_ui_core::StateSnapshotEvent::new(json!({"step": 1})).into()),
+            Ok(ag_ui_core::RunErrorEvent::new("the model is gone")
+                .with_code("model_gone".to_owned())
+                .into()),
+        ];
+        Box::pin(futures_util::stream::iter(events))
+    }
+    let server = serve(AgentService::new(failing).runs(Runs::in_memory())).await;
+    let mut body = input("run-fail", json!({}));
+    body["threadId"] = json!("thread-fail");
+    let direct = read(post(server.url(), &body).send().await.unwrap()).await;
+    assert_eq!(values(&direct.events).last().unwrap()["type"], "RUN_ERROR");
+    let connected = read(
+        get(format!("{}threads/thread-fail", server.url()))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    let seen = values(&connected.events);
+    let kinds: Vec<&str> = seen.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "RUN_STARTED",
+            "MESSAGES_SNAPSHOT",
+            "STATE_SNAPSHOT",
+            "RUN_ERROR"
+        ]
+    );
+    assert_eq!(seen[2]["snapshot"], json!({"step": 1}));
+    assert_eq!(seen[3]["code"], "model_gone");
+}
