@@ -8,3 +8,4 @@ pub mod net;
 pub mod postgres;
 pub mod process;
 pub mod redis;
+pub mod server;

@@ -53,37 +53,7 @@ impl RedisServer {
     }
 }
 
-/// A running server; it stops when dropped.
-pub struct Server {
-    pub addr: SocketAddr,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
-}
-
-impl Server {
-    pub fn url(&self) -> String {
-        format!("http://{}/", self.addr)
-    }
-
-    pub fn events_url(&self, run: &str) -> String {
-        format!("{}runs/{run}/events", self.url())
-    }
-}
-
-pub async fn serve<A: Agent>(service: AgentService<A>) -> Server {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let router = ag_ui_server::axum::service_router(service);
-    let task = tokio::spawn(async move {
-        ag_ui_server::axum::serve(listener, router).await.unwrap();
-    });
-    Server { addr, task }
-}
+pub use ag_ui_testkit::server::{Server, serve};
 
 /// A server instance on a runtime of its own (its own threads, its own Redis
 /// connections), so that a test can kill it as a crash would: every task of it dropped
