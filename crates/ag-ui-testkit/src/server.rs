@@ -51,7 +51,7 @@ impl Server {
 ///
 /// # Panics
 /// When no loopback port can be bound.
-pub async fn serve<A: Agent>(service: AgentService<A>) -> Server {
+pub async fn serve_agent<A: Agent>(service: AgentService<A>) -> Server {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .unwrap_or_else(|e| panic!("cannot bind 127.0.0.1: {e}"));
@@ -72,7 +72,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_served_agent_answers_on_loopback_and_is_gone_when_dropped() {
-        let server = serve(AgentService::new(ag_ui_server::demo::DemoAgent::new())).await;
+        let server = serve_agent(AgentService::new(ag_ui_server::demo::DemoAgent::new())).await;
         assert!(server.addr.ip().is_loopback());
         assert_eq!(
             server.events_url("r"),

@@ -53,7 +53,7 @@ impl RedisServer {
     }
 }
 
-pub use ag_ui_testkit::server::{Server, serve};
+pub use ag_ui_testkit::server::{Server, serve_agent as serve};
 
 /// A server instance on a runtime of its own (its own threads, its own Redis
 /// connections), so that a test can kill it as a crash would: every task of it dropped

@@ -5,7 +5,7 @@ use futures_util::StreamExt;
 use serde_json::{Value, json};
 
 pub use ag_ui_testkit::net::LIMIT;
-pub use ag_ui_testkit::server::{Server, serve};
+pub use ag_ui_testkit::server::{Server, serve_agent as serve};
 
 /// Serves `router` with the production server and `config`.
 pub async fn serve_router(
