@@ -5,9 +5,10 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use ag_ui_core::sse::SSE_MEDIA_TYPE;
 use ag_ui_core::{
-    Interrupt, Message, MessageId, ResumeEntry, RunAgentInput, RunId, SSE_MEDIA_TYPE, State,
-    ThreadId, ThreadState, UserMessage,
+    Interrupt, Message, MessageId, ResumeEntry, RunAgentInput, RunId, State, ThreadId, ThreadState,
+    UserMessage,
 };
 use bytes::Bytes;
 use futures_core::Stream;

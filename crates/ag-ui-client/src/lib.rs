@@ -17,21 +17,13 @@ mod resume;
 mod stream;
 mod warning;
 
-pub use ag_ui_core::BoxError;
 /// The protocol version type of `ag-ui-core`, re-exported (one type across the workspace).
 pub use ag_ui_core::ProtocolVersion;
 pub use end::{Reconnecting, RunEnd, RunItem, RunOutcome};
-pub use error::{ClientError, ClientErrorKind, TimeoutPhase};
-pub use warning::{RunWarning, WarningSource};
-
-/// The kind of a [`ClientError`]: renamed [`ClientErrorKind`] (core's `ErrorKind` is the
-/// kind of a core error).
-#[doc(hidden)]
-#[deprecated(note = "renamed ClientErrorKind")]
-pub type ErrorKind = ClientErrorKind;
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub use error::DEFAULT_MAX_ERROR_BODY_BYTES;
+pub use error::{ClientError, ClientErrorKind, TimeoutPhase};
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub use http::{HttpAgent, HttpAgentBuilder, HttpRun};
@@ -44,6 +36,7 @@ pub use resume::{
     DEFAULT_RESUME_ATTEMPTS, DEFAULT_RESUME_BACKOFF, DEFAULT_RESUME_MAX_BACKOFF, RunStopper,
 };
 pub use stream::{AbortHandle, EventStream};
+pub use warning::{RunWarning, WarningSource};
 
 /// The core crate this client builds on (events, messages, `ThreadState`).
 pub use ag_ui_core as core;

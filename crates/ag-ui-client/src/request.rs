@@ -87,14 +87,6 @@ impl RunOptions {
         self.resume = Some(entries.into_iter().collect());
         self
     }
-
-    /// Renamed [`RunOptions::resume_all`].
-    #[doc(hidden)]
-    #[deprecated(note = "renamed resume_all")]
-    #[must_use]
-    pub fn resume(self, entries: impl IntoIterator<Item = ResumeEntry>) -> Self {
-        self.resume_all(entries)
-    }
 }
 
 /// Builds the input for a run of `thread` with `options`, for an agent whose protocol

@@ -512,14 +512,6 @@ impl<S> EventStream<S> {
         self
     }
 
-    /// Renamed [`EventStream::with_peer_protocol_ceiling`].
-    #[doc(hidden)]
-    #[deprecated(note = "renamed with_peer_protocol_ceiling")]
-    #[must_use]
-    pub fn with_peer_ceiling(self, ceiling: ProtocolVersion) -> Self {
-        self.with_peer_protocol_ceiling(ceiling)
-    }
-
     /// Lets `handle` abort this stream.
     #[must_use]
     pub fn with_abort_handle(mut self, handle: AbortHandle) -> Self {

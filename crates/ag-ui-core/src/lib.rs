@@ -23,10 +23,6 @@ pub mod read {
         MAX_WARNINGS, decode, decode_slice, decode_value, from_slice, from_str,
     };
     pub use crate::model::version::decode_for;
-
-    // First-release paths of the root types.
-    #[doc(hidden)]
-    pub use crate::codec::read::{Decoded, ReadMode, Warning, WarningKind};
 }
 
 pub mod write {
@@ -66,20 +62,7 @@ pub mod sse {
     pub use crate::stream::sse::{
         DEFAULT_MAX_FRAME_BYTES, PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, to_sse_frame, write_sse_frame,
     };
-
-    // First-release paths: the reader type (now at the root) and the JSON writer (now in
-    // `write`).
-    #[doc(hidden)]
-    pub use crate::codec::write::{to_string, to_vec};
-    #[doc(hidden)]
-    pub use crate::stream::sse::SseReader;
 }
-
-// First-release module paths.
-#[doc(hidden)]
-pub use model::event;
-#[doc(hidden)]
-pub use stream::{chunk, verify};
 
 pub use codec::error::{BoxError, Error, ErrorKind, Result};
 pub use codec::read::{Decoded, ReadMode, Warning, WarningKind};
@@ -133,17 +116,6 @@ pub use thread::{
     HistoryRepair, NO_TOOL_RESULT, ProviderHistory, ProviderMessage, RepairKind, ThreadState,
     provider_history,
 };
-
-// First-release root paths of the functions and constants that now live in `read`,
-// `write`, `sse` and `stream`.
-#[doc(hidden)]
-pub use codec::read::{decode, decode_slice, decode_value, from_slice, from_str};
-#[doc(hidden)]
-pub use codec::write::{to_string, to_vec};
-#[doc(hidden)]
-pub use stream::sse::{PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, to_sse_frame, write_sse_frame};
-#[doc(hidden)]
-pub use stream::verify::verify_events;
 
 /// The `protocolVersion` this workspace's clients and producers declare unless told
 /// otherwise: `"1.0"`, what the official 1.0.0 SDKs speak, so that a 1.0 peer sees exactly

@@ -5,11 +5,14 @@
 
 pub mod doc_table;
 pub mod layout;
+pub mod names;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use ag_ui_core::read::decode;
+use ag_ui_core::write::to_string;
 use ag_ui_core::*;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -272,7 +275,7 @@ fn run<T: DeserializeOwned + write::Encode>(json: &str, mode: ReadMode) -> Resul
     })
 }
 
-/// Declares the registry of definitions: [`DEFINITIONS`] and [`decode_as`] come from one
+/// Declares the registry of definitions: [`STANDALONE_DEFINITIONS`] and [`decode_as`] come from one
 /// list, so they cannot disagree.
 macro_rules! registry {
     ([] events: [$($event:ident)*] types: [$($other:ident)*] mixins: [$($mixin:ident)*]) => {
@@ -281,7 +284,7 @@ macro_rules! registry {
     (@ $($name:ident),* $(,)?) => {
         /// Every standalone definition name [`decode_as`] knows (the 1.0 schema's definitions
         /// less the [`MIXINS`]): the events in the event table's order, then the others sorted.
-        pub const DEFINITIONS: &[&str] = &[$(stringify!($name)),*];
+        pub const STANDALONE_DEFINITIONS: &[&str] = &[$(stringify!($name)),*];
 
         /// Decodes `json` as the definition `def` in `mode`.
         ///
@@ -299,8 +302,7 @@ macro_rules! registry {
 
 ag_ui_core::for_each_definition!(registry);
 
-/// The three mixins of the 1.0 schema: open, never sent on their own.
-pub const MIXINS: &[&str] = &ag_ui_core::MIXINS;
+pub use ag_ui_core::MIXINS;
 
 /// Decodes an event through a stream decoder that mints `ids` in order (for legacy cases).
 /// An event the decoder drops (an unknown type) gives `encoded: null` and its warnings.

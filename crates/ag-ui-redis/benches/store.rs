@@ -12,9 +12,7 @@
 //! starts its own on a free loopback port). Without `--bench` (as `cargo test --benches`
 //! runs it) every case runs once.
 
-use std::net::{SocketAddr, TcpListener as StdListener, TcpStream as StdStream};
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -24,6 +22,7 @@ use ag_ui_core::{RunAgentInput, SseReader};
 use ag_ui_redis::{RedisConfig, RedisStore};
 use ag_ui_server::runs::{MemoryStore, Runs};
 use ag_ui_server::{Agent, AgentService, AgentStream, Cancellation};
+use ag_ui_testkit::redis::RedisServer;
 use criterion::{Criterion, Throughput};
 use futures_util::StreamExt;
 
@@ -44,49 +43,6 @@ impl Agent for Burst {
             }
             run.emit(|r| r.finish()).await
         })
-    }
-}
-
-/// A redis-server of the bench's own; killed by its pid when dropped.
-struct RedisServer {
-    port: u16,
-    dir: PathBuf,
-    child: Child,
-}
-
-impl RedisServer {
-    fn start() -> RedisServer {
-        let port = StdListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map(|a| a.port())
-            .expect("a free port");
-        let dir = std::env::temp_dir().join(format!("ag-ui-redis-bench-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("a temporary directory");
-        let child = Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no"])
-            .arg("--dir")
-            .arg(&dir)
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("redis-server is installed");
-        let t = Instant::now();
-        while StdStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                t.elapsed() < Duration::from_secs(10),
-                "redis-server did not start"
-            );
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        RedisServer { port, dir, child }
-    }
-}
-
-impl Drop for RedisServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 

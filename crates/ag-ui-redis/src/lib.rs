@@ -6,6 +6,6 @@ mod scripts;
 mod store;
 
 pub use store::{
-    CODE_RUN_ORPHANED, ConnectError, DEFAULT_MAX_EVENTS_PER_RUN, DEFAULT_POLL_INTERVAL,
-    DEFAULT_PREFIX, DEFAULT_RESPONSE_TIMEOUT, RedisConfig, RedisStore,
+    CODE_RUN_ORPHANED, ConnectError, DEFAULT_POLL_INTERVAL, DEFAULT_PREFIX,
+    DEFAULT_RESPONSE_TIMEOUT, RedisConfig, RedisStore,
 };

@@ -6,10 +6,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use ag_ui_core::{Event, Message, RunErrorEvent, State};
+use ag_ui_core::{Event, RunErrorEvent, ThreadState};
 use ag_ui_server::runs::{
-    Cursor, DEFAULT_LEASE, DEFAULT_RETENTION, DEFAULT_THREAD_RETENTION, DisconnectPolicy, Record,
-    RecordStream, RunMeta, RunStatus, RunStore, Runs, StoreError, StoreFuture, ThreadRecord,
+    Cursor, DEFAULT_LEASE, DEFAULT_MAX_EVENTS_PER_RUN, DEFAULT_RETENTION, DEFAULT_THREAD_RETENTION,
+    DisconnectPolicy, Record, RecordStream, RunMeta, RunStatus, RunStore, Runs, StoreError,
+    StoreFuture, ThreadRecord,
 };
 use redis::aio::{ConnectionManager, ConnectionManagerConfig, MultiplexedConnection};
 use redis::{AsyncConnectionConfig, Client, Value};
@@ -26,8 +27,6 @@ pub const CODE_RUN_ORPHANED: &str = "run_orphaned";
 
 /// Default [`RedisConfig::prefix`]: `ag-ui:`.
 pub const DEFAULT_PREFIX: &str = "ag-ui:";
-/// Default [`RedisConfig::max_events_per_run`]: 100 000.
-pub const DEFAULT_MAX_EVENTS_PER_RUN: u64 = 100_000;
 /// Default [`RedisConfig::poll_interval`]: 1 s.
 pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(1);
 /// Default [`RedisConfig::response_timeout`]: 5 s.
@@ -109,7 +108,7 @@ impl RedisConfig {
             lease: DEFAULT_LEASE,
             retention: DEFAULT_RETENTION,
             thread_retention: DEFAULT_THREAD_RETENTION,
-            max_events_per_run: DEFAULT_MAX_EVENTS_PER_RUN,
+            max_events_per_run: DEFAULT_MAX_EVENTS_PER_RUN as u64,
             poll_interval: DEFAULT_POLL_INTERVAL,
             response_timeout: DEFAULT_RESPONSE_TIMEOUT,
             connection_timeout: Duration::from_secs(2),
@@ -350,13 +349,16 @@ fn xread_entries(v: Value) -> Result<Vec<Entry>, StoreError> {
     entries(entries_value)
 }
 
+/// The run id of the events a thread record is written as (see [`ThreadDoc::thread`]).
+const THREAD_RECORD_RUN: &str = "thread-record";
+
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct ThreadDoc {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     principal: Option<String>,
-    messages: Vec<Message>,
-    state: State,
+    /// The thread as [`ThreadState::snapshot`] writes it, folded back when read.
+    thread: Vec<Event>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     active_run: Option<String>,
     updated_at: u64,
@@ -817,8 +819,7 @@ impl RedisStore {
         let key = thread_key(&self.inner.config.prefix, &thread.thread_id);
         let doc = ThreadDoc {
             principal: thread.principal,
-            messages: thread.messages,
-            state: thread.state,
+            thread: thread.thread.snapshot(&thread.thread_id, THREAD_RECORD_RUN),
             active_run: thread.active_run,
             updated_at: epoch_ms(thread.updated_at),
         };
@@ -845,13 +846,11 @@ impl RedisStore {
         let Some(v) = v else { return Ok(None) };
         let doc: ThreadDoc =
             serde_json::from_slice(&v).map_err(|e| StoreError::Backend(Box::new(e)))?;
-        let mut record = ThreadRecord::new(
-            thread_id,
-            doc.principal,
-            doc.messages,
-            doc.state,
-            doc.active_run,
-        );
+        let mut thread = ThreadState::new();
+        for event in doc.thread {
+            thread.apply_owned(event);
+        }
+        let mut record = ThreadRecord::new(thread_id, doc.principal, thread, doc.active_run);
         record.updated_at = UNIX_EPOCH + Duration::from_millis(doc.updated_at);
         Ok(Some(record))
     }

@@ -28,9 +28,9 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use ag_ui_core::{Event, RunAgentInput};
+use ag_ui_core::{BoxError, Event, RunAgentInput};
 use ag_ui_server::demo::{DemoAgent, scenario};
-use ag_ui_server::{Agent, AgentService, BoxError, Cancellation};
+use ag_ui_server::{Agent, AgentService, Cancellation};
 use axum::Router;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};

@@ -8,15 +8,10 @@ use futures_util::StreamExt;
 
 use crate::{Cancellation, RunContext};
 
-pub use ag_ui_core::BoxError;
+use ag_ui_core::BoxError;
 
 /// The stream of events one run produces: events, or an error that ends the run.
 pub type AgentStream = Pin<Box<dyn Stream<Item = Result<Event, BoxError>> + Send + 'static>>;
-
-/// The former name of [`AgentStream`].
-#[doc(hidden)]
-#[deprecated(note = "renamed AgentStream")]
-pub type EventStream = AgentStream;
 
 /// An AG-UI agent: turns one run's input into a stream of events.
 ///

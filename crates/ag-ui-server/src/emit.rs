@@ -12,7 +12,7 @@ use futures_channel::mpsc;
 use futures_core::Stream;
 use futures_util::SinkExt;
 
-use crate::agent::BoxError;
+use ag_ui_core::BoxError;
 
 /// Batches of events the channel holds before [`Emitter::emit`] waits for the server to
 /// write them.

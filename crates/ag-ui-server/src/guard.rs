@@ -13,8 +13,9 @@ use ag_ui_core::{
 };
 use futures_core::Stream;
 
-use crate::agent::{AgentStream, BoxError};
+use crate::agent::AgentStream;
 use crate::{Cancellation, Rejection};
+use ag_ui_core::BoxError;
 
 /// `code` of the `RUN_ERROR` sent when the agent's stream yields an error.
 pub const CODE_AGENT_ERROR: &str = "agent_error";
@@ -147,11 +148,6 @@ pub struct GuardOptions {
     /// Receives every [`Report`]. None by default.
     pub hook: Option<Hook>,
 }
-
-/// The former name of [`GuardOptions`].
-#[doc(hidden)]
-#[deprecated(note = "renamed GuardOptions")]
-pub type RunOptions = GuardOptions;
 
 impl Default for GuardOptions {
     fn default() -> Self {

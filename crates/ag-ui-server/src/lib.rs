@@ -2,6 +2,8 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod agent;
+#[cfg(feature = "tower")]
+mod body;
 mod cancel;
 mod context;
 #[cfg(feature = "emit")]
@@ -32,29 +34,26 @@ pub mod serve;
 #[cfg(feature = "tower")]
 mod service;
 
-#[allow(deprecated)]
-pub use agent::EventStream;
-pub use agent::{Agent, AgentStream, BoxError, ContextAgent};
+pub use agent::{Agent, AgentStream, ContextAgent};
+#[cfg(feature = "tower")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tower")))]
+pub use body::{KEEP_ALIVE_COMMENT, SseBody};
 pub use cancel::{Cancellation, Cancelled};
 pub use context::{PeerAddr, RunContext};
 #[cfg(feature = "emit")]
 #[cfg_attr(docsrs, doc(cfg(feature = "emit")))]
 pub use emit::{DEFAULT_CAPACITY, EmitError, Emitter, emit, emit_with_capacity};
-#[allow(deprecated)]
-pub use guard::RunOptions;
 pub use guard::{
     CODE_AGENT_ERROR, CODE_AGENT_PANIC, CODE_ENCODE_ERROR, CODE_INCOMPLETE_RUN,
     CODE_PROTOCOL_VIOLATION, GuardOptions, Hook, Report, ReportKind, RunGuard, SseFrames,
 };
 pub use negotiate::accepts_sse;
-#[allow(deprecated)]
-pub use request::read_input;
 pub use request::{
     BodyTimeout, DEFAULT_BODY_LIMIT, Rejection, check_content_type, read_request_body,
 };
 #[cfg(feature = "tower")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tower")))]
-pub use service::{AgentService, DEFAULT_KEEP_ALIVE, KEEP_ALIVE_COMMENT, SseBody};
+pub use service::{AgentService, DEFAULT_KEEP_ALIVE};
 
 /// The workspace README's examples, compiled and run as this crate's doctests (this crate's
 /// dev-dependencies reach every crate they use).

@@ -213,10 +213,3 @@ pub fn read_request_body(
         }
     }
 }
-
-/// The former name of [`read_request_body`].
-#[doc(hidden)]
-#[deprecated(note = "renamed read_request_body")]
-pub fn read_input(body: &[u8], limit: usize) -> Result<(RunAgentInput, Vec<Warning>), Rejection> {
-    read_request_body(body, limit)
-}

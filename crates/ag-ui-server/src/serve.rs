@@ -49,7 +49,8 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, ToSocketAddrs};
 use tokio::time::{Instant, Sleep};
 
-use crate::{BodyTimeout, BoxError, PeerAddr, Rejection};
+use crate::{BodyTimeout, PeerAddr, Rejection};
+use ag_ui_core::BoxError;
 
 /// Default [`ServeConfig::header_timeout`]: 10 s.
 pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(10);

@@ -3,3 +3,9 @@
 //! Each module starts one real part a test needs and stops it when dropped, bound to
 //! `127.0.0.1`, with every wait bounded. Test binaries depend on this crate by path instead of
 //! keeping copies of the same support code.
+
+pub mod net;
+pub mod postgres;
+pub mod process;
+pub mod redis;
+pub mod server;

@@ -333,6 +333,38 @@ impl ThreadState {
         self.run_error.as_ref()
     }
 
+    /// The events that rebuild this thread when applied to an empty one, as one run
+    /// `run_id` of `thread_id`: `RUN_STARTED`, `MESSAGES_SNAPSHOT` (every message, of every
+    /// role), `STATE_SNAPSHOT`, then the last run's end as the thread keeps it: its
+    /// `RUN_ERROR`, or `RUN_FINISHED` with its outcome (pending interrupts included) when
+    /// that was not a plain success. A store that keeps a thread keeps these, so that what
+    /// the thread learns from any event survives a reload.
+    #[must_use]
+    pub fn snapshot(&self, thread_id: &str, run_id: &str) -> Vec<Event> {
+        use crate::model::event::{
+            MessagesSnapshotEvent, RunFinishedEvent, RunStartedEvent, StateSnapshotEvent,
+        };
+        let mut events: Vec<Event> = vec![
+            RunStartedEvent::new(thread_id, run_id).into(),
+            MessagesSnapshotEvent::new(self.messages.clone()).into(),
+            StateSnapshotEvent::new(self.state.clone()).into(),
+        ];
+        if let Some(error) = &self.run_error {
+            events.push(error.clone().into());
+        } else {
+            let mut finished = RunFinishedEvent::new(thread_id, run_id);
+            if let Some(outcome) = self
+                .outcome
+                .as_ref()
+                .filter(|o| **o != RunFinishedOutcome::success())
+            {
+                finished = finished.with_outcome(outcome.clone());
+            }
+            events.push(finished.into());
+        }
+        events
+    }
+
     /// The messages and the state.
     #[must_use]
     pub fn into_parts(self) -> (Vec<Message>, State) {

@@ -2,6 +2,7 @@
 //! exactly the message in the row. `AG_UI_BLESS=1` rewrites the message column from what
 //! the code says (then review the diff).
 
+use ag_ui_core::read::decode;
 use ag_ui_core::*;
 use ag_ui_fixtures::doc_table::{DocTable, code, escape};
 
@@ -85,7 +86,7 @@ fn docs_errors_table_matches_the_code() {
                 _ => decode::<Event>(&input, ReadMode::Exact).err(),
             };
             if let Some(e) = e {
-                crate::fuzz::error_explains_itself(&input, &e).unwrap();
+                crate::contract::error_explains_itself(&input, &e).unwrap();
             }
         }
         if got != c[2] {

@@ -1,5 +1,8 @@
 //! Error quality: every message names where (a JSON Pointer) and what was expected.
 
+use ag_ui_core::read::{decode, from_str};
+use ag_ui_core::sse::write_sse_frame;
+use ag_ui_core::write::to_string;
 use ag_ui_core::*;
 
 fn err<T: serde::de::DeserializeOwned + std::fmt::Debug>(json: &str) -> Error {
@@ -129,7 +132,7 @@ fn stream_decoder_drops_unknown_types_and_translates_legacy_reasoning() {
 
 #[test]
 fn errors_have_a_kind_and_their_place_as_data() {
-    use ag_ui_core::{ErrorKind, Event, RunAgentInput, from_str};
+    use ag_ui_core::{ErrorKind, Event, RunAgentInput};
     let cases: [(&str, ErrorKind, Option<&str>); 5] = [
         (
             r#"{"type":"RUN_ERROR","message":1}"#,

@@ -256,10 +256,11 @@ fn coverage_of_definitions_and_validation_rules() {
     let cases = load();
     let mut problems = Vec::new();
     // Per definition: valid, invalid, forgiving, round-trip.
-    let mut table: std::collections::BTreeMap<&str, [usize; 4]> = ag_ui_fixtures::DEFINITIONS
-        .iter()
-        .map(|d| (*d, [0; 4]))
-        .collect();
+    let mut table: std::collections::BTreeMap<&str, [usize; 4]> =
+        ag_ui_fixtures::STANDALONE_DEFINITIONS
+            .iter()
+            .map(|d| (*d, [0; 4]))
+            .collect();
     let mut rules: std::collections::BTreeMap<u8, Vec<&str>> =
         (1..=12).map(|n| (n, Vec::new())).collect();
     for c in &cases {

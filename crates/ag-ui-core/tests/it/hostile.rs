@@ -1,5 +1,9 @@
 //! Hostile input: each case here is documented in `docs/robustness.md`.
 
+use ag_ui_core::read::{decode, decode_slice, decode_value, from_slice, from_str};
+use ag_ui_core::sse::{to_sse_frame, write_sse_frame};
+use ag_ui_core::stream::verify_events;
+use ag_ui_core::write::{to_string, to_vec};
 use ag_ui_core::*;
 use serde_json::{Value, json};
 

@@ -6,6 +6,7 @@
 mod allocations;
 mod bench_corpus;
 mod consumer;
+mod contract;
 mod error_table;
 mod errors;
 mod features;

@@ -1,6 +1,9 @@
 //! The producer contract (spec §2.2, §2.6): absent optional fields are omitted, never
 //! written as `null`; defaults are never materialized; meaningful `null`s survive.
 
+use ag_ui_core::read::{decode, from_str};
+use ag_ui_core::sse::to_sse_frame;
+use ag_ui_core::write::to_string;
 use ag_ui_core::*;
 use ag_ui_fixtures::{CaseKind, Failures, decode_as, load_cases};
 use serde_json::{Value, json};

@@ -6,7 +6,11 @@
 
 use std::fmt::Debug;
 
+use ag_ui_core::read::{decode, decode_slice, decode_value, from_slice};
+use ag_ui_core::sse::{to_sse_frame, write_sse_frame};
+use ag_ui_core::stream::verify_events;
 use ag_ui_core::write::Encode;
+use ag_ui_core::write::to_string;
 use ag_ui_core::*;
 use proptest::collection::vec;
 use proptest::prelude::*;
@@ -532,7 +536,7 @@ pub(crate) fn read_every_way(text: &str) -> Result<(), String> {
                         return Err(format!("re-encoded {again} reads differently"));
                     }
                 }
-                Err(e) => crate::fuzz::error_explains_itself(text, &e)?,
+                Err(e) => crate::contract::error_explains_itself(text, &e)?,
             }
         }
         Ok(())

@@ -1,5 +1,7 @@
 //! SSE framing: the writer's exact bytes and the incremental reader's rules.
 
+use ag_ui_core::read::from_str;
+use ag_ui_core::sse::{to_sse_frame, write_sse_frame};
 use ag_ui_core::*;
 
 fn read_all(chunks: &[&[u8]]) -> Result<Vec<String>, Error> {

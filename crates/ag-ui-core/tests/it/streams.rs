@@ -5,11 +5,12 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use ag_ui_core::stream::verify_events;
 use ag_ui_core::{
     ChunkExpander, ConsumeError, Event, EventDecoder, EventPipeline, EventType, Message,
     PipelineError, ReadMode, Rule, RunFinishedEvent, RunStartedEvent, StepStartedEvent,
     StreamConsumer, TextMessageChunkEvent, TextMessageContentEvent, TextMessageStartEvent,
-    ThreadState, ToolCallChunkEvent, Verifier, verify_events,
+    ThreadState, ToolCallChunkEvent, Verifier,
 };
 use serde_json::{Value, json};
 

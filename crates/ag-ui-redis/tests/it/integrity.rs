@@ -37,7 +37,7 @@ async fn with_the_defaults_a_5_s_stall_orphans_no_live_run() {
 /// Live runs, their owners on one instance and joined on another, through a Redis pause
 /// of `pause`, with `lease` (the default when `None`).
 async fn paused(lease: Option<Duration>, pause: Duration) {
-    let mut redis = RedisServer::start();
+    let redis = RedisServer::start();
     let mut config = redis.config();
     if let Some(l) = lease {
         config = config.lease(l);
@@ -250,4 +250,58 @@ async fn an_owner_whose_run_was_taken_stops_and_its_client_gets_the_one_terminal
     let replay = read(get(a.events_url("run-taken")).send().await.unwrap()).await;
     assert_eq!(terminals(&replay.events).len(), 1);
     assert_eq!(replay.events.len() as u64, n + 1);
+}
+
+/// A thread record written to Redis and read back is the whole fold: every message kind,
+/// the state, the last run's outcome with its pending interrupts.
+#[tokio::test]
+async fn a_thread_record_keeps_the_whole_fold() {
+    use ag_ui_server::runs::{RunStore, ThreadRecord};
+    let redis = RedisServer::start();
+    let store = redis.store(|c| c).await;
+    let events = [
+        json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r"}),
+        json!({"type": "REASONING_MESSAGE_START", "messageId": "r1", "role": "reasoning"}),
+        json!({"type": "REASONING_MESSAGE_CONTENT", "messageId": "r1", "delta": "Thinking."}),
+        json!({"type": "REASONING_MESSAGE_END", "messageId": "r1"}),
+        json!({"type": "ACTIVITY_SNAPSHOT", "messageId": "a1", "activityType": "PLAN",
+               "content": {"steps": ["look"]}}),
+        json!({"type": "STATE_SNAPSHOT", "snapshot": {"step": 3}}),
+        json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r",
+               "outcome": {"type": "interrupt", "interrupts": [
+                   {"id": "int-1", "reason": "input_required"}]}}),
+    ];
+    let mut thread = ag_ui_core::ThreadState::new();
+    for e in events {
+        let event: ag_ui_core::Event = serde_json::from_value(e).unwrap();
+        assert_eq!(thread.apply(&event), vec![]);
+    }
+    store
+        .put_thread(ThreadRecord::new(
+            "t",
+            Some("alice".into()),
+            thread.clone(),
+            None,
+        ))
+        .await
+        .unwrap();
+    let back = store.thread("t").await.unwrap().unwrap();
+    assert_eq!(back.principal.as_deref(), Some("alice"));
+    assert_eq!(
+        serde_json::to_value(back.thread.messages()).unwrap(),
+        serde_json::to_value(thread.messages()).unwrap()
+    );
+    let roles: Vec<String> = back
+        .thread
+        .messages()
+        .iter()
+        .map(|m| m.role().to_string())
+        .collect();
+    assert_eq!(roles, ["reasoning", "activity"]);
+    assert_eq!(back.thread.state(), &json!({"step": 3}));
+    assert_eq!(
+        serde_json::to_value(back.thread.pending_interrupts()).unwrap(),
+        json!([{"id": "int-1", "reason": "input_required"}])
+    );
+    assert_eq!(back.thread.run_status(), thread.run_status());
 }

@@ -17,7 +17,7 @@ use ag_ui_core::SseReader;
 use futures_util::StreamExt;
 use serde_json::Value;
 
-use crate::support::{RedisServer, ServeProcess, chat, client};
+use crate::support::{RedisServer, ServeProcess, chat, client, serve_process};
 
 /// The lease the instances run with; the pause is longer.
 const LEASE_MS: u64 = 2000;
@@ -304,7 +304,7 @@ async fn three_instances_under_faults_end_every_run_exactly_once() {
         "15",
     ];
     let mut instances: Vec<ServeProcess> = (0..3)
-        .map(|_| ServeProcess::start("127.0.0.1:0", &args))
+        .map(|_| serve_process("127.0.0.1:0", &args))
         .collect();
     let urls: Vec<String> = instances.iter().map(ServeProcess::url).collect();
     let alive = Arc::new(Mutex::new(vec![true; 3]));

@@ -1,11 +1,8 @@
 //! A redis-server of the test's own, server instances over loopback, and readers of their
 //! SSE responses.
 
-use std::net::{SocketAddr, TcpListener as StdListener, TcpStream as StdStream};
+use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
 
 use ag_ui_core::{Event, SseReader};
 use ag_ui_redis::{RedisConfig, RedisStore};
@@ -13,93 +10,28 @@ use ag_ui_server::{Agent, AgentService};
 use futures_util::StreamExt;
 use serde_json::{Value, json};
 
-/// Every wait is bounded.
-pub const LIMIT: Duration = Duration::from_secs(20);
+pub use ag_ui_testkit::net::{LIMIT, free_port};
+pub use ag_ui_testkit::process::ChildGuard;
 
-/// A free loopback port: bound, then released for the server to take.
-pub fn free_port() -> u16 {
-    let l = StdListener::bind("127.0.0.1:0").unwrap();
-    l.local_addr().unwrap().port()
+/// The test kit's `redis-server`, with the store's view of it.
+pub struct RedisServer(ag_ui_testkit::redis::RedisServer);
+
+impl std::ops::Deref for RedisServer {
+    type Target = ag_ui_testkit::redis::RedisServer;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
 }
 
-/// A `redis-server` on a loopback port of its own, persisting nothing, in a temporary
-/// directory; killed by its pid (and the directory removed) when dropped.
-pub struct RedisServer {
-    pub port: u16,
-    dir: PathBuf,
-    child: Option<Child>,
+impl std::ops::DerefMut for RedisServer {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
+    }
 }
-
-static DIRS: AtomicUsize = AtomicUsize::new(0);
 
 impl RedisServer {
     pub fn start() -> RedisServer {
-        let dir = std::env::temp_dir().join(format!(
-            "ag-ui-redis-test-{}-{}",
-            std::process::id(),
-            DIRS.fetch_add(1, Ordering::SeqCst)
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
-        let mut server = RedisServer {
-            port: free_port(),
-            dir,
-            child: None,
-        };
-        server.resume();
-        server
-    }
-
-    /// Starts the server (again) on its port.
-    pub fn resume(&mut self) {
-        assert!(self.child.is_none());
-        let child = Command::new("redis-server")
-            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no"])
-            .arg("--dir")
-            .arg(&self.dir)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("redis-server is installed (apt-get install redis-server)");
-        self.child = Some(child);
-        let t = Instant::now();
-        while StdStream::connect(("127.0.0.1", self.port)).is_err() {
-            assert!(t.elapsed() < LIMIT, "redis-server did not start");
-            std::thread::sleep(Duration::from_millis(10));
-        }
-    }
-
-    /// Stops the server (SIGSTOP, by its pid) as a long fork or a failover would: it keeps
-    /// its connections and answers nothing until [`unpause`](Self::unpause).
-    pub fn pause(&mut self) {
-        self.signal("-STOP");
-    }
-
-    /// Lets a paused server go on (SIGCONT).
-    pub fn unpause(&mut self) {
-        self.signal("-CONT");
-    }
-
-    fn signal(&self, signal: &str) {
-        let pid = self.child.as_ref().map(Child::id).unwrap();
-        let status = Command::new("kill")
-            .arg(signal)
-            .arg(pid.to_string())
-            .status()
-            .unwrap();
-        assert!(status.success(), "kill {signal} {pid}");
-    }
-
-    /// Kills the server (SIGKILL, by its pid) and waits for it to be gone.
-    pub fn kill(&mut self) {
-        if let Some(mut c) = self.child.take() {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-
-    pub fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/0", self.port)
+        RedisServer(ag_ui_testkit::redis::RedisServer::start())
     }
 
     pub fn config(&self) -> RedisConfig {
@@ -121,44 +53,7 @@ impl RedisServer {
     }
 }
 
-impl Drop for RedisServer {
-    fn drop(&mut self) {
-        self.kill();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-/// A running server; it stops when dropped.
-pub struct Server {
-    pub addr: SocketAddr,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
-}
-
-impl Server {
-    pub fn url(&self) -> String {
-        format!("http://{}/", self.addr)
-    }
-
-    pub fn events_url(&self, run: &str) -> String {
-        format!("{}runs/{run}/events", self.url())
-    }
-}
-
-pub async fn serve<A: Agent>(service: AgentService<A>) -> Server {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let router = ag_ui_server::axum::service_router(service);
-    let task = tokio::spawn(async move {
-        ag_ui_server::axum::serve(listener, router).await.unwrap();
-    });
-    Server { addr, task }
-}
+pub use ag_ui_testkit::server::{Server, serve_agent as serve};
 
 /// A server instance on a runtime of its own (its own threads, its own Redis
 /// connections), so that a test can kill it as a crash would: every task of it dropped
@@ -380,91 +275,16 @@ pub async fn reference(body: &Value) -> Vec<Value> {
     values(&r.events)
 }
 
-/// The `serve_redis` example's binary, built by `cargo test -p ag-ui-redis` (examples are built
-/// with the tests) next to this test binary.
+/// The `serve_redis` example's binary, built by `cargo test -p ag-ui-redis` (examples are
+/// built with the tests) next to this test binary.
 pub fn serve_example() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let dir = exe.parent().and_then(|d| d.parent()).unwrap();
-    let path = dir
-        .join("examples")
-        .join(format!("serve_redis{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        path.exists(),
-        "{} is missing: run `cargo test -p ag-ui-redis` (it builds the examples) or \
-         `cargo build -p ag-ui-redis --example serve_redis` first",
-        path.display()
-    );
-    path
+    ag_ui_testkit::process::example_binary("serve_redis", "ag-ui-redis")
 }
 
-/// A child process, killed (SIGKILL) when dropped.
-pub struct ChildGuard(pub std::process::Child);
-
-impl Drop for ChildGuard {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+pub use ag_ui_testkit::process::ServeProcess;
 
 /// A `serve_redis` example process: started with `args`, on `addr` (`127.0.0.1:0` for a
 /// free port, then kept across restarts), killed by its pid when dropped.
-pub struct ServeProcess {
-    pub addr: String,
-    args: Vec<String>,
-    child: Option<ChildGuard>,
-}
-
-impl ServeProcess {
-    pub fn start(addr: &str, args: &[&str]) -> ServeProcess {
-        let mut p = ServeProcess {
-            addr: addr.to_owned(),
-            args: args.iter().map(|a| (*a).to_owned()).collect(),
-            child: None,
-        };
-        p.restart();
-        p
-    }
-
-    /// Starts the process (again, on the address it had).
-    pub fn restart(&mut self) {
-        assert!(self.child.is_none());
-        let t = Instant::now();
-        loop {
-            let mut child = Command::new(serve_example())
-                .arg(&self.addr)
-                .args(&self.args)
-                .stdout(Stdio::piped())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap();
-            let stdout = child.stdout.take().unwrap();
-            let mut line = String::new();
-            let _ = std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut line);
-            let line = line.trim().to_owned();
-            if !line.is_empty() {
-                self.addr = line;
-                self.child = Some(ChildGuard(child));
-                return;
-            }
-            // The address is not free yet (a restart right after a kill): try again.
-            let _ = child.kill();
-            let _ = child.wait();
-            assert!(
-                t.elapsed() < LIMIT,
-                "serve_redis did not start on {}",
-                self.addr
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-
-    /// SIGKILL, by its pid: no clean shutdown.
-    pub fn kill(&mut self) {
-        self.child = None;
-    }
-
-    pub fn url(&self) -> String {
-        format!("http://{}/", self.addr)
-    }
+pub fn serve_process(addr: &str, args: &[&str]) -> ServeProcess {
+    ServeProcess::start(serve_example(), addr, args)
 }

@@ -271,8 +271,7 @@ impl Drive {
                         _ => false,
                     };
                     if !later {
-                        let (messages, state) = t.into_parts();
-                        let record = ThreadRecord::new(thread_id, principal, messages, state, None);
+                        let record = ThreadRecord::new(thread_id, principal, t, None);
                         if let Err(_e) = store.put_thread(record).await {
                             log_warn!(run_id, error = %_e, "the thread's record could not be written");
                         }

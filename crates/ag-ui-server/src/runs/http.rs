@@ -6,8 +6,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use ag_ui_core::{
-    AgentCapabilities, Event, MessagesSnapshotEvent, RunAgentInput, RunErrorEvent,
-    RunFinishedEvent, RunId, RunStartedEvent, StateSnapshotEvent, ThreadState,
+    AgentCapabilities, Event, RunAgentInput, RunErrorEvent, RunId, ThreadState,
     TransportCapabilities,
 };
 use futures_core::Stream;
@@ -18,8 +17,8 @@ use super::driver::{Drive, Driver};
 use super::log::log_warn;
 use super::store::{Cursor, RecordStream, RunMeta, StoreError, ThreadRecord};
 use super::{CODE_STORE_ERROR, CODE_STORE_LOST, Runs, Subscriber};
+use crate::body::{SseBody, json_response, sse_response};
 use crate::guard::GuardOptions;
-use crate::service::{SseBody, json_response, sse_response};
 use crate::{Agent, Rejection, RunGuard, accepts_sse};
 
 /// The header a browser's `EventSource` sends when it reconnects.
@@ -249,19 +248,17 @@ pub(crate) async fn start(
         .await
         .map_err(|e| store_rejection(&e))?;
     let thread = if runs.threads {
+        let thread = ThreadState::new()
+            .with_messages(input.messages.clone())
+            .with_state(input.state.clone().unwrap_or_default());
         let record = ThreadRecord::new(
             &thread_id,
             who.clone(),
-            input.messages.clone(),
-            input.state.clone().unwrap_or_default(),
+            thread.clone(),
             Some(run_id.clone()),
         );
         let _ = store.put_thread(record).await;
-        Some(
-            ThreadState::new()
-                .with_messages(input.messages.clone())
-                .with_state(input.state.clone().unwrap_or_default()),
-        )
+        Some(thread)
     } else {
         None
     };
@@ -377,12 +374,9 @@ pub(crate) async fn answer(
                 .ok_or_else(|| not_found_thread(&thread_id))?;
             let mut prelude = VecDeque::new();
             let envelope_id = RunId::random();
-            let events: [Event; 4] = [
-                RunStartedEvent::new(record.thread_id.clone(), envelope_id.clone()).into(),
-                MessagesSnapshotEvent::new(record.messages).into(),
-                StateSnapshotEvent::new(record.state).into(),
-                RunFinishedEvent::new(record.thread_id.clone(), envelope_id).into(),
-            ];
+            let events = record
+                .thread
+                .snapshot(&record.thread_id, envelope_id.as_str());
             for e in &events {
                 let mut frame = Vec::with_capacity(128);
                 ag_ui_core::sse::write_sse_frame(&mut frame, e)

@@ -174,7 +174,7 @@ impl Runs {
         self
     }
 
-    /// Keeps each thread's messages and state for `GET {agent path}/threads/{threadId}`
+    /// Keeps each thread (the whole fold of its runs) for `GET {agent path}/threads/{threadId}`
     /// (on by default).
     pub fn threads(mut self, on: bool) -> Self {
         self.threads = on;

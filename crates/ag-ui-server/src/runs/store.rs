@@ -5,7 +5,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::{Duration, SystemTime};
 
-use ag_ui_core::{Message, State};
+use ag_ui_core::ThreadState;
 use bytes::Bytes;
 use futures_core::Stream;
 
@@ -154,21 +154,24 @@ impl RunMeta {
     }
 }
 
-/// What the store keeps about a thread, so that a client can connect to it: the messages
-/// and state as they stood after its last finished run (or before its active run), and
-/// the run in progress, if any.
-#[derive(Debug, Clone, PartialEq)]
+/// What the store keeps about a thread, so that a client can connect to it: the thread as
+/// the fold of every event left it after its last finished run (or as the active run's
+/// input sent it), and the run in progress, if any.
+///
+/// The whole fold is kept (every message kind, the state, the last run's outcome with its
+/// pending interrupts, its error), not a selection of it: whatever
+/// [`ThreadState`] learns from an event survives a reconnection. A store that writes the
+/// record elsewhere keeps [`ThreadState::snapshot`]'s events and folds them back.
+#[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct ThreadRecord {
     /// The thread's id.
     pub thread_id: String,
     /// Who ran it last (see [`RunMeta::principal`]).
     pub principal: Option<String>,
-    /// Its messages: after the last finished run, or as the active run's input sent them.
-    pub messages: Vec<Message>,
-    /// Its state, likewise.
-    pub state: State,
-    /// The run in progress, whose events follow `messages` and `state`.
+    /// The thread: after the last finished run, or as the active run's input sent it.
+    pub thread: ThreadState,
+    /// The run in progress, whose events follow `thread`.
     pub active_run: Option<String>,
     /// When the record was last written.
     pub updated_at: SystemTime,
@@ -180,15 +183,13 @@ impl ThreadRecord {
     pub fn new(
         thread_id: impl Into<String>,
         principal: Option<String>,
-        messages: Vec<Message>,
-        state: State,
+        thread: ThreadState,
         active_run: Option<String>,
     ) -> Self {
         ThreadRecord {
             thread_id: thread_id.into(),
             principal,
-            messages,
-            state,
+            thread,
             active_run,
             updated_at: SystemTime::now(),
         }

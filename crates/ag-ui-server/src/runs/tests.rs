@@ -241,8 +241,7 @@ async fn threads_are_kept_bounded_and_expire_without_an_active_run() {
         ThreadRecord::new(
             id,
             None,
-            Vec::new(),
-            serde_json::json!({"id": id}),
+            ag_ui_core::ThreadState::new().with_state(serde_json::json!({"id": id})),
             active.map(str::to_owned),
         )
     };
@@ -255,8 +254,8 @@ async fn threads_are_kept_bounded_and_expire_without_an_active_run() {
         "the oldest idle thread went"
     );
     assert_eq!(
-        store.thread("b").await.unwrap().unwrap().state,
-        serde_json::json!({"id": "b"})
+        store.thread("b").await.unwrap().unwrap().thread.state(),
+        &serde_json::json!({"id": "b"})
     );
     tokio::time::sleep(Duration::from_millis(80)).await;
     assert!(store.thread("c").await.unwrap().is_none(), "expired");

@@ -18,7 +18,6 @@ mod negotiate;
 mod network;
 mod observe;
 mod peer;
-mod renamed;
 mod routes;
 mod runs;
 mod streaming;

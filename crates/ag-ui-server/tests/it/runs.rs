@@ -1187,3 +1187,135 @@ async fn the_stores_bounds_answer_503_and_410() {
     assert_eq!(doc["error"], "cursor_expired");
     assert_eq!(doc["code"], "cursor_expired");
 }
+
+/// An agent whose run leaves in the thread more than messages of text and state: a
+/// reasoning message, an activity, a tool call, and pending interrupts in its outcome.
+fn rich_run(input: RunAgentInput, _cancel: Cancellation) -> AgentStream {
+    let thread = input.thread_id.to_string();
+    let run = input.run_id.to_string();
+    let events: Vec<Value> = vec![
+        json!({"type": "RUN_STARTED", "threadId": thread, "runId": run}),
+        json!({"type": "REASONING_MESSAGE_START", "messageId": "r1", "role": "reasoning"}),
+        json!({"type": "REASONING_MESSAGE_CONTENT", "messageId": "r1", "delta": "Thinking."}),
+        json!({"type": "REASONING_MESSAGE_END", "messageId": "r1"}),
+        json!({"type": "ACTIVITY_SNAPSHOT", "messageId": "a1", "activityType": "PLAN",
+               "content": {"steps": ["look", "ask"]}}),
+        json!({"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "transfer",
+               "parentMessageId": "m1"}),
+        json!({"type": "TOOL_CALL_ARGS", "toolCallId": "c1", "delta": "{\"amount\":5}"}),
+        json!({"type": "TOOL_CALL_END", "toolCallId": "c1"}),
+        json!({"type": "STATE_SNAPSHOT", "snapshot": {"step": 3}}),
+        json!({"type": "RUN_FINISHED", "threadId": thread, "runId": run,
+               "outcome": {"type": "interrupt", "interrupts": [
+                   {"id": "int-1", "reason": "tool_call", "toolCallId": "c1",
+                    "message": "Approve the transfer?"}]}}),
+    ];
+    let events: Vec<Result<Event, ag_ui_core::BoxError>> = events
+        .into_iter()
+        .map(|e| Ok(serde_json::from_value(e).unwrap()))
+        .collect();
+    Box::pin(futures_util::stream::iter(events))
+}
+
+/// The thread a client connects to is the whole fold of the run: every message kind, the
+/// state, and the run's outcome with its pending interrupts, as folding the run itself
+/// gives.
+#[tokio::test]
+async fn a_connected_thread_keeps_every_event_effect_of_its_runs() {
+    let server = serve(AgentService::new(rich_run).runs(Runs::in_memory())).await;
+    let mut body = input("run-rich", json!({}));
+    body["threadId"] = json!("thread-rich");
+    let direct = read(post(server.url(), &body).send().await.unwrap()).await;
+    let mut folded = ag_ui_core::ThreadState::new()
+        .with_messages(serde_json::from_value(body["messages"].clone()).unwrap());
+    for e in &direct.events {
+        assert_eq!(folded.apply(e), vec![], "{e:?}");
+    }
+    assert_eq!(folded.pending_interrupts().len(), 1);
+
+    let connected = read(
+        get(format!("{}threads/thread-rich", server.url()))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(connected.status, 200);
+    let seen = values(&connected.events);
+    let kinds: Vec<&str> = seen.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "RUN_STARTED",
+            "MESSAGES_SNAPSHOT",
+            "STATE_SNAPSHOT",
+            "RUN_FINISHED"
+        ]
+    );
+    let roles: Vec<&str> = seen[1]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, ["user", "reasoning", "activity", "assistant"]);
+    assert_eq!(seen[2]["snapshot"], json!({"step": 3}));
+    assert_eq!(seen[3]["outcome"]["type"], "interrupt");
+    assert_eq!(seen[3]["outcome"]["interrupts"][0]["id"], "int-1");
+
+    // Folding what the connection gives is folding the run itself.
+    let mut resumed = ag_ui_core::ThreadState::new();
+    for e in &connected.events {
+        assert_eq!(resumed.apply(e), vec![], "{e:?}");
+    }
+    assert_eq!(json_of(&resumed.messages()), json_of(&folded.messages()));
+    assert_eq!(resumed.state(), folded.state());
+    assert_eq!(
+        json_of(&resumed.pending_interrupts()),
+        json_of(&folded.pending_interrupts())
+    );
+    assert_eq!(resumed.run_status(), folded.run_status());
+}
+
+/// A thread whose last run failed is connected to with that run's `RUN_ERROR` as its end.
+#[tokio::test]
+async fn a_connected_thread_ends_with_its_last_runs_error() {
+    fn failing(input: RunAgentInput, _cancel: Cancellation) -> AgentStream {
+        let events: Vec<Result<Event, ag_ui_core::BoxError>> = vec![
+            Ok(
+                ag_ui_core::RunStartedEvent::new(input.thread_id.clone(), input.run_id.clone())
+                    .into(),
+            ),
+            Ok(ag_ui_core::StateSnapshotEvent::new(json!({"step": 1})).into()),
+            Ok(ag_ui_core::RunErrorEvent::new("the model is gone")
+                .with_code("model_gone".to_owned())
+                .into()),
+        ];
+        Box::pin(futures_util::stream::iter(events))
+    }
+    let server = serve(AgentService::new(failing).runs(Runs::in_memory())).await;
+    let mut body = input("run-fail", json!({}));
+    body["threadId"] = json!("thread-fail");
+    let direct = read(post(server.url(), &body).send().await.unwrap()).await;
+    assert_eq!(values(&direct.events).last().unwrap()["type"], "RUN_ERROR");
+    let connected = read(
+        get(format!("{}threads/thread-fail", server.url()))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    let seen = values(&connected.events);
+    let kinds: Vec<&str> = seen.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "RUN_STARTED",
+            "MESSAGES_SNAPSHOT",
+            "STATE_SNAPSHOT",
+            "RUN_ERROR"
+        ]
+    );
+    assert_eq!(seen[2]["snapshot"], json!({"step": 1}));
+    assert_eq!(seen[3]["code"], "model_gone");
+}

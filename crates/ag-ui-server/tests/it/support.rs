@@ -1,43 +1,11 @@
 //! A server on 127.0.0.1:0 and a client that reads its events.
 
-use std::net::SocketAddr;
-use std::time::Duration;
-
 use ag_ui_core::{Event, SseReader};
-use ag_ui_server::{Agent, AgentService};
 use futures_util::StreamExt;
 use serde_json::{Value, json};
 
-/// Every test is bounded in time.
-pub const LIMIT: Duration = Duration::from_secs(20);
-
-/// A running server; it stops when dropped.
-pub struct Server {
-    pub addr: SocketAddr,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
-}
-
-impl Server {
-    pub fn url(&self) -> String {
-        format!("http://{}/", self.addr)
-    }
-}
-
-pub async fn serve<A: Agent>(service: AgentService<A>) -> Server {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let router = ag_ui_server::axum::service_router(service);
-    let task = tokio::spawn(async move {
-        ag_ui_server::axum::serve(listener, router).await.unwrap();
-    });
-    Server { addr, task }
-}
+pub use ag_ui_testkit::net::LIMIT;
+pub use ag_ui_testkit::server::{Server, serve_agent as serve};
 
 /// Serves `router` with the production server and `config`.
 pub async fn serve_router(
@@ -46,12 +14,11 @@ pub async fn serve_router(
 ) -> Server {
     let listener = config.bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let task = tokio::spawn(async move {
+    Server::spawn(addr, async move {
         ag_ui_server::axum::serve_with(listener, router, config)
             .await
             .unwrap();
-    });
-    Server { addr, task }
+    })
 }
 
 pub fn client() -> reqwest::Client {

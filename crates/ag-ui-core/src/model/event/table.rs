@@ -20,9 +20,8 @@
 /// ```
 ///
 /// * `Variant`: the [`Event`](crate::Event) and [`EventType`](crate::EventType) variant.
-/// * `StructName`: the event struct, exported at the crate root and in
-///   [`ag_ui_core::event`](crate::event).
-/// * `area`: the protocol area, the module of `ag_ui_core::event` that defines the struct
+/// * `StructName`: the event struct, exported at the crate root.
+/// * `area`: the protocol area, the module of `src/model/event/` that defines the struct
 ///   (`text_message`, `tool_call`, `state`, `activity`, `special`, `run`, `step`,
 ///   `reasoning`, `subagent`).
 /// * `VERSION`: the first protocol version that has the event, a constant of

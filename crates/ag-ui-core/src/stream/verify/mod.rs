@@ -47,7 +47,8 @@ use crate::stream::delta::{DeltaKind, Shape};
 /// The first [`Violation`].
 ///
 /// ```
-/// use ag_ui_core::{Event, Rule, RunStartedEvent, TextMessageContentEvent, verify_events};
+/// use ag_ui_core::stream::verify_events;
+/// use ag_ui_core::{Event, Rule, RunStartedEvent, TextMessageContentEvent};
 ///
 /// let events: Vec<Event> = vec![
 ///     RunStartedEvent::new("t1", "r1").into(),

@@ -1,0 +1,197 @@
+//! A PostgreSQL server of the test's own: `initdb` into a temporary directory, `postgres`
+//! on a free loopback port, stopped by its pid.
+#![allow(
+    clippy::panic,
+    reason = "test support fails the test by panicking, saying why"
+)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::net::{LIMIT, free_port, wait_for_port};
+use crate::process::{ChildGuard, require, send, temp_dir};
+
+/// What to install when a PostgreSQL binary is missing.
+const INSTALL: &str = "install PostgreSQL 15 or later so that initdb and postgres are on the \
+                       PATH: apt-get install postgresql, or brew install postgresql";
+
+/// The user PostgreSQL runs as when the tests run as root (it refuses to run as root).
+const UNPRIVILEGED: &str = "postgres";
+
+/// A PostgreSQL server on a free loopback port, its data in a temporary directory, with
+/// one database `postgres` and a superuser `postgres` trusted without a password; stopped
+/// (SIGINT, then SIGKILL after a bounded wait) by its pid and the directory removed when
+/// dropped.
+#[derive(Debug)]
+pub struct Postgres {
+    /// The port it listens on.
+    pub port: u16,
+    dir: PathBuf,
+    child: Option<ChildGuard>,
+}
+
+impl Postgres {
+    /// Creates a cluster and starts the server.
+    ///
+    /// # Panics
+    /// When `initdb` or `postgres` is missing (saying what to install), the cluster cannot
+    /// be created, or the server does not listen within [`LIMIT`].
+    #[must_use]
+    pub fn start() -> Postgres {
+        let initdb = require("initdb", INSTALL);
+        let postgres = require("postgres", INSTALL);
+        let dir = temp_dir("postgres");
+        let data = dir.join("data");
+        let root = is_root();
+        if root {
+            let status = Command::new("chown")
+                .arg("-R")
+                .arg(format!("{UNPRIVILEGED}:"))
+                .arg(&dir)
+                .status()
+                .unwrap_or_else(|e| panic!("cannot run chown: {e}"));
+            assert!(status.success(), "chown {UNPRIVILEGED} {}", dir.display());
+        }
+        let output = as_user(root, &initdb)
+            .args([
+                "-U",
+                "postgres",
+                "-A",
+                "trust",
+                "-E",
+                "UTF8",
+                "--no-sync",
+                "-D",
+            ])
+            .arg(&data)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run initdb: {e} ({INSTALL})"));
+        assert!(
+            output.status.success(),
+            "initdb failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let port = free_port();
+        let child = as_user(root, &postgres)
+            .arg("-D")
+            .arg(&data)
+            .args(["-p", &port.to_string(), "-h", "127.0.0.1", "-k"])
+            .arg(&dir)
+            .args(["-c", "fsync=off", "-c", "full_page_writes=off"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start postgres: {e} ({INSTALL})"));
+        let server = Postgres {
+            port,
+            dir,
+            child: Some(ChildGuard(child)),
+        };
+        if let Err(e) = wait_for_port(port, LIMIT, "postgres") {
+            panic!("{e}");
+        }
+        server
+    }
+
+    /// `postgres://postgres@127.0.0.1:{port}/postgres`.
+    #[must_use]
+    pub fn url(&self) -> String {
+        format!("postgres://postgres@127.0.0.1:{}/postgres", self.port)
+    }
+
+    /// The directory of the cluster and its socket.
+    #[must_use]
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Stops the server: SIGINT (a fast shutdown) by its pid, then SIGKILL if it is still
+    /// there after a bounded wait.
+    pub fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            send(child.id(), "-INT");
+            let started = Instant::now();
+            while started.elapsed() < Duration::from_secs(10) {
+                if matches!(child.0.try_wait(), Ok(Some(_))) {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            drop(child);
+        }
+    }
+}
+
+impl Drop for Postgres {
+    fn drop(&mut self) {
+        self.stop();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Whether this process runs as root (PostgreSQL refuses to).
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+}
+
+/// `program`, run as the unprivileged user when `root` (with `setpriv`, which execs, so the
+/// pid is the program's own).
+fn as_user(root: bool, program: &Path) -> Command {
+    if root {
+        let setpriv = require("setpriv", "install util-linux");
+        let mut command = Command::new(setpriv);
+        command
+            .args([
+                "--reuid",
+                UNPRIVILEGED,
+                "--regid",
+                UNPRIVILEGED,
+                "--init-groups",
+                "--",
+            ])
+            .arg(program);
+        command
+    } else {
+        Command::new(program)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Read, Write};
+    use std::net::TcpStream;
+
+    use super::*;
+
+    #[test]
+    fn it_speaks_the_postgres_protocol_and_is_gone_when_dropped() {
+        let server = Postgres::start();
+        let port = server.port;
+        let mut stream =
+            TcpStream::connect(("127.0.0.1", port)).unwrap_or_else(|e| panic!("connect: {e}"));
+        stream
+            .set_read_timeout(Some(LIMIT))
+            .unwrap_or_else(|e| panic!("{e}"));
+        // An SSLRequest: a server without TLS answers `N`.
+        stream
+            .write_all(&[0, 0, 0, 8, 4, 210, 22, 47])
+            .unwrap_or_else(|e| panic!("write: {e}"));
+        let mut answer = [0u8; 1];
+        stream
+            .read_exact(&mut answer)
+            .unwrap_or_else(|e| panic!("read: {e}"));
+        assert_eq!(&answer, b"N");
+        assert!(server.dir().join("data").join("PG_VERSION").is_file());
+        let dir = server.dir().to_owned();
+        drop(stream);
+        drop(server);
+        assert!(TcpStream::connect(("127.0.0.1", port)).is_err());
+        assert!(!dir.exists());
+    }
+}
