@@ -14,9 +14,6 @@ mod negotiate;
 mod peer;
 mod request;
 pub mod resume;
-#[cfg(feature = "emit")]
-#[cfg_attr(docsrs, doc(cfg(feature = "emit")))]
-pub mod tools;
 
 #[cfg(feature = "axum")]
 #[cfg_attr(docsrs, doc(cfg(feature = "axum")))]
@@ -37,7 +34,7 @@ mod service;
 pub use agent::EventStream;
 pub use agent::{Agent, AgentStream, BoxError, ContextAgent};
 pub use cancel::{Cancellation, Cancelled};
-pub use context::{PeerAddr, RunContext};
+pub use context::{PeerAddr, Principal, RunContext};
 #[cfg(feature = "emit")]
 #[cfg_attr(docsrs, doc(cfg(feature = "emit")))]
 pub use emit::{DEFAULT_CAPACITY, EmitError, Emitter, emit, emit_with_capacity};
