@@ -14,8 +14,7 @@ use futures_util::future::{Either, select};
 
 use crate::agent::{CODE_STEP_LIMIT, ModelAgent, UNMAPPED_EVENT, log_repairs};
 use crate::model::{
-    CODE_CONTENT_FILTER, CODE_LENGTH, CompletionModel, Finish, ModelError,
-    ModelEvent,
+    CODE_CONTENT_FILTER, CODE_LENGTH, CompletionModel, Finish, ModelError, ModelEvent,
 };
 use crate::tools::{ToolAnswer, ToolContext, no_such_tool};
 
@@ -45,8 +44,7 @@ pub(crate) async fn drive<M: CompletionModel>(
         let first = step == 1;
         let request = {
             let history = provider_history(&conversation);
-            let (request, unmapped, repairs) =
-                agent.request(input, &ctx.state(), &history, first);
+            let (request, unmapped, repairs) = agent.request(input, &ctx.state(), &history, first);
             if first {
                 log_repairs(input, "the run's history", &repairs);
             } else {
@@ -213,7 +211,11 @@ struct TurnState {
 }
 
 impl TurnState {
-    fn event(&mut self, r: &mut RunEmitter, event: ModelEvent) -> Result<(), ag_ui_builders::Error> {
+    fn event(
+        &mut self,
+        r: &mut RunEmitter,
+        event: ModelEvent,
+    ) -> Result<(), ag_ui_builders::Error> {
         match event {
             ModelEvent::Text(text) if !text.is_empty() => {
                 self.text.push_str(&text);
@@ -246,8 +248,7 @@ impl TurnState {
                                 ),
                             );
                         };
-                        let id =
-                            fresh_id.unwrap_or_else(|| ToolCallId::random().into_string());
+                        let id = fresh_id.unwrap_or_else(|| ToolCallId::random().into_string());
                         r.tool_call_start_with_id(id.clone(), name.clone())?;
                         self.calls.push((index, id.clone(), name));
                         id
@@ -275,7 +276,11 @@ impl TurnState {
     }
 
     /// Ends the run with `RUN_ERROR` for `error`, with the usage so far.
-    fn fail(&mut self, r: &mut RunEmitter, error: &ModelError) -> Result<(), ag_ui_builders::Error> {
+    fn fail(
+        &mut self,
+        r: &mut RunEmitter,
+        error: &ModelError,
+    ) -> Result<(), ag_ui_builders::Error> {
         self.failed = true;
         if let Some(u) = self.usage.take() {
             r.usage(u);

@@ -56,7 +56,9 @@ impl OfferedTool<'_> {
     /// tool.
     #[must_use]
     pub fn pointer(&self) -> String {
-        self.index.map(|i| format!("/tools/{i}")).unwrap_or_default()
+        self.index
+            .map(|i| format!("/tools/{i}"))
+            .unwrap_or_default()
     }
 }
 

@@ -38,9 +38,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use ag_ui_core::{
-    BoxError, JsonPatch, JsonPatchOperation, PatchError, RunId, ThreadId, Tool,
-};
+use ag_ui_core::{BoxError, JsonPatch, JsonPatchOperation, PatchError, RunId, ThreadId, Tool};
 use ag_ui_server::Cancellation;
 use serde_json::{Value, json};
 

@@ -33,8 +33,11 @@ pub(crate) fn to_request(
         let at = message_pointer(m, request.input_len);
         map_message(&m.message, &at, &mut messages, &mut unmapped);
     }
-    let tools: Vec<ChatCompletionTools> =
-        request.tools.iter().map(|t| function_tool(t.tool)).collect();
+    let tools: Vec<ChatCompletionTools> = request
+        .tools
+        .iter()
+        .map(|t| function_tool(t.tool))
+        .collect();
     let request = CreateChatCompletionRequest {
         model: model.to_owned(),
         messages,

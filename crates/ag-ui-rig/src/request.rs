@@ -35,7 +35,12 @@ fn definition(tool: &Tool) -> Option<ToolDefinition> {
 pub(crate) fn to_request(request: &ModelRequest<'_>) -> (CompletionRequest, Vec<Unmapped>) {
     let mut skipped = Vec::new();
     let mut history: Vec<RigMessage> = request.system.iter().map(RigMessage::system).collect();
-    map_messages(request.messages, request.input_len, &mut history, &mut skipped);
+    map_messages(
+        request.messages,
+        request.input_len,
+        &mut history,
+        &mut skipped,
+    );
     let mut tools: Vec<ToolDefinition> = Vec::new();
     for offered in request.tools {
         match definition(offered.tool) {

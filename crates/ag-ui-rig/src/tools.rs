@@ -22,19 +22,22 @@ impl RigTools for BackendTools {
         let described = Tool::new(ErasedTool::name(&tool), ErasedTool::description(&tool))
             .with_parameters(ErasedTool::parameters(&tool));
         let tool = Arc::new(tool);
-        self.raw(described, move |arguments: String, _ctx: ToolContext| -> ToolFuture {
-            let tool = Arc::clone(&tool);
-            Box::pin(async move {
-                let mut context = rig_core::tool::ToolContext::new();
-                let result = ErasedTool::execute(&*tool, arguments, &mut context).await;
-                match result.into_result() {
-                    Ok(output) => Ok(output.render()),
-                    Err(e) => Err(e
-                        .model_feedback()
-                        .map_or_else(|| e.message().to_owned(), str::to_owned)
-                        .into()),
-                }
-            })
-        })
+        self.raw(
+            described,
+            move |arguments: String, _ctx: ToolContext| -> ToolFuture {
+                let tool = Arc::clone(&tool);
+                Box::pin(async move {
+                    let mut context = rig_core::tool::ToolContext::new();
+                    let result = ErasedTool::execute(&*tool, arguments, &mut context).await;
+                    match result.into_result() {
+                        Ok(output) => Ok(output.render()),
+                        Err(e) => Err(e
+                            .model_feedback()
+                            .map_or_else(|| e.message().to_owned(), str::to_owned)
+                            .into()),
+                    }
+                })
+            },
+        )
     }
 }

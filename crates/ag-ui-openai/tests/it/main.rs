@@ -109,7 +109,10 @@ async fn request_body_for_every_message_kind() {
         .iter()
         .map(|t| t["function"]["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["get_weather", "add_todo", "whoami", "wait", "confirm"]);
+    assert_eq!(
+        names,
+        ["get_weather", "add_todo", "whoami", "wait", "confirm"]
+    );
     assert_eq!(
         [&tools[0], &tools[4]],
         [

@@ -69,7 +69,10 @@ async fn request_body_for_every_message_kind() {
         .iter()
         .map(|t| t["function"]["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["get_weather", "add_todo", "whoami", "wait", "confirm"]);
+    assert_eq!(
+        names,
+        ["get_weather", "add_todo", "whoami", "wait", "confirm"]
+    );
     assert_eq!(body["stream_options"], json!({"include_usage": true}));
     assert_eq!(customs.len(), 1);
     assert_eq!(customs[0]["name"], "unmapped_input");

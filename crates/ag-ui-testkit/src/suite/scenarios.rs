@@ -8,8 +8,8 @@ use ag_ui_server::Agent;
 use serde_json::{Value, json};
 
 use crate::provider::{
-    MODEL, Provider, Reply, call_args, call_start, finish, reasoning, refusal, role,
-    stream_error, text, usage,
+    MODEL, Provider, Reply, call_args, call_start, finish, reasoning, refusal, role, stream_error,
+    text, usage,
 };
 use crate::suite::{Served, confirm_tool, drain, of_type, types};
 
@@ -881,7 +881,10 @@ pub async fn backend_tool_patches_state<A: Agent>(make: impl Factory<A>) {
         serde_json::from_str(text.split_once(": ").unwrap().1).unwrap()
     };
     assert_eq!(shared(&sent[0]), json!({"todos": ["buy milk"]}));
-    assert_eq!(shared(&sent[1]), json!({"todos": ["buy milk", "buy bread"]}));
+    assert_eq!(
+        shared(&sent[1]),
+        json!({"todos": ["buy milk", "buy bread"]})
+    );
 
     // A state without `todos`: the patch does not apply.
     let provider = Provider::start(vec![
@@ -932,7 +935,11 @@ pub async fn tool_context_sees_the_run<A: Agent>(make: impl Factory<A>) {
     let served = Served::start_service(service).await;
     let mut client = served.client_with(
         "t-whoami",
-        &[("x-user", "ada"), ("x-tenant", "acme"), ("x-secret", "s3cret")],
+        &[
+            ("x-user", "ada"),
+            ("x-tenant", "acme"),
+            ("x-secret", "s3cret"),
+        ],
     );
     client.add_user_message("Who am I?");
     let (events, end) = drain(client.run(RunOptions::new())).await;
@@ -976,7 +983,12 @@ pub async fn unknown_tool_is_answered_with_an_error<A: Agent>(make: impl Factory
     assert_eq!(serde_json::from_str::<Value>(&result).unwrap(), expected);
     let sent = provider.requests();
     assert_eq!(sent.len(), 2);
-    let tool = sent[1]["messages"].as_array().unwrap().last().unwrap().clone();
+    let tool = sent[1]["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
     assert_eq!(tool["role"], "tool");
     assert_eq!(
         serde_json::from_str::<Value>(&text_of(&tool["content"])).unwrap(),
@@ -1022,7 +1034,12 @@ fn cancelled(events: &[Value]) {
 /// at once as cancelled, without waiting for the provider.
 pub async fn cancelled_while_the_model_streams<A: Agent>(make: impl Factory<A>) {
     let provider = Provider::start(vec![Reply::Stall(vec![role(), text("Hel")])]).await;
-    let events = run_and_cancel(make(&provider, 8), "t-cancel-stream", "TEXT_MESSAGE_CONTENT").await;
+    let events = run_and_cancel(
+        make(&provider, 8),
+        "t-cancel-stream",
+        "TEXT_MESSAGE_CONTENT",
+    )
+    .await;
     cancelled(&events);
     assert_eq!(of_type(&events, "TEXT_MESSAGE_CONTENT").len(), 1);
     assert_eq!(provider.requests().len(), 1);
@@ -1042,7 +1059,10 @@ pub async fn cancelled_while_a_backend_tool_runs<A: Agent>(make: impl Factory<A>
     .await;
     let events = run_and_cancel(make(&provider, 8), "t-cancel-tool", "TOOL_CALL_END").await;
     cancelled(&events);
-    assert!(of_type(&events, "TOOL_CALL_RESULT").is_empty(), "{events:#?}");
+    assert!(
+        of_type(&events, "TOOL_CALL_RESULT").is_empty(),
+        "{events:#?}"
+    );
     assert_eq!(provider.requests().len(), 1);
 }
 

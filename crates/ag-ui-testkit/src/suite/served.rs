@@ -49,15 +49,12 @@ impl Served {
 
     /// A client of this server on `thread` that sends `headers` with every request.
     pub fn client_with(&self, thread: &str, headers: &[(&str, &str)]) -> ag_ui_client::HttpAgent {
-        let mut builder = ag_ui_client::HttpAgent::builder(format!("http://{}/", self.addr))
-            .thread_id(thread);
+        let mut builder =
+            ag_ui_client::HttpAgent::builder(format!("http://{}/", self.addr)).thread_id(thread);
         for (name, value) in headers {
             builder = builder.header(*name, *value);
         }
-        builder
-            .idle_timeout(LIMIT)
-            .build()
-            .unwrap()
+        builder.idle_timeout(LIMIT).build().unwrap()
     }
 }
 
@@ -72,6 +69,7 @@ pub fn confirm_tool() -> ag_ui_core::Tool {
 
 /// Arguments of the backend tool `get_weather`.
 #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[non_exhaustive]
 pub struct WeatherArgs {
     /// The city.
     pub city: String,
@@ -79,6 +77,7 @@ pub struct WeatherArgs {
 
 /// Arguments of the backend tool `add_todo`.
 #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[non_exhaustive]
 pub struct AddTodo {
     /// The todo.
     pub text: String,
@@ -90,7 +89,8 @@ pub struct AddTodo {
 pub fn backend_tools() -> BackendTools {
     BackendTools::new()
         .typed(
-            TypedTool::<WeatherArgs>::new("get_weather", "The weather in a city").with_clean_schema(),
+            TypedTool::<WeatherArgs>::new("get_weather", "The weather in a city")
+                .with_clean_schema(),
             |args: WeatherArgs, _ctx| async move {
                 Ok::<_, std::io::Error>(json!({"city": args.city, "temperature": 14}))
             },
@@ -118,12 +118,15 @@ pub fn backend_tools() -> BackendTools {
                 })
             },
         )
-        .raw(Tool::new("wait", "Wait for a long time"), |_arguments, ctx: ToolContext| {
-            Box::pin(async move {
-                ctx.cancellation().cancelled().await;
-                Ok("cancelled".to_owned())
-            })
-        })
+        .raw(
+            Tool::new("wait", "Wait for a long time"),
+            |_arguments, ctx: ToolContext| {
+                Box::pin(async move {
+                    ctx.cancellation().cancelled().await;
+                    Ok("cancelled".to_owned())
+                })
+            },
+        )
 }
 
 /// The agent every scenario runs: `model` with the [`backend_tools`], at most `max_steps`
