@@ -1,15 +1,13 @@
-//! [`ModelAgent`]: the agent's settings, the request of each model call, and the server's
-//! `Agent` impl. The run itself is [`crate::driver`].
+//! [`ModelAgent`]: the agent's settings and the request of each model call. The run itself,
+//! and the server's `Agent` impl, are in `driver`.
 
 use std::fmt;
 use std::sync::Arc;
 
-use ag_ui_builders::{RunEmitter, SequentialIds};
 use ag_ui_core::{HistoryRepair, ProviderHistory, RepairKind, RunAgentInput};
-use ag_ui_server::{Agent, AgentStream, Cancellation, RunContext, emit};
 
 use crate::model::{CompletionModel, ModelRequest, OfferedTool, Unmapped};
-use crate::tools::{BackendTools, ToolContext};
+use crate::tools::BackendTools;
 
 /// How many model calls one run makes at most, by default.
 pub const DEFAULT_MAX_STEPS: usize = 8;
@@ -231,64 +229,5 @@ impl<M: CompletionModel> ModelAgent<M> {
             unmapped.extend(clashes);
         }
         (request, unmapped, history.repairs.clone())
-    }
-
-    /// Runs `input` with `context`: the event stream of the run (what the server's `Agent`
-    /// impl returns).
-    pub fn stream(&self, input: RunAgentInput, context: &RunContext) -> AgentStream {
-        let agent = self.clone();
-        let mut tool_context = ToolContext::new(
-            input.thread_id.clone(),
-            input.run_id.clone(),
-            input.state.clone().unwrap_or_default(),
-        )
-        .with_cancellation(context.cancellation().clone());
-        if let Some(principal) = context.principal() {
-            tool_context = tool_context.with_principal(principal);
-        }
-        for name in &self.inner.tool_headers {
-            if let Some(value) = context.headers().get(name).and_then(|v| v.to_str().ok()) {
-                tool_context = tool_context.with_header(name.as_str(), value);
-            }
-        }
-        // Message ids derived from the run id: a run's events are the same each time it is
-        // given the same provider stream (tool calls keep the provider's ids).
-        let mut run = RunEmitter::start_for(&input)
-            .with_ids(SequentialIds::with_prefix(input.run_id.to_string()));
-        if let Some(state) = input.state.clone() {
-            run = run.with_state_baseline(state);
-        }
-        emit(run, move |mut run| async move {
-            crate::driver::drive(&agent, &mut run, &input, &tool_context).await
-        })
-    }
-}
-
-/// Logs at warn what was changed in the request so that the provider accepts it (see
-/// `ag_ui_core::provider_history`); the thread and the events are left as they are.
-pub(crate) fn log_repairs<'a>(
-    input: &RunAgentInput,
-    what: &str,
-    repairs: impl IntoIterator<Item = &'a HistoryRepair>,
-) {
-    for r in repairs {
-        tracing::warn!(
-            thread_id = %input.thread_id,
-            run_id = %input.run_id,
-            tool_call_id = %r.tool_call_id,
-            repair = r.kind.as_str(),
-            "{what} was changed for the model provider: {r}"
-        );
-    }
-}
-
-impl<M: CompletionModel> Agent for ModelAgent<M> {
-    fn run(&self, input: RunAgentInput, cancel: Cancellation) -> AgentStream {
-        let context = RunContext::new(&input, cancel);
-        self.stream(input, &context)
-    }
-
-    fn run_with_context(&self, input: RunAgentInput, context: RunContext) -> AgentStream {
-        self.stream(input, &context)
     }
 }

@@ -1,22 +1,84 @@
 //! The run loop: a model call streamed into the run, the backend tools of its turn, the
-//! model called again, up to the step limit.
+//! model called again, up to the step limit; and the server's `Agent` impl.
 
 use std::future::Future;
 use std::pin::pin;
 
-use ag_ui_builders::{ModelChunk, ProviderUsage, RunEmitter, tool_call};
+use ag_ui_builders::{ModelChunk, ProviderUsage, RunEmitter, SequentialIds, tool_call};
 use ag_ui_core::{
-    AssistantMessage, Message, RunAgentInput, ToolCall, ToolCallId, ToolMessage, provider_history,
+    AssistantMessage, HistoryRepair, Message, RunAgentInput, ToolCall, ToolCallId, ToolMessage,
+    provider_history,
 };
-use ag_ui_server::{Cancellation, EmitError, Emitter};
+use ag_ui_server::{Agent, AgentStream, Cancellation, EmitError, Emitter, RunContext, emit};
 use futures_util::StreamExt;
 use futures_util::future::{Either, select};
 
-use crate::agent::{CODE_STEP_LIMIT, ModelAgent, UNMAPPED_EVENT, log_repairs};
+use crate::agent::{CODE_STEP_LIMIT, ModelAgent, UNMAPPED_EVENT};
 use crate::model::{
     CODE_CONTENT_FILTER, CODE_LENGTH, CompletionModel, Finish, ModelError, ModelEvent,
 };
 use crate::tools::{ToolAnswer, ToolContext, no_such_tool};
+
+impl<M: CompletionModel> ModelAgent<M> {
+    /// Runs `input` with `context`: the event stream of the run (what the server's `Agent`
+    /// impl returns).
+    pub fn stream(&self, input: RunAgentInput, context: &RunContext) -> AgentStream {
+        let agent = self.clone();
+        let mut tool_context = ToolContext::new(
+            input.thread_id.clone(),
+            input.run_id.clone(),
+            input.state.clone().unwrap_or_default(),
+        )
+        .with_cancellation(context.cancellation().clone());
+        if let Some(principal) = context.principal() {
+            tool_context = tool_context.with_principal(principal);
+        }
+        for name in &self.inner.tool_headers {
+            if let Some(value) = context.headers().get(name).and_then(|v| v.to_str().ok()) {
+                tool_context = tool_context.with_header(name.as_str(), value);
+            }
+        }
+        // Message ids derived from the run id: a run's events are the same each time it is
+        // given the same provider stream (tool calls keep the provider's ids).
+        let mut run = RunEmitter::start_for(&input)
+            .with_ids(SequentialIds::with_prefix(input.run_id.to_string()));
+        if let Some(state) = input.state.clone() {
+            run = run.with_state_baseline(state);
+        }
+        emit(run, move |mut run| async move {
+            drive(&agent, &mut run, &input, &tool_context).await
+        })
+    }
+}
+
+/// Logs at warn what was changed in the request so that the provider accepts it (see
+/// `ag_ui_core::provider_history`); the thread and the events are left as they are.
+fn log_repairs<'a>(
+    input: &RunAgentInput,
+    what: &str,
+    repairs: impl IntoIterator<Item = &'a HistoryRepair>,
+) {
+    for r in repairs {
+        tracing::warn!(
+            thread_id = %input.thread_id,
+            run_id = %input.run_id,
+            tool_call_id = %r.tool_call_id,
+            repair = r.kind.as_str(),
+            "{what} was changed for the model provider: {r}"
+        );
+    }
+}
+
+impl<M: CompletionModel> Agent for ModelAgent<M> {
+    fn run(&self, input: RunAgentInput, cancel: Cancellation) -> AgentStream {
+        let context = RunContext::new(&input, cancel);
+        self.stream(input, &context)
+    }
+
+    fn run_with_context(&self, input: RunAgentInput, context: RunContext) -> AgentStream {
+        self.stream(input, &context)
+    }
+}
 
 /// `f`'s output, or `None` when `cancel` is tripped first (or was already; when both are
 /// ready, the cancellation wins).
@@ -31,7 +93,7 @@ async fn until_cancelled<F: Future>(cancel: &Cancellation, f: F) -> Option<F::Ou
 }
 
 /// Runs `input` to its end on `run`.
-pub(crate) async fn drive<M: CompletionModel>(
+async fn drive<M: CompletionModel>(
     agent: &ModelAgent<M>,
     run: &mut Emitter,
     input: &RunAgentInput,
