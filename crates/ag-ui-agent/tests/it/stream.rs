@@ -128,3 +128,36 @@ async fn set_state_is_emitted_as_the_patch_from_the_state_before() {
     );
     assert_eq!(events.last().unwrap()["type"], "RUN_FINISHED");
 }
+
+/// A tool that patches the state, then fails: the change stands and is emitted (before the
+/// error result the model is given).
+#[tokio::test]
+async fn what_a_failing_tool_changed_is_emitted_before_its_error() {
+    use ag_ui_core::JsonPatchOperation;
+    let tools =
+        BackendTools::new().raw(Tool::new("half", "Half done"), |_args, ctx: ToolContext| {
+            Box::pin(async move {
+                ctx.patch_state([JsonPatchOperation::replace("/count", 5)])?;
+                Err("then it failed".into())
+            })
+        });
+    let agent = ModelAgent::new(Scripted::new(vec![
+        vec![call(Some("half"), "{}"), ModelEvent::Finish(Finish::Stop)],
+        vec![
+            ModelEvent::Text("Sorry.".to_owned()),
+            ModelEvent::Finish(Finish::Stop),
+        ],
+    ]))
+    .tools(tools);
+    let events = run(&agent, input(json!([]))).await;
+    let types: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    let delta_at = types.iter().position(|t| *t == "STATE_DELTA").unwrap();
+    assert_eq!(types[delta_at + 1], "TOOL_CALL_RESULT", "{types:?}");
+    assert_eq!(
+        events[delta_at]["delta"],
+        json!([{"op": "replace", "path": "/count", "value": 5}])
+    );
+    let content: Value =
+        serde_json::from_str(events[delta_at + 1]["content"].as_str().unwrap()).unwrap();
+    assert_eq!(content, json!({"error": "then it failed"}));
+}

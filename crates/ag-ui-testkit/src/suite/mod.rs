@@ -7,7 +7,7 @@
 //! An adapter's `tests/it` runs the whole suite with [`model_agent_suite!`](crate::model_agent_suite),
 //! given a function from the provider to its model pointed at it:
 //!
-//! ```ignore
+//! ```text
 //! fn model(provider: &Provider) -> OpenAiModel {
 //!     let config = OpenAIConfig::new().with_api_base(provider.base_url()).with_api_key("sk-test");
 //!     OpenAiModel::new(Client::with_config(config), MODEL)
