@@ -47,7 +47,7 @@ impl<M> Clone for Settings<M> {
 ///
 /// Each run sends the run's conversation, the frontend tools (`RunAgentInput.tools`), the
 /// backend tools and the `context` to the model, and streams its answer as AG-UI events.
-/// A turn that calls only backend tools runs them in the server with a [`ToolContext`]
+/// A turn that calls only backend tools runs them in the server with a [`ToolContext`](crate::ToolContext)
 /// (what they change of the state is emitted as `STATE_DELTA`, their results as
 /// `TOOL_CALL_RESULT`) and calls the model again, at most [`max_steps`](Self::max_steps)
 /// times; a turn that calls a frontend tool ends the run with the call pending
@@ -122,7 +122,7 @@ impl<M: CompletionModel> ModelAgent<M> {
         self.edit(|i| i.tools = tools)
     }
 
-    /// The request headers backend tools may read ([`ToolContext::header`]); none by
+    /// The request headers backend tools may read ([`ToolContext::header`](crate::ToolContext::header)); none by
     /// default. Names are case-insensitive.
     #[must_use]
     pub fn tool_headers<I, S>(self, names: I) -> Self
