@@ -154,3 +154,34 @@ async fn rig_tool_runs_in_the_server() {
     assert_eq!(tool["role"], "tool");
     assert_eq!(tool["content"], "42");
 }
+
+/// `RigModel::configure` changes every request the run sends (here: each of the two model
+/// calls of a backend tool loop).
+#[tokio::test]
+async fn configure_changes_every_request() {
+    use ag_ui_testkit::provider::{Reply, call_start, finish, role, text};
+    let provider = Provider::start(vec![
+        Reply::stream(vec![
+            role(),
+            call_start(0, "call_1", "get_weather", "{\"city\":\"Oslo\"}"),
+            finish("tool_calls"),
+        ]),
+        Reply::stream(vec![role(), text("3 °C."), finish("stop")]),
+    ])
+    .await;
+    let configured = model(&provider).configure(|mut request| {
+        request.temperature = Some(0.25);
+        request
+    });
+    let served = Served::start(agent(configured, 8)).await;
+    let mut client = served.client("t-configure");
+    client.add_user_message("Weather in Oslo?");
+    let (events, end) = drain(client.run(ag_ui_client::RunOptions::new())).await;
+    assert!(end.is_ok(), "{:?}", end.error);
+    assert_eq!(events.last().unwrap()["type"], "RUN_FINISHED");
+    let sent = provider.requests();
+    assert_eq!(sent.len(), 2);
+    for request in &sent {
+        assert_eq!(request["temperature"], json!(0.25));
+    }
+}
