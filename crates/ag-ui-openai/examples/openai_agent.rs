@@ -11,9 +11,10 @@
 use std::io::Write;
 
 use ag_ui_builders::TypedTool;
+use ag_ui_openai::ag_ui_agent::BackendTools;
 use ag_ui_openai::async_openai::Client;
 use ag_ui_openai::async_openai::config::OpenAIConfig;
-use ag_ui_openai::{BackendTools, OpenAiAgent};
+use ag_ui_openai::{OpenAiAgent, OpenAiModel};
 
 /// Arguments of `get_time`.
 #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -37,9 +38,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let model = env("OPENAI_MODEL").unwrap_or_else(|| "gpt-4o-mini".to_owned());
     let tools = BackendTools::new().typed(
         TypedTool::<TimeArgs>::new("get_time", "The current time (UTC)").with_clean_schema(),
-        |_: TimeArgs| async { Ok::<_, std::io::Error>(serde_json::json!({"utc": utc_now()})) },
+        |_: TimeArgs, _ctx| async {
+            Ok::<_, std::io::Error>(serde_json::json!({"utc": utc_now()}))
+        },
     );
-    let agent = OpenAiAgent::new(Client::with_config(config), model)
+    let agent = OpenAiAgent::new(OpenAiModel::new(Client::with_config(config), model))
         .system_prompt("You are a helpful assistant. Use the tools when they help.")
         .tools(tools);
 

@@ -1,10 +1,9 @@
-//! From a run's input to a chat-completions request: the conversation, the tools, the
-//! context and (when asked) the shared state.
+//! From a model call's request ([`ModelRequest`]) to a chat-completions request: the
+//! system texts, the conversation and the tools.
 
-use ag_ui_core::{
-    AssistantMessage, Content, ContentPart, HistoryRepair, Message, PartSource, RepairKind,
-    RunAgentInput, Tool, ToolCall as AgToolCall, ToolMessage, provider_history,
-};
+use ag_ui_agent::model::message_pointer;
+use ag_ui_agent::{ModelRequest, Unmapped};
+use ag_ui_core::{Content, ContentPart, Message, PartSource, Tool, ToolCall as AgToolCall};
 use async_openai::types::chat::{
     ChatCompletionMessageToolCall, ChatCompletionMessageToolCalls,
     ChatCompletionRequestAssistantMessage, ChatCompletionRequestAssistantMessageContent,
@@ -18,106 +17,29 @@ use async_openai::types::chat::{
     ImageUrl, InputAudio, InputAudioFormat,
 };
 
-/// Something of the run input the chat-completions API has no place for, and that was left
-/// out of the request: where it is (a JSON Pointer into the `RunAgentInput`) and why.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-#[non_exhaustive]
-pub struct Unmapped {
-    /// The JSON Pointer of the item in the run input, e.g. `/messages/2/content/1`.
-    pub pointer: String,
-    /// Why it was left out.
-    pub reason: String,
-}
-
-impl Unmapped {
-    fn new(pointer: String, reason: impl Into<String>) -> Self {
-        Self {
-            pointer,
-            reason: reason.into(),
-        }
-    }
-}
-
-/// How the run input becomes a request (the agent's settings that shape it).
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Shape<'a> {
-    pub(crate) model: &'a str,
-    pub(crate) system_prompt: Option<&'a str>,
-    pub(crate) state_in_prompt: bool,
-    pub(crate) backend_tools: Vec<&'a Tool>,
-}
-
-/// The request for the first model call of a run, what was left out, and what of the
-/// history was repaired so that the provider accepts it (`ag_ui_core::provider_history`:
-/// tool calls without a result, arguments that are not JSON).
+/// The chat-completions request of `request` for `model` (streamed, with the usage), and
+/// what of the run input it cannot hold.
 pub(crate) fn to_request(
-    input: &RunAgentInput,
-    shape: &Shape<'_>,
-) -> (
-    CreateChatCompletionRequest,
-    Vec<Unmapped>,
-    Vec<HistoryRepair>,
-) {
+    request: &ModelRequest<'_>,
+    model: &str,
+) -> (CreateChatCompletionRequest, Vec<Unmapped>) {
     let mut unmapped = Vec::new();
-    let mut messages: Vec<ChatCompletionRequestMessage> = Vec::new();
-    if let Some(prompt) = shape.system_prompt {
-        messages.push(ChatCompletionRequestSystemMessage::from(prompt).into());
-    }
-    if let Some(context) = input.context.as_deref().filter(|c| !c.is_empty()) {
-        let mut text = String::from("Context from the application:");
-        for entry in context {
-            text.push_str(&format!("\n- {}: {}", entry.description, entry.value));
-        }
-        messages.push(ChatCompletionRequestSystemMessage::from(text).into());
-    }
-    if shape.state_in_prompt
-        && let Some(state) = input.state.as_ref().filter(|s| !s.is_null())
-    {
-        messages.push(
-            ChatCompletionRequestSystemMessage::from(format!(
-                "The application's shared state (JSON): {state}"
-            ))
-            .into(),
-        );
-    }
-    let history = provider_history(&input.messages);
-    for m in &history.messages {
-        // A tool message added for a call without a result has no place in the input, and
-        // nothing of it is ever left out.
-        let at = m
-            .index
-            .map(|i| format!("/messages/{i}"))
-            .unwrap_or_default();
+    let mut messages: Vec<ChatCompletionRequestMessage> = request
+        .system
+        .iter()
+        .map(|text| ChatCompletionRequestSystemMessage::from(text.as_str()).into())
+        .collect();
+    for m in request.messages {
+        let at = message_pointer(m, request.input_len);
         map_message(&m.message, &at, &mut messages, &mut unmapped);
     }
-    for r in &history.repairs {
-        if r.kind == RepairKind::ResultWithoutCall {
-            unmapped.push(Unmapped::new(
-                format!("/messages{}", r.pointer()),
-                "the tool result answers no tool call before it in the conversation",
-            ));
-        }
-    }
-    let mut tools: Vec<ChatCompletionTools> = shape
-        .backend_tools
+    let tools: Vec<ChatCompletionTools> = request
+        .tools
         .iter()
-        .map(|t| function_tool(t))
+        .map(|t| function_tool(t.tool))
         .collect();
-    for (i, tool) in input.tools().iter().enumerate() {
-        if shape.backend_tools.iter().any(|b| b.name == tool.name) {
-            unmapped.push(Unmapped::new(
-                format!("/tools/{i}"),
-                format!(
-                    "a backend tool is named {:?} too; the backend one is offered",
-                    tool.name
-                ),
-            ));
-            continue;
-        }
-        tools.push(function_tool(tool));
-    }
     let request = CreateChatCompletionRequest {
-        model: shape.model.to_owned(),
+        model: model.to_owned(),
         messages,
         tools: (!tools.is_empty()).then_some(tools),
         stream: Some(true),
@@ -127,7 +49,7 @@ pub(crate) fn to_request(
         }),
         ..Default::default()
     };
-    (request, unmapped, history.repairs)
+    (request, unmapped)
 }
 
 fn function_tool(tool: &Tool) -> ChatCompletionTools {
@@ -344,39 +266,4 @@ fn user_part(
         ContentPart::Video(_) => skip(unmapped, "chat completions take no video"),
         _ => skip(unmapped, "unknown content part"),
     }
-}
-
-/// The messages the model's turn and the backend tools' results add to the conversation,
-/// mapped as the history is (so arguments that are not JSON are sent as `{}`); what was
-/// repaired.
-pub(crate) fn continue_with(
-    request: &mut CreateChatCompletionRequest,
-    text: &str,
-    results: &[(AgToolCall, String)],
-) -> Vec<HistoryRepair> {
-    let turn = turn_messages(text, results);
-    let history = provider_history(&turn);
-    let mut unmapped = Vec::new();
-    for m in &history.messages {
-        map_message(&m.message, "", &mut request.messages, &mut unmapped);
-    }
-    history.repairs
-}
-
-/// The model's turn and its backend tool results as AG-UI messages.
-fn turn_messages(text: &str, results: &[(AgToolCall, String)]) -> Vec<Message> {
-    let calls: Vec<AgToolCall> = results.iter().map(|(c, _)| c.clone()).collect();
-    let mut turn = vec![Message::Assistant(
-        AssistantMessage::new("turn")
-            .with_content(text)
-            .with_tool_calls(calls),
-    )];
-    for (k, (call, content)) in results.iter().enumerate() {
-        turn.push(Message::Tool(ToolMessage::new(
-            format!("turn-result-{k}"),
-            content.as_str(),
-            call.id.clone(),
-        )));
-    }
-    turn
 }

@@ -14,6 +14,14 @@ use crate::Cancellation;
 #[allow(clippy::exhaustive_structs)] // a newtype that servers construct
 pub struct PeerAddr(pub SocketAddr);
 
+/// Who a request comes from, as an authentication layer in front of the agent found them:
+/// put in the request's extensions (by any layer), read by
+/// [`AgentService`](crate::AgentService) into [`RunContext::principal`]. With resumable runs,
+/// the principal [`Runs::authorize`](crate::runs::Runs::authorize) names takes its place.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[allow(clippy::exhaustive_structs)] // a newtype that layers construct
+pub struct Principal(pub String);
+
 /// What a run knows about where it came from: its cancellation signal, its ids, the request
 /// id, the peer's address and (with the `tower` feature) the request's head: method, URI,
 /// headers and the extensions that layers in front of the agent put there (the user an
@@ -42,6 +50,7 @@ pub struct RunContext {
     run_id: RunId,
     request_id: Option<Arc<str>>,
     peer_addr: Option<SocketAddr>,
+    principal: Option<Arc<str>>,
     #[cfg(feature = "tower")]
     request: Arc<http::request::Parts>,
 }
@@ -53,6 +62,7 @@ impl std::fmt::Debug for RunContext {
             .field("run_id", &self.run_id.as_str())
             .field("request_id", &self.request_id)
             .field("peer_addr", &self.peer_addr)
+            .field("principal", &self.principal)
             .field("cancelled", &self.cancel.is_cancelled());
         #[cfg(feature = "tower")]
         d.field("method", &self.request.method)
@@ -72,6 +82,7 @@ impl RunContext {
             run_id: input.run_id.clone(),
             request_id: None,
             peer_addr: None,
+            principal: None,
             #[cfg(feature = "tower")]
             request: Arc::new(http::Request::new(()).into_parts().0),
         }
@@ -91,9 +102,17 @@ impl RunContext {
         self
     }
 
+    /// This context with `principal` as who the request comes from.
+    #[must_use]
+    pub fn with_principal(mut self, principal: impl Into<String>) -> Self {
+        self.principal = Some(Arc::from(principal.into()));
+        self
+    }
+
     /// This context with `request` as the request's head. The request id (when none is set
     /// yet) is read from its `x-request-id` header, the peer address (when none is set yet)
-    /// from its [`PeerAddr`] extension.
+    /// from its [`PeerAddr`] extension, the principal (when none is set yet) from its
+    /// [`Principal`] extension.
     #[cfg(feature = "tower")]
     #[cfg_attr(docsrs, doc(cfg(feature = "tower")))]
     #[must_use]
@@ -108,6 +127,12 @@ impl RunContext {
         }
         if self.peer_addr.is_none() {
             self.peer_addr = request.extensions.get::<PeerAddr>().map(|p| p.0);
+        }
+        if self.principal.is_none() {
+            self.principal = request
+                .extensions
+                .get::<Principal>()
+                .map(|p| Arc::from(p.0.as_str()));
         }
         self.request = Arc::new(request);
         self
@@ -150,6 +175,14 @@ impl RunContext {
     #[must_use]
     pub fn peer_addr(&self) -> Option<SocketAddr> {
         self.peer_addr
+    }
+
+    /// Who the request comes from: the principal [`Runs::authorize`](crate::runs::Runs::authorize)
+    /// named (for a service with resumable runs), else the [`Principal`] an authentication
+    /// layer put in the request's extensions; `None` when neither did.
+    #[must_use]
+    pub fn principal(&self) -> Option<&str> {
+        self.principal.as_deref()
     }
 
     /// The request's head: method, URI, version, headers and extensions (empty for a context

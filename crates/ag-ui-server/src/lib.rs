@@ -15,9 +15,6 @@ mod guard;
 mod negotiate;
 mod request;
 pub mod resume;
-#[cfg(feature = "emit")]
-#[cfg_attr(docsrs, doc(cfg(feature = "emit")))]
-pub mod tools;
 
 #[cfg(feature = "axum")]
 #[cfg_attr(docsrs, doc(cfg(feature = "axum")))]
@@ -39,7 +36,7 @@ pub use agent::{Agent, AgentStream, ContextAgent};
 #[cfg_attr(docsrs, doc(cfg(feature = "tower")))]
 pub use body::{KEEP_ALIVE_COMMENT, SseBody};
 pub use cancel::{Cancellation, Cancelled};
-pub use context::{PeerAddr, RunContext};
+pub use context::{PeerAddr, Principal, RunContext};
 #[cfg(feature = "emit")]
 #[cfg_attr(docsrs, doc(cfg(feature = "emit")))]
 pub use emit::{DEFAULT_CAPACITY, EmitError, Emitter, emit, emit_with_capacity};

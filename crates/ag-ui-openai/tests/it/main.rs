@@ -1,6 +1,6 @@
-//! Integration tests: `OpenAiAgent` on the real `async-openai` client against a local
-//! OpenAI-compatible provider, served by the ag-ui-server axum router and run by the
-//! workspace's client, all over loopback.
+//! Integration tests: the model-agent suite (`ag_ui_testkit::suite`) run on `OpenAiModel`
+//! through the real `async-openai` client against the test kit's local provider, and what
+//! is particular to chat completions through async-openai.
 #![allow(
     clippy::unwrap_used,
     clippy::panic,
@@ -11,72 +11,40 @@
     dead_code
 )]
 
-mod provider;
-mod scenarios;
-
-use ag_ui_openai::OpenAiAgent;
+use ag_ui_openai::OpenAiModel;
 use ag_ui_openai::async_openai::Client;
 use ag_ui_openai::async_openai::config::OpenAIConfig;
+use ag_ui_testkit::provider::{self, MODEL, Provider};
+use ag_ui_testkit::suite::{Served, agent, confirm_tool, drain, of_type, scenarios};
 use serde_json::{Value, json};
 
-use provider::{MODEL, Provider, backend_tools};
-
-/// The agent under test: async-openai pointed at the local provider by its base URL.
-fn agent(provider: &Provider, max_steps: usize) -> OpenAiAgent {
+/// The model under test: async-openai pointed at the local provider by its base URL.
+fn model(provider: &Provider) -> OpenAiModel {
     let config = OpenAIConfig::new()
         .with_api_base(provider.base_url())
         .with_api_key("sk-test");
-    OpenAiAgent::new(Client::with_config(config), MODEL)
-        .tools(backend_tools())
-        .max_steps(max_steps)
-        .state_in_prompt(true)
+    OpenAiModel::new(Client::with_config(config), MODEL)
 }
 
-#[tokio::test]
-async fn plain_text() {
-    scenarios::plain_text(agent).await;
+mod suite {
+    ag_ui_testkit::model_agent_suite!(super::model);
 }
 
+/// The provider's call ids are kept as the AG-UI call ids.
 #[tokio::test]
-async fn parallel_tool_calls_with_interleaved_arguments() {
-    let events = scenarios::parallel_tool_calls(agent).await;
-    // The provider's call ids are kept.
-    let ids: Vec<&Value> = provider::of_type(&events, "TOOL_CALL_START")
+async fn provider_call_ids_are_kept() {
+    let events = scenarios::parallel_tool_calls(|p: &Provider, n| agent(model(p), n)).await;
+    let ids: Vec<&Value> = of_type(&events, "TOOL_CALL_START")
         .iter()
         .map(|e| &e["toolCallId"])
         .collect();
     assert_eq!(ids, [&json!("call_a"), &json!("call_b")]);
 }
 
-#[tokio::test]
-async fn frontend_tool_call_then_its_result_on_the_next_run() {
-    scenarios::frontend_tool_then_result(agent).await;
-}
-
-#[tokio::test]
-async fn backend_tool_loop_of_two_steps() {
-    scenarios::backend_tool_loop(agent).await;
-}
-
-#[tokio::test]
-async fn step_limit_ends_the_run() {
-    scenarios::step_limit(agent).await;
-}
-
-#[tokio::test]
-async fn usage_with_cached_and_reasoning_tokens() {
-    scenarios::usage_details(agent).await;
-}
-
-#[tokio::test]
-async fn reasoning_content() {
-    scenarios::reasoning_is_streamed(agent).await;
-}
-
 /// Servers that number every parallel call 0 tell the calls apart by their ids.
 #[tokio::test]
 async fn parallel_calls_all_at_index_zero() {
-    use provider::{Reply, Served, call_start, confirm_tool, drain, finish, role};
+    use provider::{Reply, call_start, finish, role};
     let provider = Provider::start(vec![Reply::stream(vec![
         role(),
         call_start(0, "call_x", "confirm", "{\"question\":\"X?\"}"),
@@ -84,7 +52,7 @@ async fn parallel_calls_all_at_index_zero() {
         finish("tool_calls"),
     ])])
     .await;
-    let served = Served::start(agent(&provider, 8)).await;
+    let served = Served::start(agent(model(&provider), 8)).await;
     let mut client = served.client("t-index-zero");
     client.add_user_message("X and Y");
     let (events, _) = drain(client.run(ag_ui_client::RunOptions::new().tool(confirm_tool()))).await;
@@ -92,7 +60,7 @@ async fn parallel_calls_all_at_index_zero() {
         events.last().unwrap()["outcome"]["pendingToolCallIds"],
         json!(["call_x", "call_y"])
     );
-    let args: Vec<&Value> = provider::of_type(&events, "TOOL_CALL_ARGS")
+    let args: Vec<&Value> = of_type(&events, "TOOL_CALL_ARGS")
         .iter()
         .map(|e| &e["delta"])
         .collect();
@@ -105,69 +73,12 @@ async fn parallel_calls_all_at_index_zero() {
     );
 }
 
-#[tokio::test]
-async fn refusal() {
-    scenarios::refusal_is_shown(agent).await;
-}
-
-#[tokio::test]
-async fn finish_reason_length() {
-    scenarios::length_ending(agent).await;
-}
-
-#[tokio::test]
-async fn provider_error_in_the_middle() {
-    scenarios::provider_error_mid_stream(agent).await;
-}
-
-#[tokio::test]
-async fn provider_refuses_the_request() {
-    scenarios::provider_refuses(agent).await;
-}
-
-#[tokio::test]
-async fn stream_cut_without_done() {
-    scenarios::stream_cut(agent).await;
-}
-
-/// A run cut before any argument of a tool call arrived, then a new message.
-#[tokio::test]
-async fn a_call_cut_with_empty_arguments_does_not_poison_the_thread() {
-    scenarios::cut_in_a_tool_call_then_a_new_message(agent, "").await;
-}
-
-/// A run cut in the middle of a tool call's arguments, then a new message.
-#[tokio::test]
-async fn a_call_cut_with_partial_arguments_does_not_poison_the_thread() {
-    scenarios::cut_in_a_tool_call_then_a_new_message(agent, "{\"city\":\"Os").await;
-}
-
-#[tokio::test]
-async fn of_two_parallel_calls_one_answered_the_other_gets_the_note() {
-    scenarios::parallel_calls_one_answered(agent).await;
-}
-
-#[tokio::test]
-async fn a_frontend_call_never_answered_then_a_user_message() {
-    scenarios::unanswered_frontend_call_then_a_user_message(agent).await;
-}
-
-#[tokio::test]
-async fn each_repair_is_logged_at_warn() {
-    scenarios::repairs_are_logged_at_warn(agent).await;
-}
-
-#[test]
-fn the_local_provider_refuses_what_openai_refuses() {
-    scenarios::the_provider_refuses_what_openai_refuses();
-}
-
 /// The request body the provider receives for a history with every message kind: what
 /// chat completions can take is mapped, in order; what it cannot is left out and reported
 /// in a `CUSTOM` event with its JSON Pointer.
 #[tokio::test]
 async fn request_body_for_every_message_kind() {
-    let (body, customs) = scenarios::history_request(agent).await;
+    let (body, customs) = scenarios::history_request(|p: &Provider, n| agent(model(p), n)).await;
     let tools = body["tools"].clone();
     assert_eq!(
         body["messages"],
@@ -192,16 +103,26 @@ async fn request_body_for_every_message_kind() {
             {"role": "assistant", "content": "A cat, and it is 3 °C in Oslo."}
         ])
     );
+    let names: Vec<&str> = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
     assert_eq!(
-        tools,
-        json!([
-            {"type": "function", "function": {
+        names,
+        ["get_weather", "add_todo", "whoami", "wait", "confirm"]
+    );
+    assert_eq!(
+        [&tools[0], &tools[4]],
+        [
+            &json!({"type": "function", "function": {
                 "name": "get_weather", "description": "The weather in a city",
-                "parameters": {"type": "object", "properties": {"city": {"type": "string", "description": "The city."}}, "required": ["city"], "description": "Arguments of the backend tool `get_weather`."}}},
-            {"type": "function", "function": {
+                "parameters": {"type": "object", "properties": {"city": {"type": "string", "description": "The city."}}, "required": ["city"], "description": "Arguments of the backend tool `get_weather`."}}}),
+            &json!({"type": "function", "function": {
                 "name": "confirm", "description": "Ask the user to confirm an action",
-                "parameters": {"type": "object", "properties": {"question": {"type": "string"}}, "required": ["question"]}}}
-        ])
+                "parameters": {"type": "object", "properties": {"question": {"type": "string"}}, "required": ["question"]}}})
+        ]
     );
     assert_eq!(body["stream_options"], json!({"include_usage": true}));
     assert_eq!(customs.len(), 1);
@@ -220,4 +141,36 @@ async fn request_body_for_every_message_kind() {
             "/messages/5/encryptedValue",
         ]
     );
+}
+
+/// `OpenAiModel::configure` changes every request the run sends (here: each of the two
+/// model calls of a backend tool loop).
+#[tokio::test]
+async fn configure_changes_every_request() {
+    use provider::{Reply, call_start, finish, role, text};
+    let provider = Provider::start(vec![
+        Reply::stream(vec![
+            role(),
+            call_start(0, "call_1", "get_weather", "{\"city\":\"Oslo\"}"),
+            finish("tool_calls"),
+        ]),
+        Reply::stream(vec![role(), text("3 °C."), finish("stop")]),
+    ])
+    .await;
+    let configured = model(&provider).configure(|request| {
+        request.temperature = Some(0.25);
+        request.max_completion_tokens = Some(64);
+    });
+    let served = Served::start(agent(configured, 8)).await;
+    let mut client = served.client("t-configure");
+    client.add_user_message("Weather in Oslo?");
+    let (events, end) = drain(client.run(ag_ui_client::RunOptions::new())).await;
+    assert!(end.is_ok(), "{:?}", end.error);
+    assert_eq!(events.last().unwrap()["type"], "RUN_FINISHED");
+    let sent = provider.requests();
+    assert_eq!(sent.len(), 2);
+    for request in &sent {
+        assert_eq!(request["temperature"], json!(0.25));
+        assert_eq!(request["max_completion_tokens"], json!(64));
+    }
 }

@@ -1,7 +1,6 @@
-//! Integration tests: `RigAgent` on rig's OpenAI chat-completions model against a local
-//! OpenAI-compatible provider, served by the ag-ui-server axum router and run by the
-//! workspace's client, all over loopback. The provider and the scenarios are those of
-//! `ag-ui-openai`'s tests (the same wire).
+//! Integration tests: the model-agent suite (`ag_ui_testkit::suite`) run on `RigModel`
+//! through rig's OpenAI chat-completions model against the test kit's local provider, and
+//! what is particular to rig.
 #![allow(
     clippy::unwrap_used,
     clippy::panic,
@@ -12,127 +11,33 @@
     dead_code
 )]
 
-#[path = "../../../ag-ui-openai/tests/it/provider.rs"]
-mod provider;
-#[path = "../../../ag-ui-openai/tests/it/scenarios.rs"]
-mod scenarios;
-
-use ag_ui_rig::RigAgent;
+use ag_ui_rig::ag_ui_agent::BackendTools;
 use ag_ui_rig::rig_core::providers::openai::OpenAIConfig;
+use ag_ui_rig::{RigAgent, RigModel, RigTools};
+use ag_ui_testkit::provider::{MODEL, Provider};
+use ag_ui_testkit::suite::{Served, agent, drain, of_type, scenarios};
 use serde_json::json;
 
-use provider::{MODEL, Provider, backend_tools};
-
-/// The agent under test: rig's OpenAI chat model pointed at the local provider by its base
-/// URL.
-fn agent(provider: &Provider, max_steps: usize) -> RigAgent {
-    let model = OpenAIConfig::new("sk-test")
-        .with_base_url(provider.base_url())
-        .client()
-        .chat(MODEL);
-    RigAgent::new(model)
-        .tools(backend_tools())
-        .max_steps(max_steps)
-        .state_in_prompt(true)
+/// The model under test: rig's OpenAI chat model pointed at the local provider by its
+/// base URL.
+fn model(provider: &Provider) -> RigModel {
+    RigModel::new(
+        OpenAIConfig::new("sk-test")
+            .with_base_url(provider.base_url())
+            .client()
+            .chat(MODEL),
+    )
 }
 
-#[tokio::test]
-async fn plain_text() {
-    scenarios::plain_text(agent).await;
-}
-
-#[tokio::test]
-async fn parallel_tool_calls_with_interleaved_arguments() {
-    scenarios::parallel_tool_calls(agent).await;
-}
-
-#[tokio::test]
-async fn frontend_tool_call_then_its_result_on_the_next_run() {
-    scenarios::frontend_tool_then_result(agent).await;
-}
-
-#[tokio::test]
-async fn backend_tool_loop_of_two_steps() {
-    scenarios::backend_tool_loop(agent).await;
-}
-
-#[tokio::test]
-async fn step_limit_ends_the_run() {
-    scenarios::step_limit(agent).await;
-}
-
-#[tokio::test]
-async fn usage_with_cached_and_reasoning_tokens() {
-    scenarios::usage_details(agent).await;
-}
-
-#[tokio::test]
-async fn reasoning_content() {
-    scenarios::reasoning_is_streamed(agent).await;
-}
-
-#[tokio::test]
-async fn refusal() {
-    scenarios::refusal_is_shown(agent).await;
-}
-
-#[tokio::test]
-async fn finish_reason_length() {
-    scenarios::length_ending(agent).await;
-}
-
-#[tokio::test]
-async fn provider_error_in_the_middle() {
-    scenarios::provider_error_mid_stream(agent).await;
-}
-
-#[tokio::test]
-async fn provider_refuses_the_request() {
-    scenarios::provider_refuses(agent).await;
-}
-
-#[tokio::test]
-async fn stream_cut_without_done() {
-    scenarios::stream_cut(agent).await;
-}
-
-/// A run cut before any argument of a tool call arrived, then a new message.
-#[tokio::test]
-async fn a_call_cut_with_empty_arguments_does_not_poison_the_thread() {
-    scenarios::cut_in_a_tool_call_then_a_new_message(agent, "").await;
-}
-
-/// A run cut in the middle of a tool call's arguments, then a new message.
-#[tokio::test]
-async fn a_call_cut_with_partial_arguments_does_not_poison_the_thread() {
-    scenarios::cut_in_a_tool_call_then_a_new_message(agent, "{\"city\":\"Os").await;
-}
-
-#[tokio::test]
-async fn of_two_parallel_calls_one_answered_the_other_gets_the_note() {
-    scenarios::parallel_calls_one_answered(agent).await;
-}
-
-#[tokio::test]
-async fn a_frontend_call_never_answered_then_a_user_message() {
-    scenarios::unanswered_frontend_call_then_a_user_message(agent).await;
-}
-
-#[tokio::test]
-async fn each_repair_is_logged_at_warn() {
-    scenarios::repairs_are_logged_at_warn(agent).await;
-}
-
-#[test]
-fn the_local_provider_refuses_what_openai_refuses() {
-    scenarios::the_provider_refuses_what_openai_refuses();
+mod suite {
+    ag_ui_testkit::model_agent_suite!(super::model);
 }
 
 /// The request body the provider receives (through rig's chat wire) for a history with
 /// every message kind; what rig's messages cannot hold is reported with its JSON Pointer.
 #[tokio::test]
 async fn request_body_for_every_message_kind() {
-    let (body, customs) = scenarios::history_request(agent).await;
+    let (body, customs) = scenarios::history_request(|p: &Provider, n| agent(model(p), n)).await;
     let text = |t: &str| json!({"role": "system", "content": [{"type": "text", "text": t}]});
     assert_eq!(
         body["messages"],
@@ -164,7 +69,10 @@ async fn request_body_for_every_message_kind() {
         .iter()
         .map(|t| t["function"]["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["get_weather", "confirm"]);
+    assert_eq!(
+        names,
+        ["get_weather", "add_todo", "whoami", "wait", "confirm"]
+    );
     assert_eq!(body["stream_options"], json!({"include_usage": true}));
     assert_eq!(customs.len(), 1);
     assert_eq!(customs[0]["name"], "unmapped_input");
@@ -189,7 +97,7 @@ async fn request_body_for_every_message_kind() {
 /// the model in the next call.
 #[tokio::test]
 async fn rig_tool_runs_in_the_server() {
-    use provider::{Reply, Served, call_start, drain, finish, of_type, role, text};
+    use ag_ui_testkit::provider::{Reply, call_start, finish, role, text};
 
     #[derive(serde::Deserialize)]
     struct AddArgs {
@@ -226,11 +134,8 @@ async fn rig_tool_runs_in_the_server() {
         Reply::stream(vec![role(), text("42"), finish("stop")]),
     ])
     .await;
-    let model = OpenAIConfig::new("sk-test")
-        .with_base_url(provider.base_url())
-        .client()
-        .chat(MODEL);
-    let served = Served::start(RigAgent::new(model).rig_tool(Add)).await;
+    let agent = RigAgent::new(model(&provider)).tools(BackendTools::new().rig_tool(Add));
+    let served = Served::start(agent).await;
     let mut client = served.client("t-rig-tool");
     client.add_user_message("2 + 40?");
     let (events, end) = drain(client.run(ag_ui_client::RunOptions::new())).await;
@@ -248,4 +153,35 @@ async fn rig_tool_runs_in_the_server() {
         .clone();
     assert_eq!(tool["role"], "tool");
     assert_eq!(tool["content"], "42");
+}
+
+/// `RigModel::configure` changes every request the run sends (here: each of the two model
+/// calls of a backend tool loop).
+#[tokio::test]
+async fn configure_changes_every_request() {
+    use ag_ui_testkit::provider::{Reply, call_start, finish, role, text};
+    let provider = Provider::start(vec![
+        Reply::stream(vec![
+            role(),
+            call_start(0, "call_1", "get_weather", "{\"city\":\"Oslo\"}"),
+            finish("tool_calls"),
+        ]),
+        Reply::stream(vec![role(), text("3 °C."), finish("stop")]),
+    ])
+    .await;
+    let configured = model(&provider).configure(|mut request| {
+        request.temperature = Some(0.25);
+        request
+    });
+    let served = Served::start(agent(configured, 8)).await;
+    let mut client = served.client("t-configure");
+    client.add_user_message("Weather in Oslo?");
+    let (events, end) = drain(client.run(ag_ui_client::RunOptions::new())).await;
+    assert!(end.is_ok(), "{:?}", end.error);
+    assert_eq!(events.last().unwrap()["type"], "RUN_FINISHED");
+    let sent = provider.requests();
+    assert_eq!(sent.len(), 2);
+    for request in &sent {
+        assert_eq!(request["temperature"], json!(0.25));
+    }
 }

@@ -233,8 +233,13 @@ pub(crate) async fn start(
     options: GuardOptions,
     keep_alive: Option<std::time::Duration>,
 ) -> Result<Response<SseBody>, Rejection> {
+    let who = principal(runs, context.request())?;
+    // The agent sees who the run belongs to (`RunContext::principal`).
+    let context = match &who {
+        Some(p) => context.with_principal(p.as_str()),
+        None => context,
+    };
     let parts = context.request();
-    let who = principal(runs, parts)?;
     let location = format!(
         "{}/runs/{}/events",
         agent_path(parts, base_len),

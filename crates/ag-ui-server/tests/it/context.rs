@@ -274,3 +274,55 @@ async fn the_auth_example_refuses_with_401_json_before_any_run_and_passes_the_us
         .collect();
     assert_eq!(text, "Hello, ada!");
 }
+
+/// The principal an agent sees: the `Principal` an authentication layer put in the
+/// request's extensions; with resumable runs, the one `Runs::authorize` names (in its place);
+/// none when neither names one.
+#[tokio::test]
+async fn the_principal_reaches_the_agent_from_a_layer_or_from_runs_authorize() {
+    use ag_ui_server::Principal;
+    use ag_ui_server::runs::Runs;
+    fn principal_agent() -> impl ag_ui_server::Agent {
+        ContextAgent::new(|input: RunAgentInput, context: RunContext| {
+            let seen = json!({"principal": context.principal()}).to_string();
+            emit(RunEmitter::start_for(&input), move |mut run| async move {
+                run.emit(|r| r.text(seen)).await?;
+                run.emit(RunEmitter::finish).await
+            })
+        })
+    }
+    async fn seen(router: axum::Router, headers: &[(&str, &str)]) -> Value {
+        let server = serve_router(router, ServeConfig::new()).await;
+        let response = run_with_headers(&server.url(), headers).await;
+        assert_eq!(response.status().as_u16(), 200);
+        let events = Events::new(response).all().await;
+        let text: String = events
+            .iter()
+            .filter_map(|e| match e {
+                Event::TextMessageContent(c) => Some(c.delta.as_str()),
+                _ => None,
+            })
+            .collect();
+        serde_json::from_str(&text).unwrap()
+    }
+    let layer = axum::Extension(Principal("ada".to_owned()));
+    let plain = ag_ui_server::axum::router(principal_agent());
+    assert_eq!(seen(plain.clone(), &[]).await, json!({"principal": null}));
+    assert_eq!(
+        seen(plain.layer(layer.clone()), &[]).await,
+        json!({"principal": "ada"})
+    );
+    let runs = Runs::in_memory().authorize(|parts| {
+        Ok(parts
+            .headers
+            .get("x-user")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned))
+    });
+    let service = AgentService::new(principal_agent()).runs(runs);
+    let resumable = ag_ui_server::axum::service_router(service).layer(layer);
+    assert_eq!(
+        seen(resumable, &[("x-user", "bob")]).await,
+        json!({"principal": "bob"})
+    );
+}

@@ -1,8 +1,10 @@
-//! A local OpenAI-compatible provider on 127.0.0.1:0 speaking the documented chat-completions
-//! streaming wire format (`POST /v1/chat/completions`, SSE `data: {chunk}` frames ending with
-//! `data: [DONE]`), the chunks the scenarios stream, and an AG-UI server around an agent.
+//! A local OpenAI-compatible model provider on 127.0.0.1:0 speaking the documented
+//! chat-completions streaming wire format (`POST /v1/chat/completions`, SSE `data: {chunk}`
+//! frames ending with `data: [DONE]`), scripted reply by reply, refusing the histories
+//! OpenAI refuses; and the chunks of that format.
 //!
-//! Shared by the tests of `ag-ui-openai` and `ag-ui-rig` (which talks to the same wire).
+//! Every model client that speaks chat completions (async-openai, rig's OpenAI provider)
+//! reaches it through its base URL ([`Provider::base_url`]).
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -14,9 +16,10 @@ use axum::extract::State;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
 use axum::routing::post;
+use futures_util::StreamExt;
 use serde_json::{Value, json};
 
-/// Every test is bounded in time.
+/// How long a test waits for anything (a run's end, a response).
 pub const LIMIT: Duration = Duration::from_secs(20);
 
 /// The model name every scenario uses.
@@ -24,11 +27,20 @@ pub const MODEL: &str = "gpt-test";
 
 /// What the provider answers to one request.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub enum Reply {
     /// An SSE stream of these chunks, then `data: [DONE]` when `done`.
-    Stream { chunks: Vec<Value>, done: bool },
+    Stream {
+        /// The chunks, each one SSE frame.
+        chunks: Vec<Value>,
+        /// Whether `data: [DONE]` ends the stream.
+        done: bool,
+    },
     /// An HTTP error with this JSON body.
     Status(u16, Value),
+    /// These chunks, then nothing: the stream stays open until the client goes away (or
+    /// the provider is dropped).
+    Stall(Vec<Value>),
 }
 
 impl Reply {
@@ -108,6 +120,14 @@ async fn complete(State(script): State<Arc<Script>>, body: String) -> Response {
             &json!({"error": {"message": "no scripted reply left", "type": "test_error"}}),
         ),
         Some(Reply::Status(status, body)) => json_response(status, &body),
+        Some(Reply::Stall(chunks)) => {
+            let frames: Vec<Result<String, std::io::Error>> = chunks
+                .iter()
+                .map(|c| Ok(format!("data: {c}\n\n")))
+                .collect();
+            let body = futures_util::stream::iter(frames).chain(futures_util::stream::pending());
+            sse_response(Body::from_stream(body))
+        }
         Some(Reply::Stream { chunks, done }) => {
             let mut frames: Vec<Result<String, std::io::Error>> = chunks
                 .iter()
@@ -116,14 +136,18 @@ async fn complete(State(script): State<Arc<Script>>, body: String) -> Response {
             if done {
                 frames.push(Ok("data: [DONE]\n\n".to_owned()));
             }
-            let mut response = Response::new(Body::from_stream(futures_util::stream::iter(frames)));
-            response.headers_mut().insert(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("text/event-stream"),
-            );
-            response
+            sse_response(Body::from_stream(futures_util::stream::iter(frames)))
         }
     }
+}
+
+fn sse_response(body: Body) -> Response {
+    let mut response = Response::new(body);
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    response
 }
 
 /// The HTTP 400 body OpenAI answers for a conversation it refuses: an assistant message
@@ -310,96 +334,4 @@ pub fn stream_error() -> Value {
         "param": null,
         "code": "upstream_timeout"
     }})
-}
-
-// ---------------------------------------------------------------- the AG-UI side
-
-/// An AG-UI server on 127.0.0.1:0 serving `agent` at `POST /`; it stops when dropped.
-pub struct Served {
-    addr: std::net::SocketAddr,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
-}
-
-impl Served {
-    pub async fn start(agent: impl ag_ui_server::Agent) -> Served {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let router = ag_ui_server::axum::router(agent);
-        let task = tokio::spawn(async move {
-            ag_ui_server::axum::serve(listener, router).await.unwrap();
-        });
-        Served { addr, task }
-    }
-
-    /// A client of this server on `thread`.
-    pub fn client(&self, thread: &str) -> ag_ui_client::HttpAgent {
-        ag_ui_client::HttpAgent::builder(format!("http://{}/", self.addr))
-            .thread_id(thread)
-            .idle_timeout(LIMIT)
-            .build()
-            .unwrap()
-    }
-}
-
-/// The frontend tool every scenario offers: `confirm` (the UI asks the user).
-pub fn confirm_tool() -> ag_ui_core::Tool {
-    ag_ui_core::Tool::new("confirm", "Ask the user to confirm an action").with_parameters(json!({
-        "type": "object",
-        "properties": {"question": {"type": "string"}},
-        "required": ["question"]
-    }))
-}
-
-/// Arguments of the backend tool `get_weather`.
-#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
-pub struct WeatherArgs {
-    /// The city.
-    pub city: String,
-}
-
-/// The backend tools every scenario registers: `get_weather` (typed).
-pub fn backend_tools() -> ag_ui_server::tools::BackendTools {
-    ag_ui_server::tools::BackendTools::new().typed(
-        ag_ui_builders::TypedTool::<WeatherArgs>::new("get_weather", "The weather in a city")
-            .with_clean_schema(),
-        |args: WeatherArgs| async move {
-            Ok::<_, std::io::Error>(json!({"city": args.city, "temperature": 14}))
-        },
-    )
-}
-
-/// Reads a run of the workspace's client to its end: the events delivered (as JSON) and
-/// how the run ended.
-pub async fn drain(mut stream: ag_ui_client::HttpRun<'_>) -> (Vec<Value>, ag_ui_client::RunEnd) {
-    use futures_util::StreamExt;
-    let mut events = Vec::new();
-    let end = tokio::time::timeout(LIMIT, async {
-        while let Some(item) = stream.next().await {
-            match item {
-                ag_ui_client::RunItem::Event(e) => events.push(serde_json::to_value(&e).unwrap()),
-                ag_ui_client::RunItem::End(end) => return end,
-                _ => {}
-            }
-        }
-        panic!("the run's stream ended without its end")
-    })
-    .await
-    .unwrap();
-    (events, end)
-}
-
-/// The `type` of each event.
-pub fn types(events: &[Value]) -> Vec<&str> {
-    events.iter().map(|e| e["type"].as_str().unwrap()).collect()
-}
-
-/// The events of `kind`.
-pub fn of_type<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
-    events.iter().filter(|e| e["type"] == kind).collect()
 }

@@ -1,9 +1,6 @@
-//! The scenarios every model adapter must pass, end to end: a local provider streaming the
-//! chat-completions wire format, the adapter's agent served by the ag-ui-server axum
-//! router, and the workspace's client running it over loopback. Each scenario takes the
-//! agent to test from a factory `(provider, max_steps) -> agent`.
-//!
-//! Shared by the tests of `ag-ui-openai` and `ag-ui-rig`.
+//! The scenarios every model adapter must pass, end to end (see [the suite](super)). Each
+//! scenario takes the agent to test from a factory `(provider, max_steps) -> agent`
+//! ([`super::agent`] on the adapter's model).
 
 use ag_ui_client::{RunOptions, RunOutcome};
 use ag_ui_core::{Message, ToolMessage};
@@ -11,11 +8,12 @@ use ag_ui_server::Agent;
 use serde_json::{Value, json};
 
 use crate::provider::{
-    MODEL, Provider, Reply, Served, call_args, call_start, confirm_tool, drain, finish, of_type,
-    reasoning, refusal, role, stream_error, text, types, usage,
+    MODEL, Provider, Reply, call_args, call_start, finish, reasoning, refusal, role, stream_error,
+    text, usage,
 };
+use crate::suite::{Served, confirm_tool, drain, of_type, types};
 
-/// What makes the agent under test.
+/// What makes the agent under test: `(provider, max_steps) -> agent`.
 pub trait Factory<A>: Fn(&Provider, usize) -> A {}
 impl<A, F: Fn(&Provider, usize) -> A> Factory<A> for F {}
 
@@ -826,4 +824,259 @@ pub async fn repairs_are_logged_at_warn<A: Agent>(make: impl Factory<A>) {
             assert!(warning.contains(field), "{field} in {warning}");
         }
     }
+}
+
+// ---------------------------------------------------------------- the run seen by backend tools
+
+fn add_todo_call(id: &str, text: &str) -> Reply {
+    Reply::stream(vec![
+        role(),
+        call_start(0, id, "add_todo", &format!("{{\"text\":\"{text}\"}}")),
+        finish("tool_calls"),
+    ])
+}
+
+/// A backend tool that patches the shared state: the patch is emitted as `STATE_DELTA`
+/// before the call's result, the next model call sees the patched state, and the client's
+/// state is the patched one. A patch that does not apply changes nothing, and the model is
+/// told why.
+pub async fn backend_tool_patches_state<A: Agent>(make: impl Factory<A>) {
+    let provider = Provider::start(vec![
+        add_todo_call("call_t", "buy bread"),
+        Reply::stream(vec![role(), text("Added."), finish("stop")]),
+    ])
+    .await;
+    let served = Served::start(make(&provider, 8)).await;
+    let mut client = served.client("t-state");
+    client.set_state(json!({"todos": ["buy milk"]}));
+    client.add_user_message("Add bread");
+    let (events, end) = drain(client.run(RunOptions::new())).await;
+    assert!(end.is_ok(), "{:?}", end.error);
+    finished(&events);
+    let kinds = types(&events);
+    let delta_at = kinds.iter().position(|t| *t == "STATE_DELTA").unwrap();
+    let result_at = kinds.iter().position(|t| *t == "TOOL_CALL_RESULT").unwrap();
+    assert!(delta_at < result_at, "{kinds:?}");
+    assert_eq!(
+        events[delta_at]["delta"],
+        json!([{"op": "add", "path": "/todos/-", "value": "buy bread"}])
+    );
+    assert_eq!(events[result_at]["content"], "added");
+    assert_eq!(
+        serde_json::to_value(client.state()).unwrap(),
+        json!({"todos": ["buy milk", "buy bread"]})
+    );
+    let sent = provider.requests();
+    let state_text = |request: &Value| -> String {
+        request["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| text_of(&m["content"]))
+            .find(|t| t.starts_with("The application's shared state"))
+            .unwrap()
+    };
+    let shared = |request: &Value| -> Value {
+        let text = state_text(request);
+        serde_json::from_str(text.split_once(": ").unwrap().1).unwrap()
+    };
+    assert_eq!(shared(&sent[0]), json!({"todos": ["buy milk"]}));
+    assert_eq!(
+        shared(&sent[1]),
+        json!({"todos": ["buy milk", "buy bread"]})
+    );
+
+    // A state without `todos`: the patch does not apply.
+    let provider = Provider::start(vec![
+        add_todo_call("call_u", "buy eggs"),
+        Reply::stream(vec![role(), text("Sorry."), finish("stop")]),
+    ])
+    .await;
+    let served = Served::start(make(&provider, 8)).await;
+    let mut client = served.client("t-state-refused");
+    client.set_state(json!({"notes": []}));
+    client.add_user_message("Add eggs");
+    let (events, end) = drain(client.run(RunOptions::new())).await;
+    assert!(end.is_ok(), "{:?}", end.error);
+    assert!(of_type(&events, "STATE_DELTA").is_empty(), "{events:#?}");
+    let result = of_type(&events, "TOOL_CALL_RESULT")[0]["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let result: Value = serde_json::from_str(&result).unwrap();
+    assert!(
+        result["error"].as_str().unwrap().contains("/todos/-"),
+        "{result}"
+    );
+    assert_eq!(
+        serde_json::to_value(client.state()).unwrap(),
+        json!({"notes": []})
+    );
+}
+
+/// A backend tool's context knows the run: its thread and run ids, the principal the
+/// server's authorization named, and the request headers the agent lets tools read (and
+/// no other).
+pub async fn tool_context_sees_the_run<A: Agent>(make: impl Factory<A>) {
+    let provider = Provider::start(vec![
+        Reply::stream(vec![
+            role(),
+            call_start(0, "call_w", "whoami", "{}"),
+            finish("tool_calls"),
+        ]),
+        Reply::stream(vec![role(), text("You are ada."), finish("stop")]),
+    ])
+    .await;
+    let runs = ag_ui_server::runs::Runs::in_memory().authorize(|parts| {
+        let user = parts.headers.get("x-user").and_then(|v| v.to_str().ok());
+        Ok(user.map(str::to_owned))
+    });
+    let service = ag_ui_server::AgentService::new(make(&provider, 8)).runs(runs);
+    let served = Served::start_service(service).await;
+    let mut client = served.client_with(
+        "t-whoami",
+        &[
+            ("x-user", "ada"),
+            ("x-tenant", "acme"),
+            ("x-secret", "s3cret"),
+        ],
+    );
+    client.add_user_message("Who am I?");
+    let (events, end) = drain(client.run(RunOptions::new())).await;
+    assert!(end.is_ok(), "{:?}", end.error);
+    finished(&events);
+    let run_id = events[0]["runId"].clone();
+    let result = of_type(&events, "TOOL_CALL_RESULT")[0]["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        serde_json::from_str::<Value>(&result).unwrap(),
+        json!({"threadId": "t-whoami", "runId": run_id, "principal": "ada",
+               "tenant": "acme", "secret": null})
+    );
+}
+
+/// A call of a tool nobody offered is answered with an error, and the model is called
+/// again with it.
+pub async fn unknown_tool_is_answered_with_an_error<A: Agent>(make: impl Factory<A>) {
+    let provider = Provider::start(vec![
+        Reply::stream(vec![
+            role(),
+            call_start(0, "call_r", "launch_rockets", "{}"),
+            finish("tool_calls"),
+        ]),
+        Reply::stream(vec![role(), text("I cannot."), finish("stop")]),
+    ])
+    .await;
+    let served = Served::start(make(&provider, 8)).await;
+    let mut client = served.client("t-unknown");
+    client.add_user_message("Launch");
+    let (events, end) = drain(client.run(RunOptions::new())).await;
+    assert!(end.is_ok(), "{:?}", end.error);
+    finished(&events);
+    let expected = json!({"error": "there is no tool named \"launch_rockets\""});
+    let result = of_type(&events, "TOOL_CALL_RESULT")[0]["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(serde_json::from_str::<Value>(&result).unwrap(), expected);
+    let sent = provider.requests();
+    assert_eq!(sent.len(), 2);
+    let tool = sent[1]["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(tool["role"], "tool");
+    assert_eq!(
+        serde_json::from_str::<Value>(&text_of(&tool["content"])).unwrap(),
+        expected
+    );
+}
+
+/// Runs `agent` on a one-message run, reads its events until one of type `until`, trips
+/// the run's cancellation and reads the rest: all the events, as JSON.
+async fn run_and_cancel<A: Agent>(agent: A, thread: &str, until: &str) -> Vec<Value> {
+    use futures_util::StreamExt;
+    let input = serde_json::from_value(json!({
+        "threadId": thread, "runId": format!("r-{thread}"), "state": {}, "tools": [],
+        "context": [], "forwardedProps": {},
+        "messages": [{"id": "u1", "role": "user", "content": "Go"}]
+    }))
+    .unwrap();
+    let cancel = ag_ui_server::Cancellation::new();
+    let mut stream = agent.run(input, cancel.clone());
+    let mut events = Vec::new();
+    tokio::time::timeout(crate::provider::LIMIT, async {
+        while let Some(item) = stream.next().await {
+            let event = serde_json::to_value(item.unwrap()).unwrap();
+            let seen = event["type"] == until;
+            events.push(event);
+            if seen {
+                cancel.cancel();
+            }
+        }
+    })
+    .await
+    .expect("the run ends soon after its cancellation");
+    events
+}
+
+fn cancelled(events: &[Value]) {
+    let last = events.last().unwrap();
+    assert_eq!(last["type"], "RUN_FINISHED", "{events:#?}");
+    assert_eq!(last["outcome"]["type"], "cancelled", "{last}");
+}
+
+/// The run is cancelled while the provider streams (and then sends nothing more): it ends
+/// at once as cancelled, without waiting for the provider.
+pub async fn cancelled_while_the_model_streams<A: Agent>(make: impl Factory<A>) {
+    let provider = Provider::start(vec![Reply::Stall(vec![role(), text("Hel")])]).await;
+    let events = run_and_cancel(
+        make(&provider, 8),
+        "t-cancel-stream",
+        "TEXT_MESSAGE_CONTENT",
+    )
+    .await;
+    cancelled(&events);
+    assert_eq!(of_type(&events, "TEXT_MESSAGE_CONTENT").len(), 1);
+    assert_eq!(provider.requests().len(), 1);
+}
+
+/// The run is cancelled while a backend tool runs: it ends at once as cancelled, with no
+/// result for the call and no further model call.
+pub async fn cancelled_while_a_backend_tool_runs<A: Agent>(make: impl Factory<A>) {
+    let provider = Provider::start(vec![
+        Reply::stream(vec![
+            role(),
+            call_start(0, "call_wait", "wait", "{}"),
+            finish("tool_calls"),
+        ]),
+        Reply::stream(vec![role(), text("Never sent."), finish("stop")]),
+    ])
+    .await;
+    let events = run_and_cancel(make(&provider, 8), "t-cancel-tool", "TOOL_CALL_END").await;
+    cancelled(&events);
+    assert!(
+        of_type(&events, "TOOL_CALL_RESULT").is_empty(),
+        "{events:#?}"
+    );
+    assert_eq!(provider.requests().len(), 1);
+}
+
+/// `finish_reason: content_filter`: the run ends with `RUN_ERROR` (code `content_filter`).
+pub async fn content_filter_ending<A: Agent>(make: impl Factory<A>) {
+    let provider = Provider::start(vec![Reply::stream(vec![
+        role(),
+        text("Well"),
+        finish("content_filter"),
+    ])])
+    .await;
+    let served = Served::start(make(&provider, 8)).await;
+    let mut client = served.client("t-filter");
+    client.add_user_message("Something");
+    let (events, _) = drain(client.run(RunOptions::new())).await;
+    errored(&events, "content_filter");
 }
