@@ -257,7 +257,7 @@ pub fn role() -> Value {
 }
 
 /// A text delta.
-pub fn text(delta: &str) -> Value {
+pub fn text_delta(delta: &str) -> Value {
     chunk(
         json!([{"index": 0, "delta": {"content": delta}, "finish_reason": null}]),
         Value::Null,

@@ -147,14 +147,14 @@ async fn request_body_for_every_message_kind() {
 /// model calls of a backend tool loop).
 #[tokio::test]
 async fn configure_changes_every_request() {
-    use provider::{Reply, call_start, finish, role, text};
+    use provider::{Reply, call_start, finish, role, text_delta};
     let provider = Provider::start(vec![
         Reply::stream(vec![
             role(),
             call_start(0, "call_1", "get_weather", "{\"city\":\"Oslo\"}"),
             finish("tool_calls"),
         ]),
-        Reply::stream(vec![role(), text("3 °C."), finish("stop")]),
+        Reply::stream(vec![role(), text_delta("3 °C."), finish("stop")]),
     ])
     .await;
     let configured = model(&provider).configure(|request| {

@@ -42,10 +42,10 @@ async fn request_body_for_every_message_kind() {
     assert_eq!(
         body["messages"],
         json!([
-            text("Context from the application:\n- user's city: Amsterdam"),
-            text("The application's shared state (JSON): {\"todos\":[\"buy milk\"]}"),
-            text("Be brief."),
-            text("You are a helpful assistant."),
+            text_delta("Context from the application:\n- user's city: Amsterdam"),
+            text_delta("The application's shared state (JSON): {\"todos\":[\"buy milk\"]}"),
+            text_delta("Be brief."),
+            text_delta("You are a helpful assistant."),
             // rig joins the two user messages that follow each other into one.
             {"role": "user", "content": [
                 {"type": "text", "text": "Hi"},
@@ -97,7 +97,7 @@ async fn request_body_for_every_message_kind() {
 /// the model in the next call.
 #[tokio::test]
 async fn rig_tool_runs_in_the_server() {
-    use ag_ui_testkit::provider::{Reply, call_start, finish, role, text};
+    use ag_ui_testkit::provider::{Reply, call_start, finish, role, text_delta};
 
     #[derive(serde::Deserialize)]
     struct AddArgs {
@@ -131,7 +131,7 @@ async fn rig_tool_runs_in_the_server() {
             call_start(0, "call_add", "add", "{\"a\":2,\"b\":40}"),
             finish("tool_calls"),
         ]),
-        Reply::stream(vec![role(), text("42"), finish("stop")]),
+        Reply::stream(vec![role(), text_delta("42"), finish("stop")]),
     ])
     .await;
     let agent = RigAgent::new(model(&provider)).tools(BackendTools::new().rig_tool(Add));
@@ -159,14 +159,14 @@ async fn rig_tool_runs_in_the_server() {
 /// calls of a backend tool loop).
 #[tokio::test]
 async fn configure_changes_every_request() {
-    use ag_ui_testkit::provider::{Reply, call_start, finish, role, text};
+    use ag_ui_testkit::provider::{Reply, call_start, finish, role, text_delta};
     let provider = Provider::start(vec![
         Reply::stream(vec![
             role(),
             call_start(0, "call_1", "get_weather", "{\"city\":\"Oslo\"}"),
             finish("tool_calls"),
         ]),
-        Reply::stream(vec![role(), text("3 °C."), finish("stop")]),
+        Reply::stream(vec![role(), text_delta("3 °C."), finish("stop")]),
     ])
     .await;
     let configured = model(&provider).configure(|mut request| {

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use crate::provider::{
     MODEL, Provider, Reply, call_args, call_start, finish, reasoning, refusal, role, stream_error,
-    text, usage,
+    text_delta, usage,
 };
 use crate::suite::{Served, confirm_tool, drain, of_type, types};
 
@@ -50,8 +50,8 @@ fn errored<'a>(events: &'a [Value], code: &str) -> &'a Value {
 pub async fn plain_text<A: Agent>(make: impl Factory<A>) {
     let provider = Provider::start(vec![Reply::stream(vec![
         role(),
-        text("Hello"),
-        text(", world"),
+        text_delta("Hello"),
+        text_delta(", world"),
         finish("stop"),
         usage(12, 3, 0, 0),
     ])])
@@ -163,7 +163,7 @@ pub async fn frontend_tool_then_result<A: Agent>(make: impl Factory<A>) {
             call_start(0, "call_c", "confirm", "{\"question\":\"Proceed?\"}"),
             finish("tool_calls"),
         ]),
-        Reply::stream(vec![role(), text("Done."), finish("stop")]),
+        Reply::stream(vec![role(), text_delta("Done."), finish("stop")]),
     ])
     .await;
     let served = Served::start(make(&provider, 8)).await;
@@ -217,7 +217,7 @@ pub async fn backend_tool_loop<A: Agent>(make: impl Factory<A>) {
         weather_call("call_2", "Paris"),
         Reply::stream(vec![
             role(),
-            text("14 °C in both."),
+            text_delta("14 °C in both."),
             finish("stop"),
             usage(200, 8, 150, 0),
         ]),
@@ -293,7 +293,7 @@ pub async fn step_limit<A: Agent>(make: impl Factory<A>) {
 pub async fn usage_details<A: Agent>(make: impl Factory<A>) {
     let provider = Provider::start(vec![Reply::stream(vec![
         role(),
-        text("42"),
+        text_delta("42"),
         finish("stop"),
         usage(1200, 340, 800, 200),
     ])])
@@ -316,7 +316,7 @@ pub async fn reasoning_is_streamed<A: Agent>(make: impl Factory<A>) {
         role(),
         reasoning("The user wants "),
         reasoning("a number."),
-        text("42"),
+        text_delta("42"),
         finish("stop"),
     ])])
     .await;
@@ -365,7 +365,7 @@ pub async fn refusal_is_shown<A: Agent>(make: impl Factory<A>) {
 pub async fn length_ending<A: Agent>(make: impl Factory<A>) {
     let provider = Provider::start(vec![Reply::stream(vec![
         role(),
-        text("The answer is"),
+        text_delta("The answer is"),
         finish("length"),
         usage(10, 4, 0, 0),
     ])])
@@ -384,7 +384,7 @@ pub async fn length_ending<A: Agent>(make: impl Factory<A>) {
 pub async fn provider_error_mid_stream<A: Agent>(make: impl Factory<A>) {
     let provider = Provider::start(vec![Reply::stream(vec![
         role(),
-        text("Let me"),
+        text_delta("Let me"),
         stream_error(),
     ])])
     .await;
@@ -426,7 +426,7 @@ pub async fn provider_refuses<A: Agent>(make: impl Factory<A>) {
 
 /// A stream cut without `[DONE]` (and without a `finish_reason`): `RUN_ERROR`.
 pub async fn stream_cut<A: Agent>(make: impl Factory<A>) {
-    let provider = Provider::start(vec![Reply::cut(vec![role(), text("Half an ans")])]).await;
+    let provider = Provider::start(vec![Reply::cut(vec![role(), text_delta("Half an ans")])]).await;
     let served = Served::start(make(&provider, 8)).await;
     let mut client = served.client("t-cut");
     client.add_user_message("Hi");
@@ -474,7 +474,7 @@ pub fn every_message_kind() -> Value {
 pub async fn history_request<A: Agent>(make: impl Factory<A>) -> (Value, Vec<Value>) {
     let provider = Provider::start(vec![Reply::stream(vec![
         role(),
-        text("Ok"),
+        text_delta("Ok"),
         finish("stop"),
     ])])
     .await;
@@ -556,7 +556,7 @@ pub async fn cut_in_a_tool_call_then_a_new_message<A: Agent>(
             role(),
             call_start(0, "call_cut", "get_weather", arguments),
         ]),
-        Reply::stream(vec![role(), text("Where were we?"), finish("stop")]),
+        Reply::stream(vec![role(), text_delta("Where were we?"), finish("stop")]),
     ])
     .await;
     let served = Served::start(make(&provider, 8)).await;
@@ -612,7 +612,7 @@ pub async fn cut_in_a_tool_call_then_a_new_message<A: Agent>(
 pub async fn parallel_calls_one_answered<A: Agent>(make: impl Factory<A>) {
     let provider = Provider::start(vec![
         Reply::stream(parallel_calls()),
-        Reply::stream(vec![role(), text("Sent; not booked."), finish("stop")]),
+        Reply::stream(vec![role(), text_delta("Sent; not booked."), finish("stop")]),
     ])
     .await;
     let served = Served::start(make(&provider, 8)).await;
@@ -665,7 +665,7 @@ pub async fn unanswered_frontend_call_then_a_user_message<A: Agent>(make: impl F
             call_start(0, "call_c", "confirm", "{\"question\":\"Proceed?\"}"),
             finish("tool_calls"),
         ]),
-        Reply::stream(vec![role(), text("Fine."), finish("stop")]),
+        Reply::stream(vec![role(), text_delta("Fine."), finish("stop")]),
     ])
     .await;
     let served = Served::start(make(&provider, 8)).await;
@@ -774,7 +774,7 @@ pub async fn repairs_are_logged_at_warn<A: Agent>(make: impl Factory<A>) {
     use futures_util::StreamExt;
     let provider = Provider::start(vec![Reply::stream(vec![
         role(),
-        text("Fine."),
+        text_delta("Fine."),
         finish("stop"),
     ])])
     .await;
@@ -843,7 +843,7 @@ fn add_todo_call(id: &str, text: &str) -> Reply {
 pub async fn backend_tool_patches_state<A: Agent>(make: impl Factory<A>) {
     let provider = Provider::start(vec![
         add_todo_call("call_t", "buy bread"),
-        Reply::stream(vec![role(), text("Added."), finish("stop")]),
+        Reply::stream(vec![role(), text_delta("Added."), finish("stop")]),
     ])
     .await;
     let served = Served::start(make(&provider, 8)).await;
@@ -889,7 +889,7 @@ pub async fn backend_tool_patches_state<A: Agent>(make: impl Factory<A>) {
     // A state without `todos`: the patch does not apply.
     let provider = Provider::start(vec![
         add_todo_call("call_u", "buy eggs"),
-        Reply::stream(vec![role(), text("Sorry."), finish("stop")]),
+        Reply::stream(vec![role(), text_delta("Sorry."), finish("stop")]),
     ])
     .await;
     let served = Served::start(make(&provider, 8)).await;
@@ -924,7 +924,7 @@ pub async fn tool_context_sees_the_run<A: Agent>(make: impl Factory<A>) {
             call_start(0, "call_w", "whoami", "{}"),
             finish("tool_calls"),
         ]),
-        Reply::stream(vec![role(), text("You are ada."), finish("stop")]),
+        Reply::stream(vec![role(), text_delta("You are ada."), finish("stop")]),
     ])
     .await;
     let runs = ag_ui_server::runs::Runs::in_memory().authorize(|parts| {
@@ -966,7 +966,7 @@ pub async fn unknown_tool_is_answered_with_an_error<A: Agent>(make: impl Factory
             call_start(0, "call_r", "launch_rockets", "{}"),
             finish("tool_calls"),
         ]),
-        Reply::stream(vec![role(), text("I cannot."), finish("stop")]),
+        Reply::stream(vec![role(), text_delta("I cannot."), finish("stop")]),
     ])
     .await;
     let served = Served::start(make(&provider, 8)).await;
@@ -1033,7 +1033,7 @@ fn cancelled(events: &[Value]) {
 /// The run is cancelled while the provider streams (and then sends nothing more): it ends
 /// at once as cancelled, without waiting for the provider.
 pub async fn cancelled_while_the_model_streams<A: Agent>(make: impl Factory<A>) {
-    let provider = Provider::start(vec![Reply::Stall(vec![role(), text("Hel")])]).await;
+    let provider = Provider::start(vec![Reply::Stall(vec![role(), text_delta("Hel")])]).await;
     let events = run_and_cancel(
         make(&provider, 8),
         "t-cancel-stream",
@@ -1054,7 +1054,7 @@ pub async fn cancelled_while_a_backend_tool_runs<A: Agent>(make: impl Factory<A>
             call_start(0, "call_wait", "wait", "{}"),
             finish("tool_calls"),
         ]),
-        Reply::stream(vec![role(), text("Never sent."), finish("stop")]),
+        Reply::stream(vec![role(), text_delta("Never sent."), finish("stop")]),
     ])
     .await;
     let events = run_and_cancel(make(&provider, 8), "t-cancel-tool", "TOOL_CALL_END").await;
@@ -1070,7 +1070,7 @@ pub async fn cancelled_while_a_backend_tool_runs<A: Agent>(make: impl Factory<A>
 pub async fn content_filter_ending<A: Agent>(make: impl Factory<A>) {
     let provider = Provider::start(vec![Reply::stream(vec![
         role(),
-        text("Well"),
+        text_delta("Well"),
         finish("content_filter"),
     ])])
     .await;
