@@ -42,10 +42,10 @@ async fn request_body_for_every_message_kind() {
     assert_eq!(
         body["messages"],
         json!([
-            text_delta("Context from the application:\n- user's city: Amsterdam"),
-            text_delta("The application's shared state (JSON): {\"todos\":[\"buy milk\"]}"),
-            text_delta("Be brief."),
-            text_delta("You are a helpful assistant."),
+            text("Context from the application:\n- user's city: Amsterdam"),
+            text("The application's shared state (JSON): {\"todos\":[\"buy milk\"]}"),
+            text("Be brief."),
+            text("You are a helpful assistant."),
             // rig joins the two user messages that follow each other into one.
             {"role": "user", "content": [
                 {"type": "text", "text": "Hi"},
