@@ -612,7 +612,11 @@ pub async fn cut_in_a_tool_call_then_a_new_message<A: Agent>(
 pub async fn parallel_calls_one_answered<A: Agent>(make: impl Factory<A>) {
     let provider = Provider::start(vec![
         Reply::stream(parallel_calls()),
-        Reply::stream(vec![role(), text_delta("Sent; not booked."), finish("stop")]),
+        Reply::stream(vec![
+            role(),
+            text_delta("Sent; not booked."),
+            finish("stop"),
+        ]),
     ])
     .await;
     let served = Served::start(make(&provider, 8)).await;
