@@ -107,7 +107,7 @@ macro_rules! define_events {
             }
 
             /// The protocol area of this event type: the module of
-            /// [`ag_ui_core::event`](crate::event) that defines its struct (`"text_message"`,
+            /// [`ag_ui_core::model::event`](crate::model::event) that defines its struct (`"text_message"`,
             /// `"tool_call"`, …).
             #[must_use]
             pub const fn area(self) -> &'static str {
