@@ -277,7 +277,7 @@ impl TurnState {
         &mut self,
         r: &mut RunEmitter,
         event: ModelEvent,
-    ) -> Result<(), ag_ui_builders::Error> {
+    ) -> Result<(), ag_ui_builders::BuildError> {
         match event {
             ModelEvent::Text(text) if !text.is_empty() => {
                 self.text.push_str(&text);
@@ -342,7 +342,7 @@ impl TurnState {
         &mut self,
         r: &mut RunEmitter,
         error: &ModelError,
-    ) -> Result<(), ag_ui_builders::Error> {
+    ) -> Result<(), ag_ui_builders::BuildError> {
         self.failed = true;
         if let Some(u) = self.usage.take() {
             r.usage(u);
@@ -351,7 +351,7 @@ impl TurnState {
     }
 
     /// The stream is over: the turn ends (with the usage), or the run does.
-    fn end(&mut self, r: &mut RunEmitter) -> Result<Option<Turn>, ag_ui_builders::Error> {
+    fn end(&mut self, r: &mut RunEmitter) -> Result<Option<Turn>, ag_ui_builders::BuildError> {
         let failure = match self.finish {
             None => Some(ModelError::incomplete()),
             Some(Finish::Length) => Some(failure(

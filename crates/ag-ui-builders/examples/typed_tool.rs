@@ -3,7 +3,7 @@
 //! Run with `cargo run -p ag-ui-builders --example typed_tool --features schemars`.
 
 use ag_ui_builders::schemars::JsonSchema;
-use ag_ui_builders::{Error, TypedTool, tool_call};
+use ag_ui_builders::{BuildError, TypedTool, tool_call};
 
 /// Arguments of `get_weather`.
 #[derive(Debug, serde::Deserialize, JsonSchema)]
@@ -47,7 +47,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         r#"{"city":"Amsterdam","unit":"kelvin","days":0}"#,
     );
     match weather.parse(&bad) {
-        Err(err @ Error::Json { .. }) => println!("rejected: {err}"),
+        Err(err @ BuildError::Json { .. }) => println!("rejected: {err}"),
         other => return Err(format!("expected an argument error, got {other:?}").into()),
     }
     Ok(())

@@ -8,7 +8,7 @@ use ag_ui_core::{
 };
 use serde::{Serialize, Serializer};
 
-use crate::error::Error;
+use crate::error::BuildError;
 use crate::ids::{IdGenerator, UuidIds};
 use crate::message::{
     activity_message, assistant_message, developer_message, system_message, tool_message,
@@ -24,7 +24,7 @@ use crate::tool::IntoArguments;
 /// Message and tool-call ids come from an [`IdGenerator`] ([`UuidIds`] unless
 /// [`Conversation::with_ids`] says otherwise). The conversation keeps track of the tool calls
 /// its assistant turns made, so that a tool result answers an open call by id — answering a
-/// call that was never made, or twice, is an [`Error::NoOpenToolCall`], not a panic.
+/// call that was never made, or twice, is an [`BuildError::NoOpenToolCall`], not a panic.
 ///
 /// ```
 /// use ag_ui_builders::{Conversation, SequentialIds};
@@ -39,7 +39,7 @@ use crate::tool::IntoArguments;
 ///     .build();
 /// assert_eq!(messages.len(), 5);
 /// assert_eq!(messages[3].id().as_str(), "msg-4");
-/// # Ok::<(), ag_ui_builders::Error>(())
+/// # Ok::<(), ag_ui_builders::BuildError>(())
 /// ```
 #[must_use]
 pub struct Conversation {
@@ -148,13 +148,13 @@ impl Conversation {
     /// Appends the result of the open tool call `tool_call_id`.
     ///
     /// # Errors
-    /// [`Error::NoOpenToolCall`] when no call with that id is open (never made, or already
+    /// [`BuildError::NoOpenToolCall`] when no call with that id is open (never made, or already
     /// answered).
     pub fn tool_result(
         mut self,
         tool_call_id: impl Into<ToolCallId>,
         content: impl Into<Content>,
-    ) -> Result<Self, Error> {
+    ) -> Result<Self, BuildError> {
         let call = tool_call_id.into();
         if !self.open_calls.contains(&call) {
             return Err(self.no_open_call(call.into_string()));
@@ -166,8 +166,8 @@ impl Conversation {
     /// Appends the result of the oldest open tool call.
     ///
     /// # Errors
-    /// [`Error::NoOpenToolCall`] when no call is open.
-    pub fn next_tool_result(self, content: impl Into<Content>) -> Result<Self, Error> {
+    /// [`BuildError::NoOpenToolCall`] when no call is open.
+    pub fn next_tool_result(self, content: impl Into<Content>) -> Result<Self, BuildError> {
         match self.open_calls.first().cloned() {
             Some(call) => self.tool_result(call, content),
             None => Err(self.no_open_call(String::new())),
@@ -188,7 +188,7 @@ impl Conversation {
         mut self,
         activity_type: impl Into<String>,
         content: &(impl Serialize + ?Sized),
-    ) -> Result<Self, Error> {
+    ) -> Result<Self, BuildError> {
         let id = self.ids.message_id();
         Ok(self.message(activity_message(id, activity_type, content)?))
     }
@@ -245,8 +245,8 @@ impl Conversation {
         self.messages
     }
 
-    fn no_open_call(&self, tool_call_id: String) -> Error {
-        Error::NoOpenToolCall {
+    fn no_open_call(&self, tool_call_id: String) -> BuildError {
+        BuildError::NoOpenToolCall {
             tool_call_id,
             open: self.open_calls.iter().map(|c| c.to_string()).collect(),
         }

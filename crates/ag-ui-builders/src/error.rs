@@ -8,10 +8,10 @@ use ag_ui_core::{EventType, Violation};
 /// Why a value could not be built or an event could not be emitted.
 ///
 /// Every variant that is about a place inside a JSON document carries that place as a JSON
-/// Pointer ([`Error::pointer`]).
+/// Pointer ([`BuildError::pointer`]).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
-pub enum Error {
+pub enum BuildError {
     /// A position that must hold a JSON object (activity content, a schema) holds something
     /// else.
     #[error("{}: expected a JSON object, found {found}", Loc(pointer))]
@@ -165,7 +165,7 @@ pub enum Error {
     Core(CoreError),
 }
 
-/// An [`ag_ui_core::Error`] inside an [`Error`]: shared, so that the builders' error stays
+/// An [`ag_ui_core::Error`] inside an [`BuildError`]: shared, so that the builders' error stays
 /// `Clone`; two are equal when they say the same.
 #[derive(Debug, Clone)]
 pub struct CoreError(Arc<ag_ui_core::Error>);
@@ -205,15 +205,15 @@ impl std::error::Error for CoreError {
     }
 }
 
-impl From<ag_ui_core::Error> for Error {
+impl From<ag_ui_core::Error> for BuildError {
     fn from(e: ag_ui_core::Error) -> Self {
-        Error::Core(CoreError(Arc::new(e)))
+        BuildError::Core(CoreError(Arc::new(e)))
     }
 }
 
-impl From<Violation> for Error {
+impl From<Violation> for BuildError {
     fn from(v: Violation) -> Self {
-        Error::Violation(v)
+        BuildError::Violation(v)
     }
 }
 
@@ -229,16 +229,16 @@ impl fmt::Display for Shown<'_> {
     }
 }
 
-impl Error {
+impl BuildError {
     /// The JSON Pointer this error is about, when it is about a place in a document.
     #[must_use]
     pub fn pointer(&self) -> Option<&str> {
         match self {
-            Error::NotAnObject { pointer, .. }
-            | Error::InvalidPointer { pointer, .. }
-            | Error::UndeclaredRequired { pointer, .. }
-            | Error::Json { pointer, .. }
-            | Error::PatchFailed { pointer, .. } => Some(pointer),
+            BuildError::NotAnObject { pointer, .. }
+            | BuildError::InvalidPointer { pointer, .. }
+            | BuildError::UndeclaredRequired { pointer, .. }
+            | BuildError::Json { pointer, .. }
+            | BuildError::PatchFailed { pointer, .. } => Some(pointer),
             _ => None,
         }
     }
@@ -247,10 +247,10 @@ impl Error {
     /// larger document).
     #[must_use]
     pub fn under(mut self, prefix: &str) -> Self {
-        if let Error::NotAnObject { pointer, .. }
-        | Error::InvalidPointer { pointer, .. }
-        | Error::UndeclaredRequired { pointer, .. }
-        | Error::Json { pointer, .. } = &mut self
+        if let BuildError::NotAnObject { pointer, .. }
+        | BuildError::InvalidPointer { pointer, .. }
+        | BuildError::UndeclaredRequired { pointer, .. }
+        | BuildError::Json { pointer, .. } = &mut self
         {
             pointer.insert_str(0, prefix);
         }
@@ -258,7 +258,7 @@ impl Error {
     }
 
     pub(crate) fn json(err: &serde_json::Error) -> Self {
-        Error::Json {
+        BuildError::Json {
             pointer: String::new(),
             message: err.to_string(),
         }
@@ -304,14 +304,14 @@ pub(crate) fn json_type(v: &serde_json::Value) -> &'static str {
     }
 }
 
-/// `Ok(map)` when `v` is an object, else [`Error::NotAnObject`] at `pointer`.
+/// `Ok(map)` when `v` is an object, else [`BuildError::NotAnObject`] at `pointer`.
 pub(crate) fn into_object(
     v: serde_json::Value,
     pointer: &str,
-) -> Result<serde_json::Map<String, serde_json::Value>, Error> {
+) -> Result<serde_json::Map<String, serde_json::Value>, BuildError> {
     match v {
         serde_json::Value::Object(m) => Ok(m),
-        other => Err(Error::NotAnObject {
+        other => Err(BuildError::NotAnObject {
             pointer: pointer.to_owned(),
             found: json_type(&other),
         }),
@@ -321,6 +321,6 @@ pub(crate) fn into_object(
 /// Serializes `value` to JSON, naming the failing member.
 pub(crate) fn to_value<T: serde::Serialize + ?Sized>(
     value: &T,
-) -> Result<serde_json::Value, Error> {
-    serde_json::to_value(value).map_err(|e| Error::json(&e))
+) -> Result<serde_json::Value, BuildError> {
+    serde_json::to_value(value).map_err(|e| BuildError::json(&e))
 }

@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::conversation::Conversation;
-use crate::error::{Error, to_value};
+use crate::error::{BuildError, to_value};
 use crate::ids::IdGenerator;
 
 /// A run input `(thread_id, run_id, messages, tools)`, declaring `protocolVersion: "1.0"`
@@ -228,8 +228,8 @@ impl RunInputBuilder {
     /// Sets the starting state from a serializable value.
     ///
     /// # Errors
-    /// [`Error::Json`] when `state` cannot be serialized.
-    pub fn state_of(self, state: &(impl Serialize + ?Sized)) -> Result<Self, Error> {
+    /// [`BuildError::Json`] when `state` cannot be serialized.
+    pub fn state_of(self, state: &(impl Serialize + ?Sized)) -> Result<Self, BuildError> {
         Ok(self.state(to_value(state)?))
     }
 
@@ -274,7 +274,7 @@ impl RunInputBuilder {
     ///     .resolve_all(paused.interrupts(), |_| json!({"approved": true}))
     ///     .build();
     /// assert_eq!(input.resume.unwrap()[0].interrupt_id.as_str(), "int-1");
-    /// # Ok::<(), ag_ui_builders::Error>(())
+    /// # Ok::<(), ag_ui_builders::BuildError>(())
     /// ```
     pub fn resolve_all<'a>(
         self,

@@ -17,7 +17,7 @@ use ag_ui_core::{
 };
 use serde_json::Value;
 
-use crate::error::{Error, into_object};
+use crate::error::{BuildError, into_object};
 
 /// An interrupt `(id, reason, message)`. `reason` is an open string; the core values are
 /// `tool_call`, `input_required` and `confirmation` (see [`tool_approval`],
@@ -51,13 +51,13 @@ pub fn tool_approval(
 /// An `input_required` interrupt with the `responseSchema` the reason calls for.
 ///
 /// # Errors
-/// [`Error::NotAnObject`] at `/responseSchema` when the schema is not a JSON object (the
+/// [`BuildError::NotAnObject`] at `/responseSchema` when the schema is not a JSON object (the
 /// boolean schemas `true`/`false` are not allowed there).
 pub fn input_required(
     id: impl Into<InterruptId>,
     message: impl Into<String>,
     response_schema: impl Into<Value>,
-) -> Result<Interrupt, Error> {
+) -> Result<Interrupt, BuildError> {
     let schema = into_object(response_schema.into(), "/responseSchema")?;
     Ok(interrupt(id, REASON_INPUT_REQUIRED, message).with_response_schema(schema))
 }

@@ -47,7 +47,7 @@ pub mod __private {
     pub use ag_ui_core::Message;
 }
 pub use emitter::{ModelChunk, RunEmitter};
-pub use error::{CoreError, Error};
+pub use error::{BuildError, CoreError};
 pub use ids::{IdGenerator, IdKind, SequentialIds, UuidIds};
 pub use input::{RunInputBuilder, run_input, thread_state};
 pub use message::{

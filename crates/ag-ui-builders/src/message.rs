@@ -6,7 +6,7 @@ use ag_ui_core::{
 };
 use serde::Serialize;
 
-use crate::error::{Error, into_object, to_value};
+use crate::error::{BuildError, into_object, to_value};
 
 /// A system message `(id, content)`.
 #[must_use]
@@ -72,13 +72,13 @@ pub fn reasoning_message(id: impl Into<MessageId>, content: impl Into<String>) -
 /// serializes to a JSON object (a `serde_json::json!({..})`, a map, a struct).
 ///
 /// # Errors
-/// [`Error::NotAnObject`] at `/content` when `content` is not an object;
-/// [`Error::Json`] when it cannot be serialized.
+/// [`BuildError::NotAnObject`] at `/content` when `content` is not an object;
+/// [`BuildError::Json`] when it cannot be serialized.
 pub fn activity_message(
     id: impl Into<MessageId>,
     activity_type: impl Into<String>,
     content: &(impl Serialize + ?Sized),
-) -> Result<ActivityMessage, Error> {
+) -> Result<ActivityMessage, BuildError> {
     let content = into_object(to_value(content)?, "/content")?;
     Ok(ActivityMessage::new(id, activity_type, content))
 }

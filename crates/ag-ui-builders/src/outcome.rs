@@ -17,7 +17,7 @@ use ag_ui_core::{
     SubagentFinishedSuspendedOutcome, ToolCallId,
 };
 
-use crate::error::Error;
+use crate::error::BuildError;
 
 /// The `success` outcome.
 #[must_use]
@@ -44,19 +44,19 @@ pub fn success_pending(
 /// The `interrupt` outcome; it cannot be built without at least one interrupt.
 ///
 /// # Errors
-/// [`Error::NoInterrupts`] when `interrupts` is empty; [`Error::DuplicateInterrupt`] when
+/// [`BuildError::NoInterrupts`] when `interrupts` is empty; [`BuildError::DuplicateInterrupt`] when
 /// two of them carry the same id.
 pub fn interrupted(
     interrupts: impl IntoIterator<Item = Interrupt>,
-) -> Result<RunFinishedOutcome, Error> {
+) -> Result<RunFinishedOutcome, BuildError> {
     let list: Vec<Interrupt> = interrupts.into_iter().collect();
     let mut seen = std::collections::HashSet::new();
     if let Some(dup) = list.iter().find(|i| !seen.insert(i.id.as_str())) {
-        return Err(Error::DuplicateInterrupt {
+        return Err(BuildError::DuplicateInterrupt {
             id: dup.id.as_str().to_owned(),
         });
     }
-    let list = NonEmpty::new(list).ok_or(Error::NoInterrupts)?;
+    let list = NonEmpty::new(list).ok_or(BuildError::NoInterrupts)?;
     Ok(RunFinishedOutcome::Interrupt(
         RunFinishedInterruptOutcome::new(list),
     ))

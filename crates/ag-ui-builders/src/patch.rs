@@ -3,7 +3,7 @@
 use ag_ui_core::{JsonPatch, JsonPatchOperation, JsonPointer};
 use serde_json::Value;
 
-use crate::error::Error;
+use crate::error::BuildError;
 
 /// A JSON Patch turning `from` into `to`. Objects are compared key by key (removals, then
 /// additions and changes, in key order). Arrays are compared element by element after
@@ -221,8 +221,8 @@ fn positional_script(n: usize, m: usize) -> Vec<Edit> {
 /// rule the wire checks; whether the patch applies is the applier's business).
 ///
 /// # Errors
-/// [`Error::InvalidPointer`] at `/<index>/path` or `/<index>/from`.
-pub fn check(patch: &[JsonPatchOperation]) -> Result<(), Error> {
+/// [`BuildError::InvalidPointer`] at `/<index>/path` or `/<index>/from`.
+pub fn check(patch: &[JsonPatchOperation]) -> Result<(), BuildError> {
     for (i, op) in patch.iter().enumerate() {
         let from = match op {
             JsonPatchOperation::Move(m) => Some(&m.from),
@@ -233,7 +233,7 @@ pub fn check(patch: &[JsonPatchOperation]) -> Result<(), Error> {
             if let Some(p) = pointer
                 && !p.is_valid()
             {
-                return Err(Error::InvalidPointer {
+                return Err(BuildError::InvalidPointer {
                     pointer: format!("/{i}/{member}"),
                     value: p.to_string(),
                 });

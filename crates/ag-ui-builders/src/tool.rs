@@ -5,7 +5,7 @@ use ag_ui_core::{Context, FunctionCall, Tool, ToolCall, ToolCallId};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::error::Error;
+use crate::error::BuildError;
 
 /// A tool `(name, description, parameters)`; `parameters` is the JSON Schema of the
 /// arguments, usually from [`object_schema`] or [`ObjectSchema`].
@@ -91,16 +91,16 @@ impl IntoArguments for &Value {
 ///     "required": ["city"]
 /// }));
 /// assert!(object_schema([("city", json!({"type": "string"}))], ["town"]).is_err());
-/// # Ok::<(), ag_ui_builders::Error>(())
+/// # Ok::<(), ag_ui_builders::BuildError>(())
 /// ```
 ///
 /// # Errors
-/// [`Error::UndeclaredRequired`] (at `/required/<i>`) when a required name is not a
+/// [`BuildError::UndeclaredRequired`] (at `/required/<i>`) when a required name is not a
 /// property.
 pub fn object_schema<K, R>(
     properties: impl IntoIterator<Item = (K, Value)>,
     required: impl IntoIterator<Item = R>,
-) -> Result<Value, Error>
+) -> Result<Value, BuildError>
 where
     K: Into<String>,
     R: Into<String>,
@@ -189,10 +189,10 @@ impl ObjectSchema {
         Value::Object(out)
     }
 
-    fn try_build(self) -> Result<Value, Error> {
+    fn try_build(self) -> Result<Value, BuildError> {
         for (i, name) in self.required.iter().enumerate() {
             if !self.properties.contains_key(name) {
-                return Err(Error::UndeclaredRequired {
+                return Err(BuildError::UndeclaredRequired {
                     pointer: format!("/required/{i}"),
                     name: name.clone(),
                 });
@@ -223,13 +223,13 @@ impl From<ObjectSchema> for Value {
 ///
 /// let err = parse_arguments::<Args>(r#"{"city":"Oslo","days":"three"}"#).unwrap_err();
 /// assert_eq!(err.pointer(), Some("/days"));
-/// # Ok::<(), ag_ui_builders::Error>(())
+/// # Ok::<(), ag_ui_builders::BuildError>(())
 /// ```
 ///
 /// # Errors
-/// [`Error::Json`] with the pointer of the offending member (for a missing field: of the
+/// [`BuildError::Json`] with the pointer of the offending member (for a missing field: of the
 /// object lacking it, the message naming the field).
-pub fn parse_arguments<T: DeserializeOwned>(arguments: &str) -> Result<T, Error> {
+pub fn parse_arguments<T: DeserializeOwned>(arguments: &str) -> Result<T, BuildError> {
     let text = if arguments.trim().is_empty() {
         "{}"
     } else {
@@ -238,12 +238,12 @@ pub fn parse_arguments<T: DeserializeOwned>(arguments: &str) -> Result<T, Error>
     let mut de = serde_json::Deserializer::from_str(text);
     let value = serde_path_to_error::deserialize::<_, T>(&mut de).map_err(|e| {
         let pointer = to_pointer(e.path());
-        Error::Json {
+        BuildError::Json {
             pointer,
             message: e.into_inner().to_string(),
         }
     })?;
-    de.end().map_err(|e| Error::json(&e))?;
+    de.end().map_err(|e| BuildError::json(&e))?;
     Ok(value)
 }
 

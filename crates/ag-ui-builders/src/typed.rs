@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::error::Error;
+use crate::error::BuildError;
 use crate::tool::parse_arguments;
 
 /// The JSON Schema of `T` as tool parameters: draft 2020-12, sub-schemas inlined where
@@ -61,7 +61,7 @@ pub fn typed_tool<T: JsonSchema>(name: impl Into<String>, description: impl Into
 ///
 /// let err = weather.parse(&tool_call("call_2", "get_weather", r#"{"city":7}"#)).unwrap_err();
 /// assert_eq!(err.pointer(), Some("/city"));
-/// # Ok::<(), ag_ui_builders::Error>(())
+/// # Ok::<(), ag_ui_builders::BuildError>(())
 /// ```
 #[cfg_attr(docsrs, doc(cfg(feature = "schemars")))]
 pub struct TypedTool<T> {
@@ -126,11 +126,11 @@ impl<T: JsonSchema + DeserializeOwned> TypedTool<T> {
     /// Parses a call of this tool.
     ///
     /// # Errors
-    /// [`Error::WrongTool`] when the call names another tool; [`Error::Json`] naming the
+    /// [`BuildError::WrongTool`] when the call names another tool; [`BuildError::Json`] naming the
     /// offending argument by JSON Pointer.
-    pub fn parse(&self, call: &ToolCall) -> Result<T, Error> {
+    pub fn parse(&self, call: &ToolCall) -> Result<T, BuildError> {
         if call.function.name != self.tool.name {
-            return Err(Error::WrongTool {
+            return Err(BuildError::WrongTool {
                 tool_call_id: call.id.to_string(),
                 expected: self.tool.name.clone(),
                 found: call.function.name.clone(),
@@ -143,9 +143,9 @@ impl<T: JsonSchema + DeserializeOwned> TypedTool<T> {
     ///
     /// # Errors
     /// As [`parse`](Self::parse).
-    pub fn parse_function(&self, call: &FunctionCall) -> Result<T, Error> {
+    pub fn parse_function(&self, call: &FunctionCall) -> Result<T, BuildError> {
         if call.name != self.tool.name {
-            return Err(Error::WrongTool {
+            return Err(BuildError::WrongTool {
                 tool_call_id: String::new(),
                 expected: self.tool.name.clone(),
                 found: call.name.clone(),
@@ -157,8 +157,8 @@ impl<T: JsonSchema + DeserializeOwned> TypedTool<T> {
     /// Parses argument text (for instance the concatenated `TOOL_CALL_ARGS` deltas).
     ///
     /// # Errors
-    /// [`Error::Json`] naming the offending argument by JSON Pointer.
-    pub fn parse_arguments(&self, arguments: &str) -> Result<T, Error> {
+    /// [`BuildError::Json`] naming the offending argument by JSON Pointer.
+    pub fn parse_arguments(&self, arguments: &str) -> Result<T, BuildError> {
         parse_arguments(arguments)
     }
 }

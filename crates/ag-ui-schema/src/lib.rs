@@ -58,34 +58,30 @@ pub const META_SCHEMA: &str = "https://json-schema.org/draft/2020-12/schema";
 /// The file name the bundle is published under.
 pub const FILE_NAME: &str = "ag-ui.schema.json";
 
-/// The three mixins: open objects composed with `allOf` into the definitions that share
-/// their fields, never sent on their own.
-pub const MIXINS: [&str; 3] = core::MIXINS;
-
-/// Every definition of the bundle, in alphabetical order: the wire definitions of AG-UI 1.0
-/// and the three [`MIXINS`].
-pub const DEFINITIONS: [&str; core::DEFINITIONS.len()] = core::DEFINITIONS;
+/// The definitions of the bundle (every wire definition and the three mixins, in
+/// alphabetical order) and the mixins among them: core's lists, which the bundle follows.
+pub use ag_ui_core::{DEFINITIONS, MIXINS};
 
 /// Why the bundle could not be built: the Rust types and the conventions of the bundle
 /// disagree (for instance two definitions composing one mixin describe a shared field
 /// differently).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
-pub struct Error {
+pub struct SchemaError {
     /// What disagrees, and where (a definition name and a property, when there is one).
     pub message: String,
 }
 
-impl fmt::Display for Error {
+impl fmt::Display for SchemaError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message)
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for SchemaError {}
 
-fn err(message: impl Into<String>) -> Error {
-    Error {
+fn err(message: impl Into<String>) -> SchemaError {
+    SchemaError {
         message: message.into(),
     }
 }
@@ -94,7 +90,7 @@ fn err(message: impl Into<String>) -> Error {
 ///
 /// # Errors
 /// As [`bundle_for`].
-pub fn bundle() -> Result<Value, Error> {
+pub fn bundle() -> Result<Value, SchemaError> {
     bundle_for(ProtocolVersion::V1_0)
 }
 
@@ -105,10 +101,10 @@ pub fn bundle() -> Result<Value, Error> {
 /// every object to exactly the 1.0 members.
 ///
 /// # Errors
-/// [`Error`] when the derived schemas break a convention of the bundle, or `version` is
+/// [`SchemaError`] when the derived schemas break a convention of the bundle, or `version` is
 /// none of [`VERSIONS`]; the former is a bug in `ag-ui-core`'s schema attributes, never a
 /// runtime condition.
-pub fn bundle_for(version: ProtocolVersion) -> Result<Value, Error> {
+pub fn bundle_for(version: ProtocolVersion) -> Result<Value, SchemaError> {
     if !VERSIONS.contains(&version) {
         return Err(err(format!(
             "no bundle is published for AG-UI {version} (the versions are {})",
@@ -173,7 +169,7 @@ pub fn definitions_for(version: ProtocolVersion) -> Vec<&'static str> {
 ///
 /// # Errors
 /// As [`bundle`].
-pub fn bundle_text() -> Result<String, Error> {
+pub fn bundle_text() -> Result<String, SchemaError> {
     bundle_text_for(ProtocolVersion::V1_0)
 }
 
@@ -181,7 +177,7 @@ pub fn bundle_text() -> Result<String, Error> {
 ///
 /// # Errors
 /// As [`bundle_for`].
-pub fn bundle_text_for(version: ProtocolVersion) -> Result<String, Error> {
+pub fn bundle_text_for(version: ProtocolVersion) -> Result<String, SchemaError> {
     let mut text = serde_json::to_string_pretty(&bundle_for(version)?)
         .map_err(|e| err(format!("cannot print the bundle: {e}")))?;
     text.push('\n');
@@ -194,7 +190,7 @@ pub fn bundle_text_for(version: ProtocolVersion) -> Result<String, Error> {
 ///
 /// # Errors
 /// As [`bundle`].
-pub fn definition(name: &str) -> Result<Option<Value>, Error> {
+pub fn definition(name: &str) -> Result<Option<Value>, SchemaError> {
     if !definitions_for(ProtocolVersion::V1_0).contains(&name) {
         return Ok(None);
     }
@@ -223,7 +219,7 @@ pub fn definition(name: &str) -> Result<Option<Value>, Error> {
 ///
 /// # Errors
 /// As [`bundle`].
-pub fn schema_for<T: schemars::JsonSchema + ?Sized>() -> Result<Option<Value>, Error> {
+pub fn schema_for<T: schemars::JsonSchema + ?Sized>() -> Result<Option<Value>, SchemaError> {
     definition(&T::schema_name())
 }
 
@@ -257,7 +253,10 @@ fn derive_definitions() -> Map<String, Value> {
 /// Removes from `defs` the members `version` does not know, as
 /// [`ag_ui_core::VERSIONED_FIELDS`] lists them; a listed member the derive did not produce
 /// is an error (the table and the types disagree).
-fn strip_unknown(defs: &mut Map<String, Value>, version: ProtocolVersion) -> Result<(), Error> {
+fn strip_unknown(
+    defs: &mut Map<String, Value>,
+    version: ProtocolVersion,
+) -> Result<(), SchemaError> {
     for f in version.unknown_fields() {
         let removed = defs
             .get_mut(f.definition)
@@ -280,7 +279,7 @@ fn strip_unknown(defs: &mut Map<String, Value>, version: ProtocolVersion) -> Res
 fn strip_unknown_events(
     defs: &mut Map<String, Value>,
     version: ProtocolVersion,
-) -> Result<(), Error> {
+) -> Result<(), SchemaError> {
     for t in version.unknown_events() {
         let def = t.definition();
         if defs.remove(def).is_none() {
@@ -327,7 +326,7 @@ const ALIASES: [&str; 2] = ["JsonPatch", "State"];
 /// Replaces every reference to a definition that is not one of [`DEFINITIONS`] (the id newtypes,
 /// `Content`, `ResumeStatus`, the one-value role enums, `NonEmpty`) by its schema, keeping
 /// the referring schema's own description.
-fn inline_unnamed(defs: &mut Map<String, Value>) -> Result<(), Error> {
+fn inline_unnamed(defs: &mut Map<String, Value>) -> Result<(), SchemaError> {
     let keep = |n: &str| DEFINITIONS.contains(&n) && !MIXINS.contains(&n) && !ALIASES.contains(&n);
     let unnamed: Map<String, Value> = defs
         .iter()
@@ -383,7 +382,7 @@ fn inline_refs(v: &mut Value, unnamed: &Map<String, Value>) -> bool {
 
 /// Adds `JsonPatch` and `State`, and lets every array of patch operations reference
 /// `JsonPatch`.
-fn add_json_patch_and_state(defs: &mut Map<String, Value>) -> Result<(), Error> {
+fn add_json_patch_and_state(defs: &mut Map<String, Value>) -> Result<(), SchemaError> {
     let patch_array = json!({ "type": "array", "items": { "$ref": "#/$defs/JsonPatchOperation" } });
     fn use_patch_ref(v: &mut Value, patch_array: &Value) {
         match v {
@@ -488,7 +487,7 @@ const BASE_MESSAGE: Mixin = Mixin {
 };
 
 /// Members of a union definition, by the names their `$ref`s point to.
-fn union_members(defs: &Map<String, Value>, union: &str) -> Result<Vec<String>, Error> {
+fn union_members(defs: &Map<String, Value>, union: &str) -> Result<Vec<String>, SchemaError> {
     defs.get(union)
         .and_then(|u| u.get("oneOf"))
         .and_then(Value::as_array)
@@ -516,7 +515,10 @@ fn is_required(def: &Value, key: &str) -> bool {
 
 /// Moves the shared fields of each mixin out of the definitions composing it, checking
 /// that they describe them identically.
-fn extract_mixins(defs: &mut Map<String, Value>, version: ProtocolVersion) -> Result<(), Error> {
+fn extract_mixins(
+    defs: &mut Map<String, Value>,
+    version: ProtocolVersion,
+) -> Result<(), SchemaError> {
     let events = union_members(defs, "Event")?;
     let attributable: Vec<String> = defs
         .iter()
@@ -553,7 +555,7 @@ fn compose(
     mixin: &Mixin,
     members: &[String],
     version: ProtocolVersion,
-) -> Result<(), Error> {
+) -> Result<(), SchemaError> {
     let keys: Vec<&str> = mixin
         .shared
         .iter()

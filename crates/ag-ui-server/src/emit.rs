@@ -27,7 +27,7 @@ pub enum EmitError {
     Closed,
     /// The emitter refused the operation (for example text after the run ended).
     #[error(transparent)]
-    Emitter(#[from] ag_ui_builders::Error),
+    Emitter(#[from] ag_ui_builders::BuildError),
 }
 
 /// The agent's side of [`emit`]: a [`RunEmitter`] whose events go to the server as soon as
@@ -49,7 +49,7 @@ impl Emitter {
     /// sent); [`EmitError::Closed`] when the stream has been dropped.
     pub async fn emit<R>(
         &mut self,
-        op: impl FnOnce(&mut RunEmitter) -> Result<R, ag_ui_builders::Error>,
+        op: impl FnOnce(&mut RunEmitter) -> Result<R, ag_ui_builders::BuildError>,
     ) -> Result<R, EmitError> {
         let result = op(&mut self.run);
         self.flush().await?;

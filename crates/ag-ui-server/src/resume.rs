@@ -28,7 +28,7 @@
 //! assert!(matches!(tracker.admit(&next), Err(ResumeRefused::Paused { .. })));
 //! let resume = next.with_resume(vec![ag_ui_builders::interrupt::resolve("int-1", serde_json::json!({}))]);
 //! assert_eq!(tracker.admit(&resume), Ok(Admission::Resume));
-//! # Ok::<(), ag_ui_builders::Error>(())
+//! # Ok::<(), ag_ui_builders::BuildError>(())
 //! ```
 
 use std::collections::HashMap;

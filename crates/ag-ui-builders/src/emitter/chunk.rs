@@ -1,7 +1,7 @@
 //! A model's streamed output, fed to the emitter chunk by chunk.
 
 use super::run::RunEmitter;
-use crate::error::Error;
+use crate::error::BuildError;
 use crate::usage::ProviderUsage;
 
 /// One piece of a model's streamed output, as agent frameworks report it (text, thinking,
@@ -61,7 +61,7 @@ impl RunEmitter {
     /// [`tool_call_start_with_id`](Self::tool_call_start_with_id),
     /// [`tool_call_args`](Self::tool_call_args), [`tool_call_end`](Self::tool_call_end),
     /// [`close_turn`](Self::close_turn)).
-    pub fn push(&mut self, chunk: ModelChunk) -> Result<(), Error> {
+    pub fn push(&mut self, chunk: ModelChunk) -> Result<(), BuildError> {
         match chunk {
             ModelChunk::Text(delta) => self.text(delta).map(drop),
             ModelChunk::TextWithId { id, delta } => self.text_with_id(id, delta),

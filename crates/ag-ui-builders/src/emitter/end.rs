@@ -6,7 +6,7 @@ use ag_ui_core::{Event, Interrupt, RunFinishedOutcome, SubagentRunId, TokenUsage
 use serde_json::Value;
 
 use super::run::{Attribute, RunEmitter};
-use crate::error::Error;
+use crate::error::BuildError;
 use crate::event;
 use crate::outcome::{cancelled, interrupted, success_pending};
 
@@ -58,19 +58,19 @@ impl RunEmitter {
     /// (`RUN_ERROR`).
     ///
     /// ```
-    /// use ag_ui_builders::{Error, ModelChunk, RunEmitter};
+    /// use ag_ui_builders::{BuildError, ModelChunk, RunEmitter};
     ///
     /// let mut run = RunEmitter::start("thread-1", "run-1");
     /// run.push(ModelChunk::ToolCallStart { id: "call_1".into(), name: "search".into() })?;
     /// run.push(ModelChunk::ToolCallDelta { id: "call_1".into(), delta: r#"{"q":"#.into() })?;
-    /// assert!(matches!(run.finish(), Err(Error::IncompleteArguments { .. })));
+    /// assert!(matches!(run.finish(), Err(BuildError::IncompleteArguments { .. })));
     /// run.fail("the model's output was cut off")?;
-    /// # Ok::<(), ag_ui_builders::Error>(())
+    /// # Ok::<(), ag_ui_builders::BuildError>(())
     /// ```
     ///
     /// # Errors
-    /// [`Error::IncompleteArguments`]; [`Error::SubagentActive`]; [`Error::RunEnded`].
-    pub fn finish(&mut self) -> Result<(), Error> {
+    /// [`BuildError::IncompleteArguments`]; [`BuildError::SubagentActive`]; [`BuildError::RunEnded`].
+    pub fn finish(&mut self) -> Result<(), BuildError> {
         let outcome = success_pending(self.unanswered_tool_calls());
         self.finish_with(outcome, None)
     }
@@ -79,7 +79,7 @@ impl RunEmitter {
     ///
     /// # Errors
     /// As [`finish`](Self::finish).
-    pub fn finish_with_result(&mut self, result: impl Into<Value>) -> Result<(), Error> {
+    pub fn finish_with_result(&mut self, result: impl Into<Value>) -> Result<(), BuildError> {
         let outcome = success_pending(self.unanswered_tool_calls());
         self.finish_with(outcome, Some(result.into()))
     }
@@ -88,13 +88,13 @@ impl RunEmitter {
     /// their ids with [`new_interrupt_id`](Self::new_interrupt_id).
     ///
     /// # Errors
-    /// [`Error::NoInterrupts`] when `interrupts` is empty; [`Error::DuplicateInterrupt`] when
+    /// [`BuildError::NoInterrupts`] when `interrupts` is empty; [`BuildError::DuplicateInterrupt`] when
     /// two interrupts share an id; as [`finish`](Self::finish) (a tool-approval interrupt for a
     /// call whose arguments are not complete JSON is refused).
     pub fn interrupt(
         &mut self,
         interrupts: impl IntoIterator<Item = Interrupt>,
-    ) -> Result<(), Error> {
+    ) -> Result<(), BuildError> {
         self.live()?;
         let outcome = interrupted(interrupts)?;
         self.finish_with(outcome, None)
@@ -104,7 +104,7 @@ impl RunEmitter {
     ///
     /// # Errors
     /// As [`finish`](Self::finish).
-    pub fn cancel(&mut self) -> Result<(), Error> {
+    pub fn cancel(&mut self) -> Result<(), BuildError> {
         self.finish_with(cancelled(), None)
     }
 
@@ -112,18 +112,18 @@ impl RunEmitter {
     /// what is open.
     ///
     /// # Errors
-    /// [`Error::IncompleteArguments`] when the outcome hands out a call of this run
+    /// [`BuildError::IncompleteArguments`] when the outcome hands out a call of this run
     /// (`pendingToolCallIds`, or an interrupt's `toolCallId`) whose arguments are not
-    /// complete JSON; [`Error::DuplicateInterrupt`] when two interrupts share an id;
-    /// [`Error::SubagentActive`] while a subagent invocation is active; [`Error::RunEnded`].
+    /// complete JSON; [`BuildError::DuplicateInterrupt`] when two interrupts share an id;
+    /// [`BuildError::SubagentActive`] while a subagent invocation is active; [`BuildError::RunEnded`].
     pub fn finish_with(
         &mut self,
         outcome: RunFinishedOutcome,
         result: Option<Value>,
-    ) -> Result<(), Error> {
+    ) -> Result<(), BuildError> {
         self.live()?;
         if let Some(active) = self.current_subagent() {
-            return Err(Error::SubagentActive {
+            return Err(BuildError::SubagentActive {
                 id: active.to_string(),
             });
         }
@@ -143,26 +143,26 @@ impl RunEmitter {
     /// protocol accepts it with anything open; nothing can follow it.
     ///
     /// # Errors
-    /// [`Error::RunEnded`].
-    pub fn fail(&mut self, message: impl Into<String>) -> Result<(), Error> {
+    /// [`BuildError::RunEnded`].
+    pub fn fail(&mut self, message: impl Into<String>) -> Result<(), BuildError> {
         self.fail_inner(message.into(), None)
     }
 
     /// As [`fail`](Self::fail), with a machine-readable `code`.
     ///
     /// # Errors
-    /// [`Error::RunEnded`].
+    /// [`BuildError::RunEnded`].
     pub fn fail_with_code(
         &mut self,
         message: impl Into<String>,
         code: impl Into<String>,
-    ) -> Result<(), Error> {
+    ) -> Result<(), BuildError> {
         self.fail_inner(message.into(), Some(code.into()))
     }
 
     // ---------------------------------------------------------------- internals
 
-    fn fail_inner(&mut self, message: String, code: Option<String>) -> Result<(), Error> {
+    fn fail_inner(&mut self, message: String, code: Option<String>) -> Result<(), BuildError> {
         self.live()?;
         let mut ev = event::run_error(message);
         ev.code = code;
@@ -175,7 +175,7 @@ impl RunEmitter {
 
     /// Refuses an outcome that hands out (as pending, or for approval) a call of this run
     /// whose arguments are not complete JSON, or that names one interrupt id twice.
-    pub(super) fn check_handed_out(&self, outcome: &RunFinishedOutcome) -> Result<(), Error> {
+    pub(super) fn check_handed_out(&self, outcome: &RunFinishedOutcome) -> Result<(), BuildError> {
         let mut handed_out: Vec<&ToolCallId> = Vec::new();
         match outcome {
             RunFinishedOutcome::Success(s) => {
@@ -184,7 +184,7 @@ impl RunEmitter {
             RunFinishedOutcome::Interrupt(i) => {
                 for (n, int) in i.interrupts.iter().enumerate() {
                     if i.interrupts[..n].iter().any(|o| o.id == int.id) {
-                        return Err(Error::DuplicateInterrupt {
+                        return Err(BuildError::DuplicateInterrupt {
                             id: int.id.to_string(),
                         });
                     }
@@ -198,7 +198,7 @@ impl RunEmitter {
             if let Some(arguments) = arguments
                 && !complete_arguments(arguments)
             {
-                return Err(Error::IncompleteArguments {
+                return Err(BuildError::IncompleteArguments {
                     tool_call_id: id.to_string(),
                     arguments: arguments.to_owned(),
                 });
@@ -211,13 +211,16 @@ impl RunEmitter {
     pub(super) fn close_reasoning_of(
         &mut self,
         owner: Option<&SubagentRunId>,
-    ) -> Result<(), Error> {
+    ) -> Result<(), BuildError> {
         self.close_kinds(&TURN[..2], |o| same_owner(o, owner))
     }
 
     /// Ends `owner`'s assistant turn: closes its reasoning, text and tool calls; its next
     /// text or tool call belongs to a new assistant message.
-    pub(super) fn close_turn_of(&mut self, owner: Option<&SubagentRunId>) -> Result<(), Error> {
+    pub(super) fn close_turn_of(
+        &mut self,
+        owner: Option<&SubagentRunId>,
+    ) -> Result<(), BuildError> {
         self.close_kinds(&TURN, |o| same_owner(o, owner))?;
         if let Some((_, cursor)) = self.cursors.iter_mut().find(|(o, _)| o.as_ref() == owner) {
             cursor.turn = None;
@@ -226,13 +229,13 @@ impl RunEmitter {
     }
 
     /// Closes everything `owner` has open: its turn, then its steps, innermost first.
-    pub(super) fn close_all_of(&mut self, owner: Option<&SubagentRunId>) -> Result<(), Error> {
+    pub(super) fn close_all_of(&mut self, owner: Option<&SubagentRunId>) -> Result<(), BuildError> {
         self.close_turn_of(owner)?;
         self.close_steps(|o| same_owner(o, owner))
     }
 
     /// Closes everything the run has open, whoever owns it (what `RUN_FINISHED` needs).
-    fn close_all(&mut self) -> Result<(), Error> {
+    fn close_all(&mut self) -> Result<(), BuildError> {
         self.close_kinds(&TURN, |_| true)?;
         self.cursors.clear();
         self.close_steps(|_| true)
@@ -243,7 +246,7 @@ impl RunEmitter {
         &mut self,
         kinds: &[OpenKind],
         keep: impl Fn(&Open) -> bool,
-    ) -> Result<(), Error> {
+    ) -> Result<(), BuildError> {
         for kind in kinds {
             for open in self.open_where(|o| o.kind == *kind && keep(o)) {
                 if let Some(e) = closer(&open) {
@@ -255,7 +258,7 @@ impl RunEmitter {
     }
 
     /// Finishes the steps `keep` selects, the latest started first.
-    fn close_steps(&mut self, keep: impl Fn(&Open) -> bool) -> Result<(), Error> {
+    fn close_steps(&mut self, keep: impl Fn(&Open) -> bool) -> Result<(), BuildError> {
         let steps = self.open_where(|o| o.kind == OpenKind::Step && keep(o));
         for open in steps.iter().rev() {
             if let Some(e) = closer(open) {

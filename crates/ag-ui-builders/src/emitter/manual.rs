@@ -6,13 +6,13 @@ use ag_ui_core::{Event, EventType, SubagentRunId};
 use serde_json::Value;
 
 use super::run::{Attribute, Call, RunEmitter};
-use crate::error::Error;
+use crate::error::BuildError;
 use crate::event;
 
 impl RunEmitter {
     /// Sends an event you built yourself, checked and tracked like the emitter's own: it is
     /// refused (nothing emitted) when it breaks a lifecycle rule of spec §9.1 given what the
-    /// run has emitted so far ([`Error::Violation`]) or a rule of the emitter, and once
+    /// run has emitted so far ([`BuildError::Violation`]) or a rule of the emitter, and once
     /// emitted it counts for everything that follows: a `TEXT_MESSAGE_START` opens a message
     /// that [`text`](Self::text) appends to and [`finish`](Self::finish) closes, a
     /// `TOOL_CALL_START` makes a call that is pending until answered, a `STATE_SNAPSHOT`
@@ -25,27 +25,27 @@ impl RunEmitter {
     /// first, as [`subagent_finish`](Self::subagent_finish) does.
     ///
     /// ```
-    /// use ag_ui_builders::{Error, RunEmitter, event};
+    /// use ag_ui_builders::{BuildError, RunEmitter, event};
     ///
     /// let mut run = RunEmitter::start("thread-1", "run-1");
     /// run.push_event(event::text_message_start("msg_1").with_name("planner"))?;
     /// run.text("Step one.")?; // appends to msg_1
     /// assert!(matches!(
     ///     run.push_event(event::text_message_content("msg_9", "?")),
-    ///     Err(Error::Violation(_))
+    ///     Err(BuildError::Violation(_))
     /// ));
     /// run.finish()?; // closes msg_1
-    /// # Ok::<(), ag_ui_builders::Error>(())
+    /// # Ok::<(), ag_ui_builders::BuildError>(())
     /// ```
     ///
     /// # Errors
-    /// [`Error::Violation`] naming the rule broken; [`Error::ChunkEvent`] for a
+    /// [`BuildError::Violation`] naming the rule broken; [`BuildError::ChunkEvent`] for a
     /// `*_CHUNK` event (consumers expand those; send the events it stands for);
-    /// [`Error::AlreadyOpen`] for a `TOOL_CALL_START` whose id was used in this run;
-    /// [`Error::NotOpen`] for an event attributed to a subagent invocation that is not
-    /// active; [`Error::IncompleteArguments`] for a `RUN_FINISHED` handing out a call whose
-    /// arguments are not complete JSON; [`Error::RunEnded`].
-    pub fn push_event(&mut self, event: impl Into<Event>) -> Result<(), Error> {
+    /// [`BuildError::AlreadyOpen`] for a `TOOL_CALL_START` whose id was used in this run;
+    /// [`BuildError::NotOpen`] for an event attributed to a subagent invocation that is not
+    /// active; [`BuildError::IncompleteArguments`] for a `RUN_FINISHED` handing out a call whose
+    /// arguments are not complete JSON; [`BuildError::RunEnded`].
+    pub fn push_event(&mut self, event: impl Into<Event>) -> Result<(), BuildError> {
         self.live()?;
         let mut event = event.into();
         let kind = event.event_type();
@@ -55,7 +55,7 @@ impl RunEmitter {
                 | EventType::ToolCallChunk
                 | EventType::ReasoningMessageChunk
         ) {
-            return Err(Error::ChunkEvent(kind));
+            return Err(BuildError::ChunkEvent(kind));
         }
         let owner = match &event {
             Event::SubagentStarted(_) => None,
@@ -64,14 +64,14 @@ impl RunEmitter {
         if let Some(o) = &owner
             && !self.verifier.is_open(OpenKind::Subagent, o.as_str())
         {
-            return Err(Error::NotOpen {
+            return Err(BuildError::NotOpen {
                 kind: "subagent invocation",
                 id: o.to_string(),
             });
         }
         match &event {
             Event::ToolCallStart(e) if self.call(e.tool_call_id.as_str()).is_some() => {
-                return Err(Error::AlreadyOpen {
+                return Err(BuildError::AlreadyOpen {
                     kind: "tool call",
                     id: e.tool_call_id.to_string(),
                 });
@@ -89,10 +89,10 @@ impl RunEmitter {
         }
         if matches!(kind, EventType::SubagentFinished | EventType::SubagentError) {
             // Check the end itself before closing what the invocation left open.
-            self.verifier.check(&event).map_err(Error::Violation)?;
+            self.verifier.check(&event).map_err(BuildError::Violation)?;
             self.close_all_of(owner.as_ref())?;
         }
-        self.verifier.push(&event).map_err(Error::Violation)?;
+        self.verifier.push(&event).map_err(BuildError::Violation)?;
         self.record(owner.as_ref(), &event);
         self.out.push(event);
         Ok(())
@@ -101,12 +101,12 @@ impl RunEmitter {
     /// Sends `CUSTOM(name, value)`.
     ///
     /// # Errors
-    /// [`Error::RunEnded`].
+    /// [`BuildError::RunEnded`].
     pub fn custom(
         &mut self,
         name: impl Into<String>,
         value: impl Into<Value>,
-    ) -> Result<(), Error> {
+    ) -> Result<(), BuildError> {
         self.live()?;
         let owner = self.owner();
         self.emit(event::custom(name, value).owned_by(owner.as_ref()))?;
@@ -116,8 +116,8 @@ impl RunEmitter {
     /// Passes a provider-native event through (`RAW`).
     ///
     /// # Errors
-    /// [`Error::RunEnded`].
-    pub fn raw(&mut self, raw: impl Into<Value>, source: Option<&str>) -> Result<(), Error> {
+    /// [`BuildError::RunEnded`].
+    pub fn raw(&mut self, raw: impl Into<Value>, source: Option<&str>) -> Result<(), BuildError> {
         self.live()?;
         let owner = self.owner();
         let mut ev = event::raw(raw).owned_by(owner.as_ref());

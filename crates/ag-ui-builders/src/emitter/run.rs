@@ -11,7 +11,7 @@ use ag_ui_core::{
 };
 use serde_json::{Map, Value};
 
-use crate::error::Error;
+use crate::error::BuildError;
 use crate::event;
 use crate::ids::{IdGenerator, UuidIds};
 use crate::usage::UsageMeter;
@@ -56,7 +56,7 @@ pub(super) struct Activity {
 /// * Creating the emitter emits `RUN_STARTED` (declaring `protocolVersion: "1.0"`); ending it
 ///   ([`finish`](Self::finish), [`interrupt`](Self::interrupt), [`cancel`](Self::cancel),
 ///   [`fail`](Self::fail)) emits `RUN_FINISHED` or `RUN_ERROR`, after which every call is an
-///   [`Error::RunEnded`].
+///   [`BuildError::RunEnded`].
 /// * Text and reasoning deltas open their message (and reasoning span) when none is open and
 ///   close the other kind first; starting a tool call closes the open text message and
 ///   attaches the call to it (`parentMessageId`); a tool result ends the assistant turn, so
@@ -66,8 +66,8 @@ pub(super) struct Activity {
 ///   message id cannot be taken over by another owner, and minted ids skip ids already used.
 /// * Finishing closes what is still open — reasoning, text, tool calls, then steps, innermost
 ///   first — because `RUN_FINISHED` is not accepted with anything open; it refuses
-///   ([`Error::SubagentActive`]) while a subagent invocation is active, since only the caller
-///   knows how that ended, and it refuses ([`Error::IncompleteArguments`]) to hand out a
+///   ([`BuildError::SubagentActive`]) while a subagent invocation is active, since only the caller
+///   knows how that ended, and it refuses ([`BuildError::IncompleteArguments`]) to hand out a
 ///   tool call whose arguments are not complete JSON. `fail` emits `RUN_ERROR` at once,
 ///   which the protocol accepts with anything open.
 /// * Between [`subagent_start`](Self::subagent_start) and its end, everything emitted is
@@ -77,7 +77,7 @@ pub(super) struct Activity {
 ///   and the hand-built ones sent with [`push_event`](Self::push_event), is checked with
 ///   the lifecycle rules of [`ag_ui_core::Verifier`] before it is emitted, so the stream
 ///   stays valid even when hand-built events or a `MESSAGES_SNAPSHOT` changed what the run
-///   holds ([`Error::Violation`]). What is open, who owns an id and which invocation is
+///   holds ([`BuildError::Violation`]). What is open, who owns an id and which invocation is
 ///   active are that verifier's answers: the emitter keeps no copy of the run's state
 ///   machine, so a hand-built event counts for everything that follows.
 ///
@@ -101,7 +101,7 @@ pub(super) struct Activity {
 ///     "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END",
 ///     "RUN_FINISHED",
 /// ]);
-/// # Ok::<(), ag_ui_builders::Error>(())
+/// # Ok::<(), ag_ui_builders::BuildError>(())
 /// ```
 pub struct RunEmitter {
     pub(super) thread_id: ThreadId,
@@ -128,7 +128,7 @@ pub struct RunEmitter {
     pub(super) usage: UsageMeter,
     /// Why the `RUN_STARTED` given to [`RunEmitter::start_with`] was refused, if it was:
     /// every call then fails with it.
-    pub(super) refused: Option<Error>,
+    pub(super) refused: Option<BuildError>,
 }
 
 impl fmt::Debug for RunEmitter {
@@ -352,12 +352,12 @@ impl RunEmitter {
     /// let approval = tool_approval(run.new_interrupt_id()?, call, "Send it?");
     /// assert_eq!(approval.id.as_str(), "int-1");
     /// run.interrupt([approval])?;
-    /// # Ok::<(), ag_ui_builders::Error>(())
+    /// # Ok::<(), ag_ui_builders::BuildError>(())
     /// ```
     ///
     /// # Errors
-    /// [`Error::AlreadyOpen`] when the generator keeps returning used ids.
-    pub fn new_interrupt_id(&mut self) -> Result<InterruptId, Error> {
+    /// [`BuildError::AlreadyOpen`] when the generator keeps returning used ids.
+    pub fn new_interrupt_id(&mut self) -> Result<InterruptId, BuildError> {
         let mut last = String::new();
         for _ in 0..MINT_ATTEMPTS {
             let id = self.ids.interrupt_id();
@@ -367,7 +367,7 @@ impl RunEmitter {
             }
             last = id.into_string();
         }
-        Err(Error::AlreadyOpen {
+        Err(BuildError::AlreadyOpen {
             kind: "interrupt",
             id: last,
         })
@@ -467,7 +467,7 @@ impl RunEmitter {
     }
 
     /// A fresh message id not used in this run.
-    pub(super) fn mint_message_id(&mut self) -> Result<MessageId, Error> {
+    pub(super) fn mint_message_id(&mut self) -> Result<MessageId, BuildError> {
         let mut last = String::new();
         for _ in 0..MINT_ATTEMPTS {
             let id = self.ids.message_id();
@@ -477,7 +477,7 @@ impl RunEmitter {
             }
             last = id.into_string();
         }
-        Err(Error::AlreadyOpen {
+        Err(BuildError::AlreadyOpen {
             kind: "message",
             id: last,
         })
@@ -486,13 +486,13 @@ impl RunEmitter {
     // ---------------------------------------------------------------- emitting
 
     /// Refuses every call once the run has ended (or its `RUN_STARTED` was refused).
-    pub(super) fn live(&self) -> Result<(), Error> {
+    pub(super) fn live(&self) -> Result<(), BuildError> {
         if let Some(refused) = &self.refused {
             return Err(refused.clone());
         }
         match self.verifier.lifecycle().status() {
-            RunStatus::Finished => Err(Error::RunEnded(EventType::RunFinished)),
-            RunStatus::Errored => Err(Error::RunEnded(EventType::RunError)),
+            RunStatus::Finished => Err(BuildError::RunEnded(EventType::RunFinished)),
+            RunStatus::Errored => Err(BuildError::RunEnded(EventType::RunError)),
             _ => Ok(()),
         }
     }
@@ -500,12 +500,12 @@ impl RunEmitter {
     /// Emits one of the emitter's own events, checked by the verifier like a hand-built one
     /// (what the caller did, hand-built events and snapshots included, could make one
     /// break a rule: it is then refused, so the stream stays valid).
-    pub(super) fn emit(&mut self, event: impl Into<Event>) -> Result<(), Error> {
+    pub(super) fn emit(&mut self, event: impl Into<Event>) -> Result<(), BuildError> {
         let mut event = event.into();
         if let Some(clock) = self.clock {
             event.set_timestamp(Some(clock()));
         }
-        self.verifier.push(&event).map_err(Error::Violation)?;
+        self.verifier.push(&event).map_err(BuildError::Violation)?;
         self.out.push(event);
         Ok(())
     }

@@ -5,7 +5,7 @@ use ag_ui_core::{InterruptId, SubagentFinishedOutcome, SubagentRunId, SubagentSt
 use serde_json::Value;
 
 use super::run::{Attribute, RunEmitter};
-use crate::error::Error;
+use crate::error::BuildError;
 use crate::event;
 use crate::outcome::subagent_suspended;
 
@@ -13,13 +13,13 @@ impl RunEmitter {
     /// Opens step `name` for the current owner.
     ///
     /// # Errors
-    /// [`Error::AlreadyOpen`] when that owner has the step open; [`Error::RunEnded`].
-    pub fn step_start(&mut self, name: impl Into<String>) -> Result<(), Error> {
+    /// [`BuildError::AlreadyOpen`] when that owner has the step open; [`BuildError::RunEnded`].
+    pub fn step_start(&mut self, name: impl Into<String>) -> Result<(), BuildError> {
         self.live()?;
         let name = name.into();
         let owner = self.owner();
         if self.open_of(OpenKind::Step, owner.as_ref()).contains(&name) {
-            return Err(Error::AlreadyOpen {
+            return Err(BuildError::AlreadyOpen {
                 kind: "step",
                 id: name,
             });
@@ -30,13 +30,13 @@ impl RunEmitter {
     /// Closes step `name` of the current owner.
     ///
     /// # Errors
-    /// [`Error::NotOpen`] when that owner has no such step open; [`Error::RunEnded`].
-    pub fn step_finish(&mut self, name: impl Into<String>) -> Result<(), Error> {
+    /// [`BuildError::NotOpen`] when that owner has no such step open; [`BuildError::RunEnded`].
+    pub fn step_finish(&mut self, name: impl Into<String>) -> Result<(), BuildError> {
         self.live()?;
         let name = name.into();
         let owner = self.owner();
         if !self.open_of(OpenKind::Step, owner.as_ref()).contains(&name) {
-            return Err(Error::NotOpen {
+            return Err(BuildError::NotOpen {
                 kind: "step",
                 id: name,
             });
@@ -49,8 +49,8 @@ impl RunEmitter {
     /// one as its parent.
     ///
     /// # Errors
-    /// [`Error::RunEnded`].
-    pub fn subagent_start(&mut self, name: impl Into<String>) -> Result<SubagentRunId, Error> {
+    /// [`BuildError::RunEnded`].
+    pub fn subagent_start(&mut self, name: impl Into<String>) -> Result<SubagentRunId, BuildError> {
         self.live()?;
         let id = self.ids.subagent_run_id();
         self.subagent_start_with(event::subagent_started(id.clone(), name))?;
@@ -61,22 +61,25 @@ impl RunEmitter {
     /// `parentToolCallId`, …). Its parent defaults to the active invocation.
     ///
     /// # Errors
-    /// [`Error::AlreadyOpen`] when the id was already used in this run; [`Error::NotOpen`]
-    /// when the named parent never started in this run; [`Error::RunEnded`].
-    pub fn subagent_start_with(&mut self, mut started: SubagentStartedEvent) -> Result<(), Error> {
+    /// [`BuildError::AlreadyOpen`] when the id was already used in this run; [`BuildError::NotOpen`]
+    /// when the named parent never started in this run; [`BuildError::RunEnded`].
+    pub fn subagent_start_with(
+        &mut self,
+        mut started: SubagentStartedEvent,
+    ) -> Result<(), BuildError> {
         self.live()?;
         if self
             .verifier
             .has_subagent_started(started.subagent_run_id.as_str())
         {
-            return Err(Error::AlreadyOpen {
+            return Err(BuildError::AlreadyOpen {
                 kind: "subagent invocation",
                 id: started.subagent_run_id.into_string(),
             });
         }
         match &started.parent_subagent_run_id {
             Some(p) if !self.verifier.has_subagent_started(p.as_str()) => {
-                return Err(Error::NotOpen {
+                return Err(BuildError::NotOpen {
                     kind: "subagent invocation",
                     id: p.to_string(),
                 });
@@ -91,8 +94,8 @@ impl RunEmitter {
     /// open.
     ///
     /// # Errors
-    /// [`Error::NotOpen`] when no invocation is active; [`Error::RunEnded`].
-    pub fn subagent_finish(&mut self, result: Option<Value>) -> Result<(), Error> {
+    /// [`BuildError::NotOpen`] when no invocation is active; [`BuildError::RunEnded`].
+    pub fn subagent_finish(&mut self, result: Option<Value>) -> Result<(), BuildError> {
         self.end_subagent(None, result)
     }
 
@@ -103,7 +106,7 @@ impl RunEmitter {
     pub fn subagent_suspend(
         &mut self,
         interrupt_ids: impl IntoIterator<Item = impl Into<InterruptId>>,
-    ) -> Result<(), Error> {
+    ) -> Result<(), BuildError> {
         self.end_subagent(Some(subagent_suspended(interrupt_ids)), None)
     }
 
@@ -112,7 +115,7 @@ impl RunEmitter {
     ///
     /// # Errors
     /// As [`subagent_finish`](Self::subagent_finish).
-    pub fn subagent_fail(&mut self, message: impl Into<String>) -> Result<(), Error> {
+    pub fn subagent_fail(&mut self, message: impl Into<String>) -> Result<(), BuildError> {
         self.live()?;
         let id = self.close_subagent()?;
         self.emit(event::subagent_error(id.clone(), message))?;
@@ -124,7 +127,7 @@ impl RunEmitter {
         &mut self,
         outcome: Option<SubagentFinishedOutcome>,
         result: Option<Value>,
-    ) -> Result<(), Error> {
+    ) -> Result<(), BuildError> {
         self.live()?;
         let id = self.close_subagent()?;
         let mut ev = event::subagent_finished(id.clone());
@@ -136,9 +139,9 @@ impl RunEmitter {
     }
 
     /// Closes what the active invocation has open and returns its id.
-    fn close_subagent(&mut self) -> Result<SubagentRunId, Error> {
+    fn close_subagent(&mut self) -> Result<SubagentRunId, BuildError> {
         let Some(id) = self.owner() else {
-            return Err(Error::NotOpen {
+            return Err(BuildError::NotOpen {
                 kind: "subagent invocation",
                 id: String::new(),
             });

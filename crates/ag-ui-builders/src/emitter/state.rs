@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::run::{Activity, Attribute, RunEmitter};
-use crate::error::{Error, into_object, to_value};
+use crate::error::{BuildError, into_object, to_value};
 use crate::event;
 use crate::patch::{check, diff};
 
@@ -37,8 +37,8 @@ impl RunEmitter {
     /// Sends the whole state (`STATE_SNAPSHOT`).
     ///
     /// # Errors
-    /// [`Error::Json`] when `state` cannot be serialized; [`Error::RunEnded`].
-    pub fn state_snapshot(&mut self, state: &(impl Serialize + ?Sized)) -> Result<(), Error> {
+    /// [`BuildError::Json`] when `state` cannot be serialized; [`BuildError::RunEnded`].
+    pub fn state_snapshot(&mut self, state: &(impl Serialize + ?Sized)) -> Result<(), BuildError> {
         self.live()?;
         let value = to_value(state)?;
         let owner = self.owner();
@@ -68,16 +68,16 @@ impl RunEmitter {
     /// run.state(&json!({"todos": todos}))?; // a delta from the patched state
     /// let types: Vec<_> = run.drain().into_iter().map(|e| e.event_type()).collect();
     /// assert_eq!(types[1..], [EventType::StateSnapshot, EventType::StateDelta, EventType::StateDelta]);
-    /// # Ok::<(), ag_ui_builders::Error>(())
+    /// # Ok::<(), ag_ui_builders::BuildError>(())
     /// ```
     ///
     /// # Errors
-    /// [`Error::InvalidPointer`] (at `/delta/<i>/…`); [`Error::PatchFailed`] when the patch
-    /// does not apply to the state the emitter knows; [`Error::RunEnded`].
+    /// [`BuildError::InvalidPointer`] (at `/delta/<i>/…`); [`BuildError::PatchFailed`] when the patch
+    /// does not apply to the state the emitter knows; [`BuildError::RunEnded`].
     pub fn state_delta(
         &mut self,
         patch: impl IntoIterator<Item = JsonPatchOperation>,
-    ) -> Result<(), Error> {
+    ) -> Result<(), BuildError> {
         self.live()?;
         let ev = event::state_delta(patch)?;
         let next = self.patched_state(&ev.delta)?;
@@ -93,8 +93,8 @@ impl RunEmitter {
     /// array-aware) or a snapshot, whichever is smaller as JSON; nothing when unchanged.
     ///
     /// # Errors
-    /// [`Error::Json`] when `state` cannot be serialized; [`Error::RunEnded`].
-    pub fn state(&mut self, state: &(impl Serialize + ?Sized)) -> Result<(), Error> {
+    /// [`BuildError::Json`] when `state` cannot be serialized; [`BuildError::RunEnded`].
+    pub fn state(&mut self, state: &(impl Serialize + ?Sized)) -> Result<(), BuildError> {
         self.live()?;
         let value = to_value(state)?;
         match &self.state {
@@ -126,25 +126,27 @@ impl RunEmitter {
 
     /// The state the emitter knows after `delta`: the known state patched, `None` when the
     /// state is unknown.
-    pub(super) fn patched_state(&self, delta: &JsonPatch) -> Result<Option<Value>, Error> {
+    pub(super) fn patched_state(&self, delta: &JsonPatch) -> Result<Option<Value>, BuildError> {
         let Some(mut state) = self.state.clone() else {
             return Ok(None);
         };
-        delta.apply(&mut state).map_err(|e| Error::PatchFailed {
-            pointer: format!("/delta{}", e.pointer()),
-            reason: e.to_string(),
-        })?;
+        delta
+            .apply(&mut state)
+            .map_err(|e| BuildError::PatchFailed {
+                pointer: format!("/delta{}", e.pointer()),
+                reason: e.to_string(),
+            })?;
         Ok(Some(state))
     }
 
     /// Sends `MESSAGES_SNAPSHOT` (the complete set of messages this agent owns).
     ///
     /// # Errors
-    /// [`Error::RunEnded`].
+    /// [`BuildError::RunEnded`].
     pub fn messages_snapshot(
         &mut self,
         messages: impl IntoIterator<Item = Message>,
-    ) -> Result<(), Error> {
+    ) -> Result<(), BuildError> {
         self.live()?;
         self.emit(event::messages_snapshot(messages))?;
         Ok(())
@@ -154,12 +156,12 @@ impl RunEmitter {
     /// serialize to a JSON object.
     ///
     /// # Errors
-    /// [`Error::NotAnObject`] at `/content`; [`Error::Json`]; [`Error::RunEnded`].
+    /// [`BuildError::NotAnObject`] at `/content`; [`BuildError::Json`]; [`BuildError::RunEnded`].
     pub fn activity(
         &mut self,
         activity_type: impl Into<String>,
         content: &(impl Serialize + ?Sized),
-    ) -> Result<MessageId, Error> {
+    ) -> Result<MessageId, BuildError> {
         self.live()?;
         let id = self.mint_message_id()?;
         self.activity_snapshot(id.clone(), activity_type, content)?;
@@ -175,7 +177,7 @@ impl RunEmitter {
         id: impl Into<MessageId>,
         activity_type: impl Into<String>,
         content: &(impl Serialize + ?Sized),
-    ) -> Result<(), Error> {
+    ) -> Result<(), BuildError> {
         self.live()?;
         let id = id.into();
         let activity_type = activity_type.into();
@@ -194,18 +196,18 @@ impl RunEmitter {
     /// sent with [`activity_delta`](Self::activity_delta) made the last content unknown).
     ///
     /// # Errors
-    /// [`Error::NotOpen`] when this emitter created no activity `id`; [`Error::NotAnObject`];
-    /// [`Error::Json`]; [`Error::RunEnded`].
+    /// [`BuildError::NotOpen`] when this emitter created no activity `id`; [`BuildError::NotAnObject`];
+    /// [`BuildError::Json`]; [`BuildError::RunEnded`].
     pub fn activity_update(
         &mut self,
         id: impl Into<MessageId>,
         content: &(impl Serialize + ?Sized),
-    ) -> Result<(), Error> {
+    ) -> Result<(), BuildError> {
         self.live()?;
         let id = id.into();
         let content = into_object(to_value(content)?, "/content")?;
         let Some(a) = self.activities.iter().find(|a| a.id == id) else {
-            return Err(Error::NotOpen {
+            return Err(BuildError::NotOpen {
                 kind: "activity",
                 id: id.into_string(),
             });
@@ -237,19 +239,19 @@ impl RunEmitter {
     /// attributed to the activity's owner).
     ///
     /// # Errors
-    /// [`Error::NotOpen`] when this emitter created no activity `id`;
-    /// [`Error::InvalidPointer`]; [`Error::RunEnded`].
+    /// [`BuildError::NotOpen`] when this emitter created no activity `id`;
+    /// [`BuildError::InvalidPointer`]; [`BuildError::RunEnded`].
     pub fn activity_delta(
         &mut self,
         id: impl Into<MessageId>,
         patch: impl IntoIterator<Item = JsonPatchOperation>,
-    ) -> Result<(), Error> {
+    ) -> Result<(), BuildError> {
         self.live()?;
         let id = id.into();
         let patch: Vec<_> = patch.into_iter().collect();
         check(&patch).map_err(|e| e.under("/patch"))?;
         let Some(a) = self.activities.iter().find(|a| a.id == id) else {
-            return Err(Error::NotOpen {
+            return Err(BuildError::NotOpen {
                 kind: "activity",
                 id: id.into_string(),
             });

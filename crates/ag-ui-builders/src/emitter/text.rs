@@ -4,7 +4,7 @@ use ag_ui_core::stream::verify::OpenKind;
 use ag_ui_core::{MessageId, ProtocolVersion, ReasoningEncryptedValueSubtype, SubagentRunId};
 
 use super::run::{Attribute, RunEmitter};
-use crate::error::Error;
+use crate::error::BuildError;
 use crate::event;
 
 impl RunEmitter {
@@ -12,9 +12,9 @@ impl RunEmitter {
     /// open reasoning) when none is open. Returns the message id.
     ///
     /// # Errors
-    /// [`Error::RunEnded`]; [`Error::AlreadyOpen`] when the generator keeps returning used
+    /// [`BuildError::RunEnded`]; [`BuildError::AlreadyOpen`] when the generator keeps returning used
     /// ids.
-    pub fn text(&mut self, delta: impl Into<String>) -> Result<MessageId, Error> {
+    pub fn text(&mut self, delta: impl Into<String>) -> Result<MessageId, BuildError> {
         self.live()?;
         let owner = self.owner();
         let id = match self.text_of(owner.as_ref()) {
@@ -45,19 +45,19 @@ impl RunEmitter {
     /// run.text_message_end("msg_a")?;
     /// run.text_with_id("msg_b", "le monde")?;
     /// run.finish()?;
-    /// # Ok::<(), ag_ui_builders::Error>(())
+    /// # Ok::<(), ag_ui_builders::BuildError>(())
     /// ```
     ///
     /// # Errors
-    /// [`Error::AlreadyOpen`] when `id` was used in this run by another owner (a message id
-    /// keeps its owner for the whole run); [`Error::Violation`] when a subagent invocation
+    /// [`BuildError::AlreadyOpen`] when `id` was used in this run by another owner (a message id
+    /// keeps its owner for the whole run); [`BuildError::Violation`] when a subagent invocation
     /// writes to a message open for another owner (the rule broken names the owner on
-    /// record); [`Error::RunEnded`].
+    /// record); [`BuildError::RunEnded`].
     pub fn text_with_id(
         &mut self,
         id: impl Into<MessageId>,
         delta: impl Into<String>,
-    ) -> Result<(), Error> {
+    ) -> Result<(), BuildError> {
         self.live()?;
         let id = id.into();
         let owner = self.owner();
@@ -68,7 +68,7 @@ impl RunEmitter {
         let append = open && (recorded.as_ref() == Some(&owner) || owner.is_some());
         if !append {
             if open || recorded.is_some_and(|o| o != owner) {
-                return Err(Error::AlreadyOpen {
+                return Err(BuildError::AlreadyOpen {
                     kind: "message",
                     id: id.into_string(),
                 });
@@ -86,8 +86,8 @@ impl RunEmitter {
     /// messages stay open).
     ///
     /// # Errors
-    /// [`Error::RunEnded`].
-    pub fn close_text(&mut self) -> Result<(), Error> {
+    /// [`BuildError::RunEnded`].
+    pub fn close_text(&mut self) -> Result<(), BuildError> {
         self.live()?;
         let owner = self.owner();
         self.close_text_of(owner.as_ref())
@@ -96,9 +96,9 @@ impl RunEmitter {
     /// Closes text message `id` of the current owner.
     ///
     /// # Errors
-    /// [`Error::NotOpen`] when the current owner has no text message `id` open;
-    /// [`Error::RunEnded`].
-    pub fn text_message_end(&mut self, id: impl Into<MessageId>) -> Result<(), Error> {
+    /// [`BuildError::NotOpen`] when the current owner has no text message `id` open;
+    /// [`BuildError::RunEnded`].
+    pub fn text_message_end(&mut self, id: impl Into<MessageId>) -> Result<(), BuildError> {
         self.live()?;
         let id = id.into();
         let owner = self.owner();
@@ -107,7 +107,7 @@ impl RunEmitter {
             .iter()
             .any(|open| open == id.as_str())
         {
-            return Err(Error::NotOpen {
+            return Err(BuildError::NotOpen {
                 kind: "text message",
                 id: id.into_string(),
             });
@@ -119,8 +119,8 @@ impl RunEmitter {
     /// owner; the next text or tool call belongs to a new assistant message.
     ///
     /// # Errors
-    /// [`Error::RunEnded`].
-    pub fn close_turn(&mut self) -> Result<(), Error> {
+    /// [`BuildError::RunEnded`].
+    pub fn close_turn(&mut self) -> Result<(), BuildError> {
         self.live()?;
         let owner = self.owner();
         self.close_turn_of(owner.as_ref())
@@ -130,9 +130,9 @@ impl RunEmitter {
     /// (and closing open text) when none is open. Returns the reasoning message id.
     ///
     /// # Errors
-    /// [`Error::RunEnded`]; [`Error::AlreadyOpen`] when the generator keeps returning used
+    /// [`BuildError::RunEnded`]; [`BuildError::AlreadyOpen`] when the generator keeps returning used
     /// ids.
-    pub fn reasoning(&mut self, delta: impl Into<String>) -> Result<MessageId, Error> {
+    pub fn reasoning(&mut self, delta: impl Into<String>) -> Result<MessageId, BuildError> {
         self.live()?;
         let owner = self.owner();
         let open = self.open_of(OpenKind::ReasoningMessage, owner.as_ref());
@@ -159,8 +159,8 @@ impl RunEmitter {
     /// Closes the open reasoning messages and spans, if any.
     ///
     /// # Errors
-    /// [`Error::RunEnded`].
-    pub fn close_reasoning(&mut self) -> Result<(), Error> {
+    /// [`BuildError::RunEnded`].
+    pub fn close_reasoning(&mut self) -> Result<(), BuildError> {
         self.live()?;
         let owner = self.owner();
         self.close_reasoning_of(owner.as_ref())
@@ -170,8 +170,11 @@ impl RunEmitter {
     /// owner (`REASONING_ENCRYPTED_VALUE`, subtype `message`).
     ///
     /// # Errors
-    /// [`Error::NotOpen`] when no reasoning message was emitted; [`Error::RunEnded`].
-    pub fn reasoning_encrypted_value(&mut self, value: impl Into<String>) -> Result<(), Error> {
+    /// [`BuildError::NotOpen`] when no reasoning message was emitted; [`BuildError::RunEnded`].
+    pub fn reasoning_encrypted_value(
+        &mut self,
+        value: impl Into<String>,
+    ) -> Result<(), BuildError> {
         self.live()?;
         let id = self.last_reasoning()?;
         self.encrypted_value(ReasoningEncryptedValueSubtype::Message, id, value)
@@ -187,7 +190,7 @@ impl RunEmitter {
         &mut self,
         value: impl Into<String>,
         value_type: impl Into<String>,
-    ) -> Result<(), Error> {
+    ) -> Result<(), BuildError> {
         self.live()?;
         let id = self.last_reasoning()?;
         self.typed_encrypted_value(
@@ -203,7 +206,7 @@ impl RunEmitter {
     /// a later value without a type removes it.
     ///
     /// # Errors
-    /// [`Error::NotInVersion`] when the run declared a protocol version older than 1.1 (a
+    /// [`BuildError::NotInVersion`] when the run declared a protocol version older than 1.1 (a
     /// stream that carries the type speaks 1.1); as [`encrypted_value`](Self::encrypted_value).
     pub fn typed_encrypted_value(
         &mut self,
@@ -211,11 +214,11 @@ impl RunEmitter {
         entity_id: impl Into<String>,
         value: impl Into<String>,
         value_type: impl Into<String>,
-    ) -> Result<(), Error> {
+    ) -> Result<(), BuildError> {
         self.live()?;
         let needs = ProtocolVersion::V1_1;
         if self.protocol < needs {
-            return Err(Error::NotInVersion {
+            return Err(BuildError::NotInVersion {
                 member: "encryptedValueType",
                 declared: self.protocol,
                 needs,
@@ -234,13 +237,13 @@ impl RunEmitter {
     /// the entity, else to the current owner.
     ///
     /// # Errors
-    /// [`Error::RunEnded`].
+    /// [`BuildError::RunEnded`].
     pub fn encrypted_value(
         &mut self,
         subtype: ReasoningEncryptedValueSubtype,
         entity_id: impl Into<String>,
         value: impl Into<String>,
-    ) -> Result<(), Error> {
+    ) -> Result<(), BuildError> {
         self.live()?;
         self.encrypted_value_of(subtype, entity_id.into(), value.into(), None)
     }
@@ -251,7 +254,7 @@ impl RunEmitter {
         entity_id: String,
         value: String,
         value_type: Option<String>,
-    ) -> Result<(), Error> {
+    ) -> Result<(), BuildError> {
         let known = match subtype {
             ReasoningEncryptedValueSubtype::ToolCall => {
                 self.owner_of(ag_ui_core::stream::verify::EntityKind::ToolCall, &entity_id)
@@ -266,11 +269,11 @@ impl RunEmitter {
     }
 
     /// The last reasoning message the current owner started.
-    fn last_reasoning(&self) -> Result<String, Error> {
+    fn last_reasoning(&self) -> Result<String, BuildError> {
         self.cursor_of(self.owner().as_ref())
             .and_then(|c| c.reasoning.as_ref())
             .map(ToString::to_string)
-            .ok_or(Error::NotOpen {
+            .ok_or(BuildError::NotOpen {
                 kind: "reasoning message",
                 id: String::new(),
             })
@@ -278,7 +281,11 @@ impl RunEmitter {
 
     /// Opens text message `id` for `owner` (closing its open reasoning) and makes it the
     /// one text is appended to and tool calls attach to.
-    fn open_text(&mut self, id: MessageId, owner: Option<&SubagentRunId>) -> Result<(), Error> {
+    fn open_text(
+        &mut self,
+        id: MessageId,
+        owner: Option<&SubagentRunId>,
+    ) -> Result<(), BuildError> {
         self.close_reasoning_of(owner)?;
         self.emit(event::text_message_start(id.clone()).owned_by(owner))?;
         let cursor = self.cursor_mut(owner);
@@ -288,7 +295,10 @@ impl RunEmitter {
     }
 
     /// Closes the text message of `owner` that text is appended to, if it is open.
-    pub(super) fn close_text_of(&mut self, owner: Option<&SubagentRunId>) -> Result<(), Error> {
+    pub(super) fn close_text_of(
+        &mut self,
+        owner: Option<&SubagentRunId>,
+    ) -> Result<(), BuildError> {
         match self.text_of(owner) {
             Some(id) => self.emit(event::text_message_end(id).owned_by(owner)),
             None => Ok(()),

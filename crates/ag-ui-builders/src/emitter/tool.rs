@@ -4,7 +4,7 @@ use ag_ui_core::stream::verify::{EntityKind, OpenKind};
 use ag_ui_core::{Content, MessageId, SubagentRunId, ToolCallId};
 
 use super::run::{Attribute, Call, MINT_ATTEMPTS, RunEmitter};
-use crate::error::Error;
+use crate::error::BuildError;
 use crate::event;
 use crate::tool::IntoArguments;
 
@@ -13,9 +13,9 @@ impl RunEmitter {
     /// current assistant message (the open text message is closed). Returns the call id.
     ///
     /// # Errors
-    /// [`Error::RunEnded`]; [`Error::AlreadyOpen`] when the generator keeps returning used
+    /// [`BuildError::RunEnded`]; [`BuildError::AlreadyOpen`] when the generator keeps returning used
     /// ids.
-    pub fn tool_call_start(&mut self, name: impl Into<String>) -> Result<ToolCallId, Error> {
+    pub fn tool_call_start(&mut self, name: impl Into<String>) -> Result<ToolCallId, BuildError> {
         self.live()?;
         let mut last = String::new();
         for _ in 0..MINT_ATTEMPTS {
@@ -28,7 +28,7 @@ impl RunEmitter {
             }
             last = id.into_string();
         }
-        Err(Error::AlreadyOpen {
+        Err(BuildError::AlreadyOpen {
             kind: "tool call",
             id: last,
         })
@@ -37,18 +37,18 @@ impl RunEmitter {
     /// Starts call `id` (a provider's call id) of `name`.
     ///
     /// # Errors
-    /// [`Error::AlreadyOpen`] when call `id` was already started in this run (open or not:
+    /// [`BuildError::AlreadyOpen`] when call `id` was already started in this run (open or not:
     /// tool-call ids are unique within a run, spec §9.5) or answered in it;
-    /// [`Error::RunEnded`].
+    /// [`BuildError::RunEnded`].
     pub fn tool_call_start_with_id(
         &mut self,
         id: impl Into<ToolCallId>,
         name: impl Into<String>,
-    ) -> Result<(), Error> {
+    ) -> Result<(), BuildError> {
         self.live()?;
         let id = id.into();
         if self.call(id.as_str()).is_some() {
-            return Err(Error::AlreadyOpen {
+            return Err(BuildError::AlreadyOpen {
                 kind: "tool call",
                 id: id.into_string(),
             });
@@ -77,12 +77,12 @@ impl RunEmitter {
     /// Appends an argument fragment to open call `id` (an empty fragment is allowed).
     ///
     /// # Errors
-    /// [`Error::NotOpen`] when call `id` is not open; [`Error::RunEnded`].
+    /// [`BuildError::NotOpen`] when call `id` is not open; [`BuildError::RunEnded`].
     pub fn tool_call_args(
         &mut self,
         id: impl Into<ToolCallId>,
         delta: impl Into<String>,
-    ) -> Result<(), Error> {
+    ) -> Result<(), BuildError> {
         self.live()?;
         let id = id.into();
         let owner = self.open_call_owner(&id)?;
@@ -95,8 +95,8 @@ impl RunEmitter {
     /// Marks the arguments of open call `id` complete.
     ///
     /// # Errors
-    /// [`Error::NotOpen`] when call `id` is not open; [`Error::RunEnded`].
-    pub fn tool_call_end(&mut self, id: impl Into<ToolCallId>) -> Result<(), Error> {
+    /// [`BuildError::NotOpen`] when call `id` is not open; [`BuildError::RunEnded`].
+    pub fn tool_call_end(&mut self, id: impl Into<ToolCallId>) -> Result<(), BuildError> {
         self.live()?;
         let id = id.into();
         let owner = self.open_call_owner(&id)?;
@@ -106,12 +106,12 @@ impl RunEmitter {
     /// A whole call: start (minted id), arguments, end. Returns the call id.
     ///
     /// # Errors
-    /// [`Error::RunEnded`].
+    /// [`BuildError::RunEnded`].
     pub fn tool_call(
         &mut self,
         name: impl Into<String>,
         arguments: impl IntoArguments,
-    ) -> Result<ToolCallId, Error> {
+    ) -> Result<ToolCallId, BuildError> {
         let id = self.tool_call_start(name)?;
         self.tool_call_args(id.clone(), arguments.into_arguments())?;
         self.tool_call_end(id.clone())?;
@@ -124,13 +124,13 @@ impl RunEmitter {
     /// assistant turn ends: later text is a new message.
     ///
     /// # Errors
-    /// [`Error::RunEnded`]; [`Error::AlreadyOpen`] when the generator keeps returning used
+    /// [`BuildError::RunEnded`]; [`BuildError::AlreadyOpen`] when the generator keeps returning used
     /// ids.
     pub fn tool_call_result(
         &mut self,
         tool_call_id: impl Into<ToolCallId>,
         content: impl Into<Content>,
-    ) -> Result<MessageId, Error> {
+    ) -> Result<MessageId, BuildError> {
         self.live()?;
         let call = tool_call_id.into();
         let id = self.mint_message_id()?;
@@ -147,9 +147,9 @@ impl RunEmitter {
     }
 
     /// The owner of open call `id`.
-    fn open_call_owner(&self, id: &ToolCallId) -> Result<Option<SubagentRunId>, Error> {
+    fn open_call_owner(&self, id: &ToolCallId) -> Result<Option<SubagentRunId>, BuildError> {
         if !self.verifier.is_open(OpenKind::ToolCall, id.as_str()) {
-            return Err(Error::NotOpen {
+            return Err(BuildError::NotOpen {
                 kind: "tool call",
                 id: id.to_string(),
             });

@@ -3,19 +3,19 @@
 use ag_ui_core::{ActivityDeltaEvent, ActivitySnapshotEvent, JsonPatchOperation, MessageId};
 use serde::Serialize;
 
-use crate::error::{Error, into_object, to_value};
+use crate::error::{BuildError, into_object, to_value};
 
 /// `ACTIVITY_SNAPSHOT(message_id, activity_type, content)`; `content` must serialize to a
 /// JSON object. `replace` is left absent, which means `true`.
 ///
 /// # Errors
-/// [`Error::NotAnObject`] at `/content`, or [`Error::Json`] when `content` cannot be
+/// [`BuildError::NotAnObject`] at `/content`, or [`BuildError::Json`] when `content` cannot be
 /// serialized.
 pub fn activity_snapshot(
     message_id: impl Into<MessageId>,
     activity_type: impl Into<String>,
     content: &(impl Serialize + ?Sized),
-) -> Result<ActivitySnapshotEvent, Error> {
+) -> Result<ActivitySnapshotEvent, BuildError> {
     let content = into_object(to_value(content)?, "/content")?;
     Ok(ActivitySnapshotEvent::new(
         message_id,
@@ -27,12 +27,12 @@ pub fn activity_snapshot(
 /// `ACTIVITY_DELTA(message_id, activity_type, patch)`, its pointers checked.
 ///
 /// # Errors
-/// [`Error::InvalidPointer`] at `/patch/<i>/path` (or `/from`).
+/// [`BuildError::InvalidPointer`] at `/patch/<i>/path` (or `/from`).
 pub fn activity_delta(
     message_id: impl Into<MessageId>,
     activity_type: impl Into<String>,
     patch: impl IntoIterator<Item = JsonPatchOperation>,
-) -> Result<ActivityDeltaEvent, Error> {
+) -> Result<ActivityDeltaEvent, BuildError> {
     let patch: Vec<_> = patch.into_iter().collect();
     crate::patch::check(&patch).map_err(|e| e.under("/patch"))?;
     Ok(ActivityDeltaEvent::new(message_id, activity_type, patch))

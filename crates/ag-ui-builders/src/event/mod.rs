@@ -55,7 +55,7 @@ pub use tool_call::{
 use ag_ui_core::{Event, EventType, JsonPatchOperation};
 use serde_json::json;
 
-use crate::error::Error;
+use crate::error::BuildError;
 use crate::message::user_message;
 
 /// A small valid event of type `event_type`, built only from the short forms above (ids in
@@ -70,12 +70,12 @@ use crate::message::user_message;
 /// for &t in EventType::ALL {
 ///     assert_eq!(example(t)?.event_type(), t);
 /// }
-/// # Ok::<(), ag_ui_builders::Error>(())
+/// # Ok::<(), ag_ui_builders::BuildError>(())
 /// ```
 ///
 /// # Errors
-/// [`Error::NoShortForm`] for an event type this version does not know.
-pub fn example(event_type: EventType) -> Result<Event, Error> {
+/// [`BuildError::NoShortForm`] for an event type this version does not know.
+pub fn example(event_type: EventType) -> Result<Event, BuildError> {
     let (thread, run, msg, call) = ("thread-1", "run-1", "msg-1", "call_1");
     Ok(match event_type {
         EventType::TextMessageStart => text_message_start(msg).into(),
@@ -127,6 +127,6 @@ pub fn example(event_type: EventType) -> Result<Event, Error> {
         EventType::SubagentStarted => subagent_started("sub-1", "researcher").into(),
         EventType::SubagentFinished => subagent_finished("sub-1").into(),
         EventType::SubagentError => subagent_error("sub-1", "Tool crashed").into(),
-        other => return Err(Error::NoShortForm(other)),
+        other => return Err(BuildError::NoShortForm(other)),
     })
 }

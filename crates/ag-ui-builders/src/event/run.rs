@@ -4,7 +4,7 @@ use ag_ui_core::{
     Interrupt, PROTOCOL_VERSION, RunErrorEvent, RunFinishedEvent, RunId, RunStartedEvent, ThreadId,
 };
 
-use crate::error::Error;
+use crate::error::BuildError;
 use crate::outcome::{cancelled, interrupted, success};
 
 /// `RUN_STARTED(thread_id, run_id)`, declaring the producer's `protocolVersion: "1.0"` (a
@@ -32,12 +32,12 @@ pub fn run_finished_success(
 /// `RUN_FINISHED` with the `interrupt` outcome; it cannot be built without an interrupt.
 ///
 /// # Errors
-/// [`Error::NoInterrupts`] when `interrupts` is empty.
+/// [`BuildError::NoInterrupts`] when `interrupts` is empty.
 pub fn run_finished_interrupt(
     thread_id: impl Into<ThreadId>,
     run_id: impl Into<RunId>,
     interrupts: impl IntoIterator<Item = Interrupt>,
-) -> Result<RunFinishedEvent, Error> {
+) -> Result<RunFinishedEvent, BuildError> {
     Ok(run_finished(thread_id, run_id).with_outcome(interrupted(interrupts)?))
 }
 

@@ -6,7 +6,7 @@ use ag_ui_core::{
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::error::{Error, to_value};
+use crate::error::{BuildError, to_value};
 
 /// `STATE_SNAPSHOT(snapshot)`; any JSON, `null` included (a real value here).
 #[must_use]
@@ -17,18 +17,20 @@ pub fn state_snapshot(snapshot: impl Into<Value>) -> StateSnapshotEvent {
 /// `STATE_SNAPSHOT` of a serializable state.
 ///
 /// # Errors
-/// [`Error::Json`] when `state` cannot be serialized.
-pub fn state_snapshot_of(state: &(impl Serialize + ?Sized)) -> Result<StateSnapshotEvent, Error> {
+/// [`BuildError::Json`] when `state` cannot be serialized.
+pub fn state_snapshot_of(
+    state: &(impl Serialize + ?Sized),
+) -> Result<StateSnapshotEvent, BuildError> {
     Ok(state_snapshot(to_value(state)?))
 }
 
 /// `STATE_DELTA(delta)`, its pointers checked (an empty patch is a valid no-op).
 ///
 /// # Errors
-/// [`Error::InvalidPointer`] at `/delta/<i>/path` (or `/from`).
+/// [`BuildError::InvalidPointer`] at `/delta/<i>/path` (or `/from`).
 pub fn state_delta(
     delta: impl IntoIterator<Item = JsonPatchOperation>,
-) -> Result<StateDeltaEvent, Error> {
+) -> Result<StateDeltaEvent, BuildError> {
     let delta: Vec<_> = delta.into_iter().collect();
     crate::patch::check(&delta).map_err(|e| e.under("/delta"))?;
     Ok(StateDeltaEvent::new(delta))

@@ -53,7 +53,7 @@ fn tool_results_answer_open_calls_only() {
         .unwrap_err();
     assert_eq!(
         err,
-        Error::NoOpenToolCall {
+        BuildError::NoOpenToolCall {
             tool_call_id: "b".into(),
             open: vec!["a".into()]
         }
@@ -62,11 +62,11 @@ fn tool_results_answer_open_calls_only() {
     assert!(conv.open_tool_calls().is_empty());
     assert!(matches!(
         conv.next_tool_result("none"),
-        Err(Error::NoOpenToolCall { tool_call_id, open }) if tool_call_id.is_empty() && open.is_empty()
+        Err(BuildError::NoOpenToolCall { tool_call_id, open }) if tool_call_id.is_empty() && open.is_empty()
     ));
     assert!(matches!(
         Conversation::new().tool_result("never", "x"),
-        Err(Error::NoOpenToolCall { .. })
+        Err(BuildError::NoOpenToolCall { .. })
     ));
 }
 
@@ -205,15 +205,15 @@ fn conversations_serialize_as_their_messages() {
 
 #[test]
 fn core_errors_convert_with_the_question_mark() {
-    fn frame(e: &ag_ui_core::Event) -> Result<String, Error> {
+    fn frame(e: &ag_ui_core::Event) -> Result<String, BuildError> {
         Ok(ag_ui_core::sse::to_sse_frame(e)?)
     }
-    fn decode(text: &str) -> Result<ag_ui_core::Event, Error> {
+    fn decode(text: &str) -> Result<ag_ui_core::Event, BuildError> {
         Ok(ag_ui_core::read::from_str(text)?)
     }
     assert!(frame(&ag_ui_builders::event::run_started("t", "r").into()).is_ok());
     let err = decode(r#"{"type":"RUN_STARTED","threadId":"t"}"#).unwrap_err();
-    let Error::Core(core) = &err else {
+    let BuildError::Core(core) = &err else {
         panic!("{err:?}")
     };
     assert_eq!(core.get().kind(), ag_ui_core::ErrorKind::Invalid);

@@ -2,7 +2,7 @@
 
 use ag_ui_builders::interrupt::{confirmation, tool_approval};
 use ag_ui_builders::outcome::success_pending;
-use ag_ui_builders::{Error, ModelChunk, ProviderUsage, RunEmitter, SequentialIds};
+use ag_ui_builders::{BuildError, ModelChunk, ProviderUsage, RunEmitter, SequentialIds};
 use ag_ui_core::{
     Event, EventType, JsonPatchOperation, MessageId, ReasoningEncryptedValueSubtype,
     RunFinishedOutcome, SubagentStartedEvent, ToolCallId,
@@ -187,7 +187,7 @@ fn subagents_attribute_their_events_and_must_end_before_the_run() {
     run.reasoning("short").unwrap();
     assert_eq!(
         run.finish().unwrap_err(),
-        Error::SubagentActive {
+        BuildError::SubagentActive {
             id: nested.to_string()
         }
     );
@@ -253,7 +253,7 @@ fn failing_ends_the_run_at_once() {
         .unwrap();
     assert_eq!(
         run.text("x").unwrap_err(),
-        Error::RunEnded(EventType::RunError)
+        BuildError::RunEnded(EventType::RunError)
     );
     assert!(run.finish().is_err());
     let events = run.into_events();
@@ -276,13 +276,13 @@ fn interrupts_and_cancellation() {
     let call = run
         .tool_call("send_email", json!({"to": "a@b.com"}))
         .unwrap();
-    assert_eq!(run.interrupt([]).unwrap_err(), Error::NoInterrupts);
+    assert_eq!(run.interrupt([]).unwrap_err(), BuildError::NoInterrupts);
     assert!(!run.is_ended());
     run.interrupt([tool_approval("int-1", call, "Send it?")])
         .unwrap();
     assert_eq!(
         run.cancel().unwrap_err(),
-        Error::RunEnded(EventType::RunFinished)
+        BuildError::RunEnded(EventType::RunFinished)
     );
     let events = run.into_events();
     assert_valid_sequence(&events);
@@ -316,63 +316,66 @@ fn order_mistakes_are_errors_and_emit_nothing() {
     let before = run.events().len();
     assert!(matches!(
         run.tool_call_args("nope", "{}"),
-        Err(Error::NotOpen {
+        Err(BuildError::NotOpen {
             kind: "tool call",
             ..
         })
     ));
     assert!(matches!(
         run.tool_call_end("nope"),
-        Err(Error::NotOpen { .. })
+        Err(BuildError::NotOpen { .. })
     ));
     run.tool_call_start_with_id("c", "f").unwrap();
     let mid = run.events().len();
     assert!(matches!(
         run.tool_call_start_with_id("c", "f"),
-        Err(Error::AlreadyOpen { .. })
+        Err(BuildError::AlreadyOpen { .. })
     ));
     assert!(matches!(
         run.step_finish("s"),
-        Err(Error::NotOpen { kind: "step", .. })
+        Err(BuildError::NotOpen { kind: "step", .. })
     ));
     run.step_start("s").unwrap();
     assert!(matches!(
         run.step_start("s"),
-        Err(Error::AlreadyOpen { kind: "step", .. })
+        Err(BuildError::AlreadyOpen { kind: "step", .. })
     ));
     assert!(matches!(
         run.activity_update("a", &json!({})),
-        Err(Error::NotOpen {
+        Err(BuildError::NotOpen {
             kind: "activity",
             ..
         })
     ));
     assert!(matches!(
         run.activity_delta("a", []),
-        Err(Error::NotOpen { .. })
+        Err(BuildError::NotOpen { .. })
     ));
     assert!(matches!(
         run.reasoning_encrypted_value("v"),
-        Err(Error::NotOpen { .. })
+        Err(BuildError::NotOpen { .. })
     ));
     assert!(matches!(
         run.subagent_finish(None),
-        Err(Error::NotOpen { .. })
+        Err(BuildError::NotOpen { .. })
     ));
-    assert!(matches!(run.subagent_fail("x"), Err(Error::NotOpen { .. })));
+    assert!(matches!(
+        run.subagent_fail("x"),
+        Err(BuildError::NotOpen { .. })
+    ));
     assert!(matches!(
         run.subagent_start_with(
             SubagentStartedEvent::new("s2", "n").with_parent_subagent_run_id("ghost")
         ),
-        Err(Error::NotOpen { .. })
+        Err(BuildError::NotOpen { .. })
     ));
     assert!(matches!(
         run.activity("PLAN", &json!([])),
-        Err(Error::NotAnObject { .. })
+        Err(BuildError::NotAnObject { .. })
     ));
     assert!(matches!(
         run.state_delta([JsonPatchOperation::remove("bad")]),
-        Err(Error::InvalidPointer { .. })
+        Err(BuildError::InvalidPointer { .. })
     ));
     assert_eq!(run.events().len(), mid + 1, "only STEP_STARTED was added");
     assert_eq!(before, 1);
@@ -381,7 +384,7 @@ fn order_mistakes_are_errors_and_emit_nothing() {
     run.subagent_finish(None).unwrap();
     assert!(matches!(
         run.subagent_start_with(SubagentStartedEvent::new("s1", "n")),
-        Err(Error::AlreadyOpen { .. })
+        Err(BuildError::AlreadyOpen { .. })
     ));
     run.finish().unwrap();
     assert_valid_sequence(&run.into_events());
@@ -490,7 +493,7 @@ impl Lcg {
 }
 
 /// Ends every active subagent invocation.
-fn end_subagents(run: &mut RunEmitter) -> Result<(), Error> {
+fn end_subagents(run: &mut RunEmitter) -> Result<(), BuildError> {
     while run.current_subagent().is_some() {
         run.subagent_finish(None)?;
     }
@@ -558,7 +561,7 @@ fn random_call_orders_always_give_valid_sequences() {
             Ok(()) => {}
             // Calls with arguments like `{}{}` are not handed out, and what a snapshot
             // re-attributed cannot be closed by its old owner: the run fails instead.
-            Err(Error::IncompleteArguments { .. } | Error::Violation(_)) => {
+            Err(BuildError::IncompleteArguments { .. } | BuildError::Violation(_)) => {
                 run.fail("cannot finish").unwrap();
             }
             Err(e) => panic!("{e}"),
@@ -601,7 +604,7 @@ fn truncated_tool_calls_are_never_handed_out() {
     let before = run.events().len();
     assert_eq!(
         run.finish().unwrap_err(),
-        Error::IncompleteArguments {
+        BuildError::IncompleteArguments {
             tool_call_id: "call_1".into(),
             arguments: r#"{"q":"#.into()
         }
@@ -610,7 +613,7 @@ fn truncated_tool_calls_are_never_handed_out() {
     assert!(!run.is_ended());
     assert!(matches!(
         run.finish_with_result(json!(1)),
-        Err(Error::IncompleteArguments { .. })
+        Err(BuildError::IncompleteArguments { .. })
     ));
     // Ended by the model but still not JSON: the same.
     run.push(ModelChunk::ToolCallEnd {
@@ -619,23 +622,23 @@ fn truncated_tool_calls_are_never_handed_out() {
     .unwrap();
     assert!(matches!(
         run.finish(),
-        Err(Error::IncompleteArguments { .. })
+        Err(BuildError::IncompleteArguments { .. })
     ));
     // Nor is it put up for approval.
     assert!(matches!(
         run.interrupt([tool_approval("int-1", "call_1", "Search?")]),
-        Err(Error::IncompleteArguments { .. })
+        Err(BuildError::IncompleteArguments { .. })
     ));
     // Nor handed out by an explicit outcome, or by a hand-built RUN_FINISHED.
     assert!(matches!(
         run.finish_with(success_pending(["call_1"]), None),
-        Err(Error::IncompleteArguments { .. })
+        Err(BuildError::IncompleteArguments { .. })
     ));
     let hand_built = ag_ui_core::RunFinishedEvent::new("thread-1", "run-1")
         .with_outcome(success_pending(["call_1"]));
     assert!(matches!(
         run.push_event(hand_built),
-        Err(Error::IncompleteArguments { .. })
+        Err(BuildError::IncompleteArguments { .. })
     ));
     assert_eq!(
         run.events().len(),
@@ -681,20 +684,20 @@ fn tool_call_ids_are_unique_within_a_run() {
             name: "search".into(),
         })
         .unwrap_err(),
-        Error::AlreadyOpen {
+        BuildError::AlreadyOpen {
             kind: "tool call",
             id: "c1".into()
         }
     );
     assert!(matches!(
         run.push_event(ag_ui_builders::event::tool_call_start("c1", "search")),
-        Err(Error::AlreadyOpen { .. })
+        Err(BuildError::AlreadyOpen { .. })
     ));
     // A call answered here after an earlier run made it is used too.
     run.tool_call_result("call-old", "ok").unwrap();
     assert!(matches!(
         run.tool_call_start_with_id("call-old", "f"),
-        Err(Error::AlreadyOpen { .. })
+        Err(BuildError::AlreadyOpen { .. })
     ));
     assert_eq!(run.events().len(), before + 1, "only TOOL_CALL_RESULT");
     // Minted ids skip ids the run has used.
@@ -722,7 +725,7 @@ fn text_messages_with_provider_ids_interleave() {
     run.text_message_end("msg_a").unwrap();
     assert!(matches!(
         run.text_message_end("msg_a"),
-        Err(Error::NotOpen { .. })
+        Err(BuildError::NotOpen { .. })
     ));
     run.text_with_id("msg_b", "le monde").unwrap();
     // A tool call attaches to the message last written to, which it closes.
@@ -738,7 +741,7 @@ fn text_messages_with_provider_ids_interleave() {
     run.subagent_start("helper").unwrap();
     assert_eq!(
         run.text_with_id("msg_a", "mine").unwrap_err(),
-        Error::AlreadyOpen {
+        BuildError::AlreadyOpen {
             kind: "message",
             id: "msg_a".into()
         }
@@ -789,22 +792,22 @@ fn hand_built_events_are_checked_and_tracked() {
     let before = run.events().len();
     assert!(matches!(
         run.push_event(event::text_message_content("msg_nope", "?")),
-        Err(Error::Violation(v)) if v.rule == ag_ui_core::Rule::M2
+        Err(BuildError::Violation(v)) if v.rule == ag_ui_core::Rule::M2
     ));
     assert!(matches!(
         run.push_event(event::text_message_chunk("msg_y", "hi")),
-        Err(Error::ChunkEvent(EventType::TextMessageChunk))
+        Err(BuildError::ChunkEvent(EventType::TextMessageChunk))
     ));
     assert!(matches!(
         run.push_event(event::step_started("s").with_subagent_run_id("ghost")),
-        Err(Error::NotOpen {
+        Err(BuildError::NotOpen {
             kind: "subagent invocation",
             ..
         })
     ));
     assert!(matches!(
         run.push_event(event::run_started("thread-1", "run-9")),
-        Err(Error::Violation(_))
+        Err(BuildError::Violation(_))
     ));
     assert_eq!(run.events().len(), before);
     // A hand-built call counts as pending and its arguments are checked.
@@ -815,7 +818,7 @@ fn hand_built_events_are_checked_and_tracked() {
     assert_eq!(run.tool_call_arguments("call_h"), Some(r#"{"id":"#));
     assert!(matches!(
         run.finish(),
-        Err(Error::IncompleteArguments { .. })
+        Err(BuildError::IncompleteArguments { .. })
     ));
     run.tool_call_args("call_h", "7}").unwrap();
     // State: the emitter diffs against a hand-built snapshot.
@@ -853,7 +856,7 @@ fn hand_built_events_are_checked_and_tracked() {
     assert!(run.is_ended());
     assert_eq!(
         run.text("x").unwrap_err(),
-        Error::RunEnded(EventType::RunFinished)
+        BuildError::RunEnded(EventType::RunFinished)
     );
     assert_valid_sequence(&run.into_events());
 }
@@ -873,7 +876,7 @@ fn interrupt_ids_are_minted_and_unique() {
             confirmation(first.clone(), "Sure?"),
         ])
         .unwrap_err(),
-        Error::DuplicateInterrupt { id: "int-1".into() }
+        BuildError::DuplicateInterrupt { id: "int-1".into() }
     );
     run.interrupt([
         tool_approval(first, call, "Send?"),
@@ -933,7 +936,7 @@ fn what_would_break_a_rule_is_refused_not_emitted() {
     let before = run.events().len();
     assert!(matches!(
         run.text_with_id("m", "more"),
-        Err(Error::Violation(v)) if v.rule == ag_ui_core::Rule::O4
+        Err(BuildError::Violation(v)) if v.rule == ag_ui_core::Rule::O4
     ));
     assert_eq!(run.events().len(), before);
     // The message is the agent's now: the invocation ends without closing it, and the
@@ -1022,7 +1025,7 @@ fn a_typed_encrypted_value_needs_a_run_that_declared_1_1() {
         .unwrap_err();
     assert_eq!(
         err,
-        Error::NotInVersion {
+        BuildError::NotInVersion {
             member: "encryptedValueType",
             declared: ProtocolVersion::V1_0,
             needs: ProtocolVersion::V1_1
@@ -1061,7 +1064,7 @@ fn an_outcome_with_two_interrupts_of_one_id_is_refused() {
         confirmation("i1", "Really?"),
     ])
     .unwrap_err();
-    assert_eq!(err, Error::DuplicateInterrupt { id: "i1".into() });
+    assert_eq!(err, BuildError::DuplicateInterrupt { id: "i1".into() });
 }
 
 /// What the run has open is the verifier's answer, not a copy the emitter keeps: a

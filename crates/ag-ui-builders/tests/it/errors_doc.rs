@@ -5,7 +5,7 @@
 
 use ag_ui_builders::interrupt::confirmation;
 use ag_ui_builders::outcome::interrupted;
-use ag_ui_builders::{Conversation, Error, ModelChunk, RunEmitter, SequentialIds, patch};
+use ag_ui_builders::{BuildError, Conversation, ModelChunk, RunEmitter, SequentialIds, patch};
 use ag_ui_core::{JsonPatchOperation, JsonPointer, TextMessageChunkEvent, TextMessageContentEvent};
 
 const HEADER: &str = "| case | variant | message |";
@@ -15,8 +15,8 @@ fn run() -> RunEmitter {
 }
 
 /// The error each case of the table names.
-fn produce(case: &str) -> Error {
-    let result: Result<(), Error> = match case {
+fn produce(case: &str) -> BuildError {
+    let result: Result<(), BuildError> = match case {
         "end-a-message-never-started" => run().text_message_end("m9"),
         "start-a-tool-call-twice" => {
             let mut r = run();
@@ -92,7 +92,7 @@ fn rows() -> Vec<(String, String, String)> {
 }
 
 /// The variant's name, as `Debug` starts it.
-fn variant(e: &Error) -> String {
+fn variant(e: &BuildError) -> String {
     format!("{e:?}")
         .split(['(', ' ', '{'])
         .next()

@@ -921,10 +921,10 @@ fn a_message() -> Message {
 
 #[test]
 fn an_interrupt_outcome_needs_an_interrupt() {
-    assert_eq!(interrupted([]).unwrap_err(), Error::NoInterrupts);
+    assert_eq!(interrupted([]).unwrap_err(), BuildError::NoInterrupts);
     assert_eq!(
         run_finished_interrupt("t", "r", []).unwrap_err(),
-        Error::NoInterrupts
+        BuildError::NoInterrupts
     );
     let ok = run_finished_interrupt("t", "r", [confirmation("i", "ok?")]).unwrap();
     assert!(matches!(
@@ -953,7 +953,7 @@ fn bad_values_are_errors_with_pointers() {
     let err = object_schema([("a", json!({}))], ["a", "b"]).unwrap_err();
     assert_eq!(
         err,
-        Error::UndeclaredRequired {
+        BuildError::UndeclaredRequired {
             pointer: "/required/1".into(),
             name: "b".into()
         }

@@ -2,7 +2,7 @@
 //! `state` and `state_delta` mixed.
 
 use ag_ui_builders::patch::diff;
-use ag_ui_builders::{Error, RunEmitter, event};
+use ag_ui_builders::{BuildError, RunEmitter, event};
 use ag_ui_core::{Event, JsonPatch, JsonPatchOperation as Op, ThreadState};
 use serde_json::{Value, json};
 
@@ -169,7 +169,7 @@ fn state_and_state_delta_mix() {
     );
     // A delta that does not apply to the known state is refused, nothing emitted.
     let err = run.state_delta([Op::remove("/missing")]).unwrap_err();
-    assert!(matches!(err, Error::PatchFailed { .. }), "{err}");
+    assert!(matches!(err, BuildError::PatchFailed { .. }), "{err}");
     assert_eq!(err.pointer(), Some("/delta/0"));
     assert!(
         run.push_event(event::state_delta([Op::replace("/todos/9", 1)]).unwrap())

@@ -1,6 +1,6 @@
 //! Typed tools (feature `schemars`).
 
-use ag_ui_builders::{Error, TypedTool, parameters_schema, tool_call};
+use ag_ui_builders::{BuildError, TypedTool, parameters_schema, tool_call};
 use serde_json::json;
 
 use crate::support::exact;
@@ -82,11 +82,11 @@ fn arguments_parse_into_the_type_with_pointed_errors() {
     let err = tool
         .parse_arguments(r#"{"city":"Oslo"} trailing"#)
         .unwrap_err();
-    assert!(matches!(err, Error::Json { .. }));
+    assert!(matches!(err, BuildError::Json { .. }));
     let err = tool.parse(&tool_call("c3", "get_time", "{}")).unwrap_err();
     assert_eq!(
         err,
-        Error::WrongTool {
+        BuildError::WrongTool {
             tool_call_id: "c3".into(),
             expected: "get_weather".into(),
             found: "get_time".into()

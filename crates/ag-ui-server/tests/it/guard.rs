@@ -18,7 +18,7 @@ async fn events_left_in_the_emitter_are_delivered() {
         let r = run.run_mut();
         r.text("not flushed")?;
         r.finish()?;
-        Ok::<_, ag_ui_builders::Error>(())
+        Ok::<_, ag_ui_builders::BuildError>(())
     });
     let events: Vec<Event> = stream.map(Result::unwrap).collect().await;
     assert_eq!(
