@@ -209,7 +209,7 @@ pub struct Warning {
     pub event_index: Option<usize>,
     /// Type of the event that raised the warning, when known (`None` for an event dropped
     /// for its unknown type, and for warnings of a single decode).
-    pub event_type: Option<crate::EventType>,
+    pub event_type: Option<crate::codec::event_type::EventType>,
     /// What exactly happened, when the kind and pointer do not say it all (the id that was
     /// not found, why a patch failed).
     pub detail: Option<String>,
@@ -238,7 +238,11 @@ impl Warning {
     /// Sets the index and type of the event that raised the warning (what is already set
     /// is kept).
     #[must_use]
-    pub fn at_event(mut self, index: usize, event_type: Option<crate::EventType>) -> Self {
+    pub fn at_event(
+        mut self,
+        index: usize,
+        event_type: Option<crate::codec::event_type::EventType>,
+    ) -> Self {
         self.event_index.get_or_insert(index);
         if self.event_type.is_none() {
             self.event_type = event_type;
@@ -588,14 +592,17 @@ pub(crate) struct UnknownEvent {
     /// The `type` as given.
     pub(crate) event_type: String,
     /// For a 0.x `THINKING_*` type, its 1.0 successor.
-    pub(crate) successor: Option<crate::EventType>,
+    pub(crate) successor: Option<crate::codec::event_type::EventType>,
 }
 
 /// Remembers the `type` of an unknown event (and, for a 0.x type, its successor) so that
 /// [`decode`] can return [`ErrorKind::UnknownEventType`](crate::ErrorKind::UnknownEventType) or
 /// [`ErrorKind::LegacyEventType`](crate::ErrorKind::LegacyEventType).
 #[cold]
-pub(crate) fn note_unknown_event(event_type: &str, successor: Option<crate::EventType>) {
+pub(crate) fn note_unknown_event(
+    event_type: &str,
+    successor: Option<crate::codec::event_type::EventType>,
+) {
     if MODE.with(Cell::get) != OFF {
         touch();
         UNKNOWN_EVENT.with(|u| {

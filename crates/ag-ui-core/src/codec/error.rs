@@ -68,7 +68,7 @@ pub(crate) enum Repr {
     #[error(
         "unknown event type {:?} (not one of the {} AG-UI event types)",
         crate::codec::shown::Shown(event_type),
-        crate::EventType::ALL.len()
+        crate::codec::event_type::EventType::ALL.len()
     )]
     UnknownEventType {
         /// The `type` value found.
@@ -83,7 +83,7 @@ pub(crate) enum Repr {
         /// The `type` value found.
         event_type: String,
         /// The 1.0 event type it became.
-        successor: crate::EventType,
+        successor: crate::codec::event_type::EventType,
     },
     /// Exact mode refused something the forgiving reader would have accepted.
     #[error("not exact AG-UI 1.0 at {}: {}", Location(pointer), kind_text(*kind))]
@@ -343,7 +343,7 @@ impl Error {
 
     /// The 1.0 event type a 0.x type became, for [`ErrorKind::LegacyEventType`].
     #[must_use]
-    pub fn successor(&self) -> Option<crate::EventType> {
+    pub fn successor(&self) -> Option<crate::codec::event_type::EventType> {
         match &*self.0 {
             Repr::LegacyEventType { successor, .. } => Some(*successor),
             _ => None,

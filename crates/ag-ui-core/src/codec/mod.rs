@@ -4,7 +4,9 @@
 //! [`Error`](crate::Error).
 
 pub(crate) mod diagnostics;
+pub(crate) mod enums;
 pub(crate) mod error;
+pub(crate) mod event_type;
 pub(crate) mod key;
 pub(crate) mod locate;
 pub(crate) mod parser;

@@ -1049,7 +1049,8 @@ macro_rules! tagged_union {
 }
 pub(crate) use tagged_union;
 
-/// Declares a closed string enumeration.
+/// Declares a closed string enumeration: [`closed_enum!`](crate::codec::enums) and
+/// [`wire_enum_impls!`].
 macro_rules! wire_enum {
     (
         $(#[$meta:meta])*
@@ -1060,75 +1061,55 @@ macro_rules! wire_enum {
             ),* $(,)?
         }
     ) => {
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        #[non_exhaustive]
-        #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
-        #[cfg_attr(feature = "schemars", schemars(transform = $name::__wire_schema))]
-        // After the derive, so that the declaration may add `schemars` attributes.
-        $(#[$meta])*
-        pub enum $name {
-            $(
-                $(#[$vmeta])*
-                #[cfg_attr(feature = "schemars", schemars(rename = $wire))]
-                $variant,
-            )*
+        $crate::codec::enums::closed_enum! {
+            $(#[$meta])*
+            pub enum $name {
+                $(
+                    $(#[$vmeta])*
+                    $variant = $wire
+                ),*
+            }
         }
+        $crate::codec::wire::wire_enum_impls!($name, $what);
+    };
+}
+pub(crate) use wire_enum;
 
+/// Reading, writing and the schema of a closed string enumeration declared with
+/// [`closed_enum!`](crate::codec::enums); `$what` names its values in errors.
+macro_rules! wire_enum_impls {
+    ($name:ident, $what:literal) => {
         impl $name {
-            /// Every value, in the protocol's declaration order.
-            pub const ALL: &'static [$name] = &[$(Self::$variant),*];
-            /// Every wire string, in the protocol's declaration order.
-            pub const WIRE_NAMES: &'static [&'static str] = &[$($wire),*];
-
             /// States the enumeration in the derived schema.
             #[cfg(feature = "schemars")]
-            fn __wire_schema(s: &mut ::schemars::Schema) {
+            pub(crate) fn __wire_schema(s: &mut ::schemars::Schema) {
                 $crate::codec::schema::string_enum(s, Self::WIRE_NAMES);
-            }
-
-            /// The wire string.
-            #[must_use]
-            pub const fn as_str(self) -> &'static str {
-                match self {
-                    $( Self::$variant => $wire, )*
-                }
-            }
-
-            /// Parses a wire string (exact, case-sensitive).
-            #[must_use]
-            pub fn from_wire(s: &str) -> Option<Self> {
-                match s {
-                    $( $wire => Some(Self::$variant), )*
-                    _ => None,
-                }
-            }
-        }
-
-        impl ::std::fmt::Display for $name {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str(self.as_str())
             }
         }
 
         impl ::std::str::FromStr for $name {
             type Err = $crate::Error;
             fn from_str(s: &str) -> Result<Self, $crate::Error> {
-                Self::from_wire(s).ok_or_else(|| $crate::Error::invalid(
-                    String::new(),
-                    format!("unknown {} {:?}; expected one of {:?}", $what, s, Self::WIRE_NAMES),
-                ))
-            }
-        }
-
-        impl ::serde::Serialize for $name {
-            fn serialize<S: ::serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.serialize_str(self.as_str())
+                Self::from_wire(s).ok_or_else(|| {
+                    $crate::Error::invalid(
+                        String::new(),
+                        format!(
+                            "unknown {} {:?}; expected one of {:?}",
+                            $what,
+                            s,
+                            Self::WIRE_NAMES
+                        ),
+                    )
+                })
             }
         }
 
         impl $crate::codec::write::Encode for $name {
             #[inline]
-            fn encode(&self, out: &mut $crate::codec::write::Out<'_>) -> Result<(), $crate::codec::write::Refused> {
+            fn encode(
+                &self,
+                out: &mut $crate::codec::write::Out<'_>,
+            ) -> Result<(), $crate::codec::write::Refused> {
                 out.str(self.as_str());
                 Ok(())
             }
@@ -1136,11 +1117,14 @@ macro_rules! wire_enum {
 
         impl<'de> ::serde::Deserialize<'de> for $name {
             fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                let key = ::serde::de::DeserializeSeed::deserialize($crate::codec::wire::KeySeed, d)?;
+                let key =
+                    ::serde::de::DeserializeSeed::deserialize($crate::codec::wire::KeySeed, d)?;
                 $name::from_wire(key.as_str()).ok_or_else(|| {
                     <D::Error as ::serde::de::Error>::custom(format_args!(
-                        "unknown {} {:?}; expected one of {:?}", $what,
-                        $crate::codec::shown::Shown(key.as_str()), $name::WIRE_NAMES
+                        "unknown {} {:?}; expected one of {:?}",
+                        $what,
+                        $crate::codec::shown::Shown(key.as_str()),
+                        $name::WIRE_NAMES
                     ))
                 })
             }
@@ -1149,7 +1133,12 @@ macro_rules! wire_enum {
         $crate::codec::wire::wire_as_self!($name);
     };
 }
-pub(crate) use wire_enum;
+pub(crate) use wire_enum_impls;
+
+// `EventType` is declared below the codec (the codec's errors name it); its codec impls are
+// these.
+wire_enum_impls!(EventType, "event type");
+use crate::codec::event_type::EventType;
 
 impl<T: Wire> Wire for Box<T> {
     type Proxy = T::Proxy;

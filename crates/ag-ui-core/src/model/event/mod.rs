@@ -27,7 +27,9 @@ pub use tool_call::ToolRole;
 use serde::de::MapAccess;
 use serde_json::Value;
 
-use crate::codec::wire::{tagged_union, wire_enum};
+pub use crate::codec::event_type::EventType;
+
+use crate::codec::wire::tagged_union;
 use crate::model::id::SubagentRunId;
 use crate::model::metadata::Metadata;
 
@@ -70,17 +72,6 @@ pub trait Attributable {
 macro_rules! define_events {
     ([] $($variant:ident($ty:ident) = $wire:literal in $area:ident since $since:ident [$attr:ident, $boxing:ident, $naming:ident],)*) => {
         $(pub use self::$area::$ty;)*
-
-        wire_enum! {
-            /// `EventType`: every `type` value of AG-UI 1.0, in the protocol's declaration order.
-            #[cfg_attr(feature = "schemars", schemars(transform = event_type_description))]
-            pub enum EventType ["event type"] {
-                $(
-                    #[doc = concat!("`", $wire, "`.")]
-                    $variant = $wire,
-                )*
-            }
-        }
 
         // The naming rule of the table, checked when the crate compiles: a `prefixed`
         // event's wire name starts with its area's name in upper snake case, and an
@@ -245,19 +236,6 @@ macro_rules! define_events {
 }
 
 crate::for_each_event!(define_events);
-
-/// The schema's description of `EventType`, with the number of event types the table holds.
-#[cfg(feature = "schemars")]
-fn event_type_description(schema: &mut schemars::Schema) {
-    schema.insert(
-        "description".to_owned(),
-        format!(
-            "`EventType`: the {} `type` values of AG-UI 1.0, in the protocol's declaration order.",
-            EventType::ALL.len()
-        )
-        .into(),
-    );
-}
 
 impl EventType {
     /// Whether this is one of the three chunk shorthands expanded by consumers (spec §9.3).
