@@ -14,7 +14,39 @@ use crate::process::{ChildGuard, require, send, temp_dir};
 
 /// What to install when a PostgreSQL binary is missing.
 const INSTALL: &str = "install PostgreSQL 15 or later so that initdb and postgres are on the \
-                       PATH: apt-get install postgresql, or brew install postgresql";
+                       PATH or in /usr/lib/postgresql/VERSION/bin: apt-get install postgresql, \
+                       or brew install postgresql";
+
+/// Where Debian's packages put the server's programs: `/usr/lib/postgresql/VERSION/bin`.
+const DEBIAN_DIR: &str = "/usr/lib/postgresql";
+
+/// A PostgreSQL program: on the `PATH`, else from the newest version Debian's packages
+/// installed (they leave `initdb` and `postgres` off the `PATH`).
+///
+/// # Panics
+/// When it is in neither place, saying what to install.
+fn binary(program: &str) -> PathBuf {
+    let on_path = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .map(|dir| dir.join(program))
+        .find(|p| p.is_file());
+    if let Some(found) = on_path {
+        return found;
+    }
+    let newest = std::fs::read_dir(DEBIAN_DIR)
+        .into_iter()
+        .flatten()
+        .filter_map(|entry| {
+            let entry = entry.ok()?;
+            let version: u32 = entry.file_name().to_str()?.parse().ok()?;
+            let path = entry.path().join("bin").join(program);
+            path.is_file().then_some((version, path))
+        })
+        .max();
+    match newest {
+        Some((_, path)) => path,
+        None => require(program, INSTALL),
+    }
+}
 
 /// The user PostgreSQL runs as when the tests run as root (it refuses to run as root).
 const UNPRIVILEGED: &str = "postgres";
@@ -39,8 +71,8 @@ impl Postgres {
     /// be created, or the server does not listen within [`LIMIT`].
     #[must_use]
     pub fn start() -> Postgres {
-        let initdb = require("initdb", INSTALL);
-        let postgres = require("postgres", INSTALL);
+        let initdb = binary("initdb");
+        let postgres = binary("postgres");
         let dir = temp_dir("postgres");
         let data = dir.join("data");
         let root = is_root();
