@@ -140,26 +140,12 @@ const fn is_event_area(area: Option<&str>) -> bool {
     };
     let mut i = 0;
     while i < EventType::ALL.len() {
-        if same(EventType::ALL[i].area().as_bytes(), area.as_bytes()) {
+        if crate::model::event::table::eq(EventType::ALL[i].area().as_bytes(), area.as_bytes()) {
             return true;
         }
         i += 1;
     }
     false
-}
-
-const fn same(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
 }
 
 impl Rule {

@@ -17,7 +17,7 @@ mod special;
 mod state;
 mod step;
 mod subagent;
-mod table;
+pub(crate) mod table;
 mod text_message;
 mod tool_call;
 

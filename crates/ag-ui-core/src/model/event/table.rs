@@ -122,7 +122,8 @@ const fn has_area_prefix(wire: &[u8], area: &[u8]) -> bool {
     true
 }
 
-const fn eq(a: &[u8], b: &[u8]) -> bool {
+/// Byte-wise equality, usable in `const` checks.
+pub(crate) const fn eq(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;
     }
