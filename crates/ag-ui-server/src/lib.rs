@@ -30,6 +30,9 @@ pub mod runs;
 pub mod serve;
 #[cfg(feature = "tower")]
 mod service;
+#[cfg(feature = "tower")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tower")))]
+pub mod threads;
 
 pub use agent::{Agent, AgentStream, ContextAgent};
 #[cfg(feature = "tower")]

@@ -1,0 +1,17 @@
+//! Durable threads: every conversation kept per owner, with its runs and its fold, in a
+//! [`ThreadStore`] beside the live [`RunStore`](crate::runs::RunStore).
+//!
+//! The runs feature ([`Runs`](crate::runs::Runs)) writes a thread when a run starts, at
+//! a bounded interval while it goes on, and when it ends. [`MemoryThreads`] keeps threads
+//! for the life of the process; `ag-ui-sql` keeps them in PostgreSQL (for services, many
+//! instances sharing one database) or SQLite (one machine, one file).
+
+mod memory;
+mod store;
+
+pub use memory::{DEFAULT_MAX_THREADS, MemoryThreads};
+pub use store::{
+    Archived, CODE_RUN_LOST, DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, Owner, RunEnd, RunOutcome,
+    RunRecord, RunStart, RunSummary, StoredThread, ThreadFuture, ThreadPage, ThreadPatch,
+    ThreadQuery, ThreadStore, ThreadStoreError, ThreadSummary, decode_fold, encode_fold, owner_key,
+};
