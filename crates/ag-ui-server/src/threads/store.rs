@@ -563,3 +563,71 @@ pub fn decode_fold(json: &str) -> Result<ThreadState, ThreadStoreError> {
     }
     Ok(thread)
 }
+
+/// A shared store is a store: `Arc<dyn ThreadStore>` (what a store chosen at run time,
+/// by URL, is) and `Arc<S>` stand wherever a store does.
+impl<S: ThreadStore + ?Sized> ThreadStore for std::sync::Arc<S> {
+    fn begin_run<'a>(&'a self, owner: Owner<'a>, run: RunStart) -> ThreadFuture<'a, ()> {
+        (**self).begin_run(owner, run)
+    }
+
+    fn checkpoint<'a>(
+        &'a self,
+        owner: Owner<'a>,
+        thread_id: &'a str,
+        run_id: &'a str,
+        thread: &'a ThreadState,
+    ) -> ThreadFuture<'a, ()> {
+        (**self).checkpoint(owner, thread_id, run_id, thread)
+    }
+
+    fn end_run<'a>(&'a self, owner: Owner<'a>, end: RunEnd) -> ThreadFuture<'a, ()> {
+        (**self).end_run(owner, end)
+    }
+
+    fn thread<'a>(
+        &'a self,
+        owner: Owner<'a>,
+        thread_id: &'a str,
+    ) -> ThreadFuture<'a, Option<StoredThread>> {
+        (**self).thread(owner, thread_id)
+    }
+
+    fn list<'a>(
+        &'a self,
+        owner: Owner<'a>,
+        query: &'a ThreadQuery,
+    ) -> ThreadFuture<'a, ThreadPage> {
+        (**self).list(owner, query)
+    }
+
+    fn update<'a>(
+        &'a self,
+        owner: Owner<'a>,
+        thread_id: &'a str,
+        patch: ThreadPatch,
+    ) -> ThreadFuture<'a, Option<ThreadSummary>> {
+        (**self).update(owner, thread_id, patch)
+    }
+
+    fn delete<'a>(&'a self, owner: Owner<'a>, thread_id: &'a str) -> ThreadFuture<'a, bool> {
+        (**self).delete(owner, thread_id)
+    }
+
+    fn lose_run<'a>(
+        &'a self,
+        owner: Owner<'a>,
+        thread_id: &'a str,
+        run_id: &'a str,
+    ) -> ThreadFuture<'a, bool> {
+        (**self).lose_run(owner, thread_id, run_id)
+    }
+
+    fn lose_stale_runs(&self, before: SystemTime) -> ThreadFuture<'_, u64> {
+        (**self).lose_stale_runs(before)
+    }
+
+    fn expire_archived(&self, before: SystemTime) -> ThreadFuture<'_, u64> {
+        (**self).expire_archived(before)
+    }
+}
