@@ -161,7 +161,7 @@ impl<A: Agent> AgentService<A> {
     }
 
     /// Answers one request (what [`tower_service::Service::call`] does).
-    pub async fn handle<B>(&self, request: Request<B>) -> Response<SseBody>
+    pub async fn handle<B>(&self, mut request: Request<B>) -> Response<SseBody>
     where
         B: http_body::Body,
         B::Error: Into<BoxError>,
@@ -169,6 +169,21 @@ impl<A: Agent> AgentService<A> {
         let shared = &*self.config;
         if self.has_routes() {
             use crate::runs::http as runs_http;
+            // Who the request comes from is decided once, first, for every route: a
+            // request the authorisation refuses learns nothing (not even which paths
+            // exist) and sends no body that is read.
+            if let Some(runs) = shared.runs.as_ref() {
+                request = match runs_http::authorized(runs, request) {
+                    Ok(request) => request,
+                    Err((rejection, request_id)) => {
+                        shared.run.report(
+                            &Report::new(ReportKind::Rejected(&rejection))
+                                .with_request_id(request_id.as_deref()),
+                        );
+                        return rejection.to_response();
+                    }
+                };
+            }
             let (route, base_len) = runs_http::route(request.uri().path());
             if route != runs_http::Route::Start {
                 let allow = route.allow();

@@ -129,11 +129,47 @@ fn encode_segment(id: &str) -> String {
     percent_encoding::utf8_percent_encode(id, SEGMENT).to_string()
 }
 
-/// Who the request comes from, by the service's authorisation.
+/// The principal the service's authorisation named for a request, kept in its
+/// extensions so that the authorisation is asked once per request.
+#[derive(Debug, Clone)]
+struct Authorized(Option<String>);
+
+/// Asks the service's authorisation (when it has one) who `request` comes from, and notes
+/// the answer in its extensions for [`principal`]; a refusal comes back with the request's
+/// `x-request-id`.
+pub(crate) fn authorized<B>(
+    runs: &Runs,
+    request: http::Request<B>,
+) -> Result<http::Request<B>, (Rejection, Option<String>)> {
+    let Some(f) = &runs.authorize else {
+        return Ok(request);
+    };
+    let (mut parts, body) = request.into_parts();
+    match f(&parts) {
+        Ok(who) => {
+            parts.extensions.insert(Authorized(who));
+            Ok(http::Request::from_parts(parts, body))
+        }
+        Err(rejection) => {
+            let request_id = parts
+                .headers
+                .get("x-request-id")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned);
+            Err((rejection, request_id))
+        }
+    }
+}
+
+/// Who the request comes from, by the service's authorisation (the answer [`authorized`]
+/// noted, else the authorisation asked now).
 pub(crate) fn principal(
     runs: &Runs,
     parts: &http::request::Parts,
 ) -> Result<Option<String>, Rejection> {
+    if let Some(Authorized(who)) = parts.extensions.get::<Authorized>() {
+        return Ok(who.clone());
+    }
     match &runs.authorize {
         Some(f) => f(parts),
         None => Ok(None),

@@ -24,6 +24,7 @@
 //! # let _ = service;
 //! ```
 
+mod bearer;
 mod driver;
 pub(crate) mod http;
 pub(crate) mod log;
@@ -37,6 +38,7 @@ use std::time::Duration;
 
 use futures_util::task::AtomicWaker;
 
+pub use bearer::{BearerTokenError, BearerTokens, DEFAULT_BEARER_REALM};
 pub use memory::{
     DEFAULT_MAX_BYTES_PER_RUN, DEFAULT_MAX_EVENTS_PER_RUN, DEFAULT_MAX_RUNS, DEFAULT_MAX_THREADS,
     DEFAULT_RETENTION, DEFAULT_THREAD_RETENTION, MemoryLimits, MemoryStore,
@@ -84,9 +86,11 @@ pub enum DisconnectPolicy {
     Grace(Duration),
 }
 
-/// Decides who a request comes from, for starting, joining and stopping runs and
-/// connecting to threads: `Ok(Some(principal))` names them, `Ok(None)` admits anyone,
-/// `Err` refuses the request with that rejection (401, 403…).
+/// Decides who a request comes from, for every request of the service (starting, joining
+/// and stopping runs, connecting to threads, the capabilities, and any other path below
+/// the agent's): `Ok(Some(principal))` names them, `Ok(None)` admits anyone, `Err`
+/// refuses the request with that rejection (401, 403…) before anything else is looked
+/// at (a start's body is not read).
 pub type Authorize =
     Arc<dyn Fn(&::http::request::Parts) -> Result<Option<String>, Rejection> + Send + Sync>;
 
@@ -181,15 +185,24 @@ impl Runs {
         self
     }
 
-    /// Decides who each request comes from (see [`Authorize`]). Starting, joining,
-    /// stopping and connecting are all decided by it; a run or a thread is visible only
-    /// to the principal that started it.
+    /// Decides who each request comes from (see [`Authorize`]). Every request of the
+    /// service is decided by it, once, before anything else: starting, joining, stopping,
+    /// connecting, the capabilities; a run or a thread is visible only to the principal
+    /// that started it. Without it every request comes from the anonymous principal.
     pub fn authorize(
         mut self,
         f: impl Fn(&::http::request::Parts) -> Result<Option<String>, Rejection> + Send + Sync + 'static,
     ) -> Self {
         self.authorize = Some(Arc::new(f));
         self
+    }
+
+    /// Authenticates every request by its bearer token ([`BearerTokens`]): a request
+    /// without a known token gets 401 with `WWW-Authenticate: Bearer realm=...`; a known
+    /// token's principal owns the runs and threads the request starts and is the only one
+    /// who sees them. The same as `.authorize(move |parts| tokens.authorize(parts))`.
+    pub fn bearer(self, tokens: BearerTokens) -> Self {
+        self.authorize(move |parts| tokens.authorize(parts))
     }
 
     /// The store.

@@ -6,6 +6,7 @@
     unreachable_pub
 )]
 
+mod bearer;
 mod client;
 mod context;
 mod cors;
