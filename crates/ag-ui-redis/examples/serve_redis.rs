@@ -3,7 +3,8 @@
 //!
 //! `cargo run -p ag-ui-redis --example serve_redis -- [ADDR] [--store memory|redis://HOST:PORT/DB]
 //! [--lease-ms N] [--prefix P] [--pace-ms N] [--keep-alive-ms N]
-//! [--on-disconnect cancel|continue|grace-ms=N] [--retention-ms N] [--cors-origin ORIGIN]...`
+//! [--on-disconnect cancel|continue|grace-ms=N] [--retention-ms N] [--cors-origin ORIGIN]...
+//! [--threads postgres://…|sqlite://PATH] [--bearer TOKEN=PRINCIPAL]...`
 //!
 //! ADDR defaults to `127.0.0.1:0` (port 0 picks a free port). The bound address is the
 //! first line on stdout; the server runs until it is killed. `--cors-origin` lets browser
@@ -19,6 +20,14 @@
 //! Redis unavailable at start is an error (exit status 1). On Redis the disconnect policy
 //! defaults to `continue` (a client may rejoin on another instance, which the owner does
 //! not count). The default store is memory (`ag-ui-server`'s `serve --resumable`).
+//!
+//! `--threads postgres://…` keeps every thread durably in PostgreSQL (`ag-ui-sql`), which
+//! every instance shares: with Redis for the live runs, this is the production setup
+//! (`docs/threads.md`); a thread written through one instance is read whole through any
+//! other, and after every instance restarted. (`--threads sqlite://PATH` is for one
+//! instance.) `--bearer TOKEN=PRINCIPAL` (repeatable) authenticates every request by its
+//! bearer token (401 with `WWW-Authenticate` otherwise); each principal sees only its own
+//! runs and threads. Without `--bearer` every thread belongs to one anonymous principal.
 
 use std::io::Write;
 use std::time::Duration;
@@ -28,6 +37,28 @@ use ag_ui_redis::{RedisConfig, RedisStore};
 use ag_ui_server::AgentService;
 use ag_ui_server::demo::DemoAgent;
 use ag_ui_server::runs::{DisconnectPolicy, MemoryLimits, MemoryStore, Runs};
+
+#[path = "../../ag-ui-server/examples/shared/threads_options.rs"]
+mod threads_options;
+use threads_options::ThreadsOptions;
+
+const HELP: &str = "\
+Serves the AG-UI demo agent at POST / with resumable runs in memory or on Redis.
+
+usage: serve_redis [ADDR] [OPTIONS]
+
+ADDR                     address to bind (default 127.0.0.1:0: a free loopback port); the
+                         bound address is printed as the first line
+--store memory|URL       where live runs are kept: memory (default) or redis://HOST:PORT/DB
+                         (every instance with the same URL and prefix shares runs)
+--lease-ms N             with redis: the owner's lease on its runs (default 10000)
+--prefix P               with redis: the key prefix
+--pace-ms N              pause between the events of the chat scenario (default 0)
+--keep-alive-ms N        keep-alive comment after N ms without an event (default 15000)
+--on-disconnect POLICY   cancel, continue or grace-ms=N (default: continue on Redis)
+--retention-ms N         how long an ended run stays joinable (default 300000)
+--cors-origin ORIGIN     let browser pages from ORIGIN call every route; repeatable
+";
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -40,8 +71,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut on_disconnect = None;
     let mut retention = None;
     let mut origins = Vec::new();
+    let mut threads = ThreadsOptions::default();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
+        if threads.take(&arg, &mut args)? {
+            continue;
+        }
         let mut value = |name: &str| args.next().ok_or(format!("{name} needs a value"));
         let millis = |name: &str, v: String| -> Result<Duration, String> {
             v.parse()
@@ -63,6 +98,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                         .parse()
                         .map_err(|e| format!("--cors-origin {origin}: {e}"))?,
                 );
+            }
+            "-h" | "--help" => {
+                print!(
+                    "{HELP}{}-h, --help               this text\n",
+                    threads_options::HELP
+                );
+                return Ok(());
             }
             _ if arg.starts_with("--") => return Err(format!("unknown option {arg}").into()),
             _ => addr = arg,
@@ -98,6 +140,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     if let Some(p) = on_disconnect {
         runs = runs.on_disconnect(p);
     }
+    let runs = threads.apply(runs).await?;
     let capabilities = AgentCapabilities::new()
         .with_identity(
             IdentityCapabilities::new()

@@ -16,8 +16,16 @@
 //!
 //! Runs shared by several instances on Redis: `cargo run -p ag-ui-redis --example serve_redis --
 //! --store redis://HOST:PORT/DB [--lease-ms N]` (the same demo, resumable; of this example's
-//! options it takes `--pace-ms`, `--keep-alive-ms`, `--on-disconnect`, `--retention-ms` and
-//! `--cors-origin`).
+//! options it takes `--pace-ms`, `--keep-alive-ms`, `--on-disconnect`, `--retention-ms`,
+//! `--cors-origin`, `--threads` and `--bearer`).
+//!
+//! `--threads postgres://…|sqlite://PATH` keeps every thread durably (PostgreSQL for several
+//! instances, a SQLite file for one machine; `ag-ui-sql`) and turns resumable runs on: a
+//! thread read at `GET /threads/{threadId}` after a restart is whole. `--bearer
+//! TOKEN=PRINCIPAL` (repeatable) authenticates every request by its bearer token (401
+//! with `WWW-Authenticate` otherwise); each principal sees only its own runs and threads.
+//! Without `--bearer` every thread belongs to one anonymous principal. (See
+//! `docs/threads.md`.)
 //!
 //! `--cors-origin ORIGIN` lets browser pages from ORIGIN call every route
 //! (`ag_ui_server::cors::cors_layer`: `GET` and `POST`, `Last-Event-ID` allowed,
@@ -59,9 +67,12 @@ ADDR                     address to bind (default 127.0.0.1:0: a free loopback p
                          at GET /threads/{threadId}
 --on-disconnect POLICY   with --resumable: cancel, continue or grace-ms=N (default: a 30 s grace)
 --retention-ms N         with --resumable: how long an ended run stays joinable (default 300000)
--h, --help               this text
 ";
 use ag_ui_server::runs::{DisconnectPolicy, MemoryLimits, MemoryStore, Runs};
+
+#[path = "shared/threads_options.rs"]
+mod threads_options;
+use threads_options::ThreadsOptions;
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -75,8 +86,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut resumable = false;
     let mut on_disconnect = None;
     let mut retention = None;
+    let mut threads = ThreadsOptions::default();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
+        if threads.take(&arg, &mut args)? {
+            continue;
+        }
         let mut value = |name: &str| -> Result<String, String> {
             args.next()
                 .ok_or(format!("{name} needs a value (see --help)"))
@@ -86,7 +101,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         };
         match arg.as_str() {
             "-h" | "--help" => {
-                print!("{HELP}");
+                print!(
+                    "{HELP}{}-h, --help               this text\n",
+                    threads_options::HELP
+                );
                 return Ok(());
             }
             "--pace-ms" => pace = Duration::from_millis(number(&arg, value(&arg)?)?),
@@ -127,8 +145,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             _ => addr = arg,
         }
     }
+    resumable |= threads.resumable();
     if !resumable && (on_disconnect.is_some() || retention.is_some()) {
-        return Err("--on-disconnect and --retention-ms need --resumable".into());
+        return Err("--on-disconnect and --retention-ms need --resumable (or --threads)".into());
     }
     let capabilities = AgentCapabilities::new()
         .with_identity(
@@ -151,7 +170,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         if let Some(p) = on_disconnect {
             runs = runs.on_disconnect(p);
         }
-        service = service.runs(runs);
+        service = service.runs(threads.apply(runs).await?);
     }
     let mut router = ag_ui_server::axum::service_router(service);
     if !origins.is_empty() {

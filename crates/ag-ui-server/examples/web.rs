@@ -1,7 +1,7 @@
 //! Serves the demo agent (`ag_ui_server::demo`) and a web page that chats with it.
 //!
 //! `cargo run -p ag-ui-server --example web -- [ADDR] [--pace-ms N] [--log-runs]
-//! [--client-bundle PATH]`
+//! [--client-bundle PATH] [--threads postgres://…|sqlite://PATH] [--bearer TOKEN=PRINCIPAL]...`
 //!
 //! Open the printed address in a browser. The page (HTML and JavaScript embedded in this
 //! binary, no build step) streams the agent's text, reasoning and tool calls, shows the
@@ -10,6 +10,9 @@
 //! - `GET /`: the page; `GET /app.js`: its script.
 //! - `POST /agent`: the demo agent (an AG-UI endpoint; the scenario is
 //!   `forwardedProps.scenario`).
+//! - with `--threads` or `--bearer`, resumable runs below `/agent`: `GET
+//!   /agent/runs/{runId}/events`, `POST /agent/runs/{runId}/stop`, `GET
+//!   /agent/threads/{threadId}`.
 //! - `GET /ag-ui-client.js`: with `--client-bundle PATH`, the file at PATH (a browser bundle
 //!   of the official `@ag-ui/client`, built as the README says); the page then offers it as
 //!   the client. Without the option the route answers 404.
@@ -21,6 +24,15 @@
 //! scenario and the input's `protocolVersion`) and when it ends: `"ended"` when the agent's
 //! stream finished, `"cancelled"` when the client went away first and the run's
 //! cancellation was tripped (the agent stops there), with the number of events produced.
+//!
+//! `--threads sqlite://PATH` (a file, relative to the working directory, created when
+//! missing) or `--threads postgres://…` keeps every conversation durably, and turns
+//! resumable runs on: the page keeps its thread's id in the browser's `localStorage` and,
+//! when it loads, reads the thread back from `GET /agent/threads/{threadId}`, so a
+//! conversation survives a reload and a restart of the server. `--bearer TOKEN=PRINCIPAL`
+//! (repeatable) makes every `/agent` request need a known bearer token (the page has a
+//! field for it; the page and its script stay public); each principal sees only its own
+//! threads. Without `--bearer` every thread belongs to one anonymous principal.
 
 use std::io::Write;
 use std::pin::Pin;
@@ -30,6 +42,7 @@ use std::time::Duration;
 
 use ag_ui_core::{BoxError, Event, RunAgentInput};
 use ag_ui_server::demo::{DemoAgent, scenario};
+use ag_ui_server::runs::Runs;
 use ag_ui_server::{Agent, AgentService, Cancellation};
 use axum::Router;
 use axum::http::{StatusCode, header};
@@ -41,6 +54,22 @@ use serde_json::json;
 /// One run's events (the type `Agent::run` returns).
 type Events = Pin<Box<dyn Stream<Item = Result<Event, BoxError>> + Send>>;
 
+#[path = "shared/threads_options.rs"]
+mod threads_options;
+use threads_options::ThreadsOptions;
+
+const HELP: &str = "\
+Serves the AG-UI demo agent at POST /agent and a page that chats with it at GET /.
+
+usage: web [ADDR] [OPTIONS]
+
+ADDR                     address to bind (default 127.0.0.1:8080; port 0 picks a free port); the
+                         bound address is printed as the first line
+--pace-ms N              pause between the events of the chat scenario (default 120)
+--log-runs               a JSON line on stderr as each run starts and ends
+--client-bundle PATH     serve a browser bundle of @ag-ui/client at /ag-ui-client.js
+";
+
 const PAGE: &str = include_str!("web/index.html");
 const SCRIPT: &str = include_str!("web/app.js");
 
@@ -50,8 +79,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut pace = Duration::from_millis(120);
     let mut log_runs = false;
     let mut bundle: Option<String> = None;
+    let mut threads = ThreadsOptions::default();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
+        if threads.take(&arg, &mut args)? {
+            continue;
+        }
         let mut value = |name: &str| args.next().ok_or(format!("{name} needs a value"));
         match arg.as_str() {
             "--pace-ms" => {
@@ -60,6 +93,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
             "--client-bundle" => bundle = Some(value("--client-bundle")?),
             "--log-runs" => log_runs = true,
+            "-h" | "--help" => {
+                print!(
+                    "{HELP}{}-h, --help               this text\n",
+                    threads_options::HELP
+                );
+                return Ok(());
+            }
             _ if arg.starts_with("--") => return Err(format!("unknown option {arg}").into()),
             _ => addr = arg,
         }
@@ -76,6 +116,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         on: log_runs,
     };
     let service = AgentService::new(agent);
+    let agent_routes = if threads.resumable() {
+        let runs = threads.apply(Runs::in_memory()).await?;
+        Router::new().nest(
+            "/agent",
+            ag_ui_server::axum::service_router(service.runs(runs)),
+        )
+    } else {
+        Router::new().route_service("/agent", service)
+    };
     let app = Router::new()
         .route("/", get(|| async { page(PAGE, "text/html; charset=utf-8") }))
         .route(
@@ -95,7 +144,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 }
             }),
         )
-        .route_service("/agent", service);
+        .merge(agent_routes);
 
     let listener = tokio::net::TcpListener::bind(&addr).await?;
     let mut out = std::io::stdout().lock();

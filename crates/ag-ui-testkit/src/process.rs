@@ -103,6 +103,8 @@ pub struct ServeProcess {
     pub addr: String,
     program: PathBuf,
     args: Vec<String>,
+    /// The working directory it runs in (the test's own when `None`).
+    dir: Option<PathBuf>,
     child: Option<ChildGuard>,
 }
 
@@ -117,10 +119,40 @@ impl ServeProcess {
             addr: addr.to_owned(),
             program: program.into(),
             args: args.iter().map(|a| (*a).to_owned()).collect(),
+            dir: None,
             child: None,
         };
         p.restart();
         p
+    }
+
+    /// Starts `program` on `addr` with `args`, in the working directory `dir` (kept across
+    /// restarts: for relative paths in `args`).
+    ///
+    /// # Panics
+    /// As [`start`](Self::start).
+    #[must_use]
+    pub fn start_in(
+        dir: impl Into<PathBuf>,
+        program: impl Into<PathBuf>,
+        addr: &str,
+        args: &[&str],
+    ) -> ServeProcess {
+        let mut p = ServeProcess {
+            addr: addr.to_owned(),
+            program: program.into(),
+            args: args.iter().map(|a| (*a).to_owned()).collect(),
+            dir: Some(dir.into()),
+            child: None,
+        };
+        p.restart();
+        p
+    }
+
+    /// The process id, while it runs.
+    #[must_use]
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(ChildGuard::id)
     }
 
     /// Starts the process (again, on the address it had).
@@ -135,7 +167,11 @@ impl ServeProcess {
         );
         let started = Instant::now();
         loop {
-            let mut child = Command::new(&self.program)
+            let mut command = Command::new(&self.program);
+            if let Some(dir) = &self.dir {
+                command.current_dir(dir);
+            }
+            let mut child = command
                 .arg(&self.addr)
                 .args(&self.args)
                 .stdout(Stdio::piped())

@@ -8,6 +8,7 @@
 )]
 
 mod both;
+mod durable;
 mod failure;
 mod integrity;
 mod soak;

@@ -12,6 +12,7 @@ mod context;
 mod cors;
 mod demo;
 mod disconnect;
+mod durable;
 mod guard;
 mod http;
 mod layout;
