@@ -1,5 +1,5 @@
 //! The owner's side of a run: the agent's guarded stream into the log, in batches; the
-//! stop, disconnect and duration rules; the thread's record at the end.
+//! stop, disconnect and duration rules; the thread's checkpoints and its end.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -11,8 +11,9 @@ use ag_ui_core::{Event, EventType, RunErrorEvent, ThreadState};
 use futures_core::Stream;
 use tokio::time::{Instant, Sleep, sleep};
 
+use super::journal::{Ending, Journal};
 use super::log::log_warn;
-use super::store::{Record, RunStore, StoreError, StoreFuture, ThreadRecord, write_id};
+use super::store::{Record, RunStore, StoreError, StoreFuture, write_id};
 use super::{
     CODE_ABANDONED, CODE_MAX_DURATION, CODE_STOP_TIMEOUT, DisconnectPolicy, LocalRun, Runs,
 };
@@ -26,10 +27,9 @@ const MAX_BATCH: usize = 256;
 pub(crate) struct Drive {
     pub(crate) runs: Runs,
     pub(crate) run_id: String,
-    pub(crate) thread_id: String,
-    pub(crate) principal: Option<String>,
-    /// The thread as the run's input left it, when threads are kept.
-    pub(crate) thread: Option<ThreadState>,
+    /// The run's thread writes and the thread as the run's input left it, when threads
+    /// are kept.
+    pub(crate) journal: Option<(Arc<Journal>, ThreadState)>,
     pub(crate) guard: RunGuard,
     pub(crate) local: Arc<LocalRun>,
 }
@@ -44,6 +44,8 @@ enum Step {
     Overdue,
     /// The owner's lease is due for renewal.
     Renew,
+    /// The thread's checkpoint is due.
+    Checkpoint,
 }
 
 /// Why the run is being cancelled: the `RUN_ERROR` that ends it if the agent does not.
@@ -59,9 +61,7 @@ impl Drive {
         let Drive {
             runs,
             run_id,
-            thread_id,
-            principal,
-            mut thread,
+            journal,
             guard,
             local,
         } = self;
@@ -76,10 +76,21 @@ impl Drive {
         let renew_every = runs.lease / 3;
         let mut renew = Box::pin(sleep(renew_every));
         let mut stopping: Option<Stopping> = None;
-        let mut fold = thread.take().map(|thread| Fold {
-            thread,
-            pending: Vec::new(),
-        });
+        let (journal, mut fold) = match journal {
+            Some((j, thread)) => (
+                Some(j),
+                Some(Fold {
+                    thread,
+                    pending: Vec::new(),
+                }),
+            ),
+            None => (None, None),
+        };
+        let mut checkpoint = Box::pin(sleep(runs.checkpoint_every));
+        // The checkpoint being written, polled beside the run so that a slow thread store
+        // never holds up its events.
+        let mut writing: Option<Pin<Box<dyn Future<Output = ()> + Send>>> = None;
+        let mut ending: Option<Ending> = None;
 
         let outcome = loop {
             let step = std::future::poll_fn(|cx| {
@@ -137,6 +148,20 @@ impl Drive {
                     renew.as_mut().reset(Instant::now() + renew_every);
                     return Poll::Ready(Step::Renew);
                 }
+                if let Some(w) = writing.as_mut()
+                    && w.as_mut().poll(cx).is_ready()
+                {
+                    writing = None;
+                }
+                if journal.is_some() && checkpoint.as_mut().poll(cx).is_ready() {
+                    checkpoint
+                        .as_mut()
+                        .reset(Instant::now() + runs.checkpoint_every);
+                    // A write still going on is the checkpoint of this interval too.
+                    if writing.is_none() {
+                        return Poll::Ready(Step::Checkpoint);
+                    }
+                }
                 let Some(g) = guard.as_mut() else {
                     return Poll::Ready(Step::Events(Vec::new(), true));
                 };
@@ -177,6 +202,9 @@ impl Drive {
                                     EventType::RunFinished | EventType::RunError
                                 );
                                 spans.push(start..buf.len());
+                                if terminal {
+                                    ending = Ending::of(&event);
+                                }
                                 if let Some(f) = fold.as_mut() {
                                     f.push(event);
                                 }
@@ -196,6 +224,10 @@ impl Drive {
                                 write_id(&mut buf, next_cursor + spans.len() as u64);
                                 if ag_ui_core::sse::write_sse_frame(&mut buf, &event).is_ok() {
                                     spans.push(start..buf.len());
+                                    ending = Ending::of(&event);
+                                    if let Some(f) = fold.as_mut() {
+                                        f.push(event);
+                                    }
                                 }
                                 last = true;
                                 break;
@@ -243,6 +275,10 @@ impl Drive {
                             .into();
                         if let Ok(json) = ag_ui_core::write::to_vec(&event) {
                             records.push(Record::new(next_cursor, &json));
+                            ending = Ending::of(&event);
+                            if let Some(f) = fold.as_mut() {
+                                f.push(event);
+                            }
                         }
                     }
                     break owner.write(store, &run_id, records, true).await;
@@ -256,28 +292,38 @@ impl Drive {
                     };
                     renew.as_mut().reset(Instant::now() + wait);
                 }
+                Step::Checkpoint => {
+                    runs.maybe_sweep();
+                    if let (Some(j), Some(f)) = (journal.as_ref(), fold.as_mut()) {
+                        let j = Arc::clone(j);
+                        let thread = f.current().clone();
+                        writing = Some(Box::pin(async move { j.checkpoint(thread).await }));
+                    }
+                }
             }
         };
         drop(guard);
         drop(stop);
-        match outcome {
-            Verdict::Ok => {
-                if let Some(t) = fold.map(Fold::finish) {
-                    // A later run of the thread that started meanwhile owns the record now
-                    // (its input carried the thread as its client had it); it writes it
-                    // when it ends.
-                    let later = match store.thread(&thread_id).await {
-                        Ok(Some(current)) => current.active_run.is_some_and(|r| r != run_id),
-                        _ => false,
-                    };
-                    if !later {
-                        let record = ThreadRecord::new(thread_id, principal, t, None);
-                        if let Err(_e) = store.put_thread(record).await {
-                            log_warn!(run_id, error = %_e, "the thread's record could not be written");
-                        }
-                    }
+        // The checkpoint still being written goes first: a store writes nothing of a
+        // checkpoint that comes after the run's end, but it should not race it.
+        if let Some(w) = writing.take() {
+            w.await;
+        }
+        if let Some(j) = journal.as_ref() {
+            match (outcome, fold.map(Fold::finish)) {
+                (Verdict::Ok, Some(thread)) => {
+                    let ending = ending.unwrap_or(Ending {
+                        outcome: crate::threads::RunOutcome::Error,
+                        usage: Vec::new(),
+                        code: None,
+                    });
+                    j.end(ending, thread).await;
                 }
+                _ => j.lose().await,
             }
+        }
+        match outcome {
+            Verdict::Ok => {}
             Verdict::Taken => log_warn!(
                 run_id,
                 "the run was ended by another instance (its lease was taken as lost): its agent is stopped"
@@ -426,6 +472,14 @@ impl Fold {
                 self.thread.apply_owned(e);
             }
         }
+    }
+
+    /// The thread with every event so far applied.
+    fn current(&mut self) -> &ThreadState {
+        for e in self.pending.drain(..) {
+            self.thread.apply_owned(e);
+        }
+        &self.thread
     }
 
     /// The thread with every event applied.

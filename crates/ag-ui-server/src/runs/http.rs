@@ -3,6 +3,7 @@
 
 use std::collections::VecDeque;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use ag_ui_core::{
@@ -14,11 +15,13 @@ use http::header::{ACCEPT, HeaderValue};
 use http::{Method, Response, StatusCode};
 
 use super::driver::{Drive, Driver};
+use super::journal::{Journal, new_messages};
 use super::log::log_warn;
-use super::store::{Cursor, RecordStream, RunMeta, StoreError, ThreadRecord};
+use super::store::{Cursor, RecordStream, RunMeta, StoreError};
 use super::{CODE_STORE_ERROR, CODE_STORE_LOST, Runs, Subscriber};
 use crate::body::{SseBody, json_response, sse_response};
 use crate::guard::GuardOptions;
+use crate::threads::{CODE_RUN_LOST, RunStart, StoredThread};
 use crate::{Agent, Rejection, RunGuard, accepts_sse};
 
 /// The header a browser's `EventSource` sends when it reconnects.
@@ -141,11 +144,11 @@ pub(crate) fn authorized<B>(
     runs: &Runs,
     request: http::Request<B>,
 ) -> Result<http::Request<B>, (Rejection, Option<String>)> {
-    let Some(f) = &runs.authorize else {
+    if runs.authorize.is_none() {
         return Ok(request);
-    };
+    }
     let (mut parts, body) = request.into_parts();
-    match f(&parts) {
+    match ask(runs, &parts) {
         Ok(who) => {
             parts.extensions.insert(Authorized(who));
             Ok(http::Request::from_parts(parts, body))
@@ -161,19 +164,34 @@ pub(crate) fn authorized<B>(
     }
 }
 
+/// The service's authorisation's answer for `parts` (`Ok(None)` without one); an empty
+/// principal is refused.
+fn ask(runs: &Runs, parts: &http::request::Parts) -> Result<Option<String>, Rejection> {
+    match &runs.authorize {
+        Some(f) => match f(parts)? {
+            Some(p) if p.is_empty() => Err(Rejection::new(
+                500,
+                "invalid_principal",
+                "the service's authorisation named an empty principal: a principal is never \
+                 empty (the empty name is the anonymous principal's key in the thread store)",
+            )),
+            who => Ok(who),
+        },
+        None => Ok(None),
+    }
+}
+
 /// Who the request comes from, by the service's authorisation (the answer [`authorized`]
 /// noted, else the authorisation asked now).
 pub(crate) fn principal(
     runs: &Runs,
     parts: &http::request::Parts,
 ) -> Result<Option<String>, Rejection> {
+    runs.maybe_sweep();
     if let Some(Authorized(who)) = parts.extensions.get::<Authorized>() {
         return Ok(who.clone());
     }
-    match &runs.authorize {
-        Some(f) => f(parts),
-        None => Ok(None),
-    }
+    ask(runs, parts)
 }
 
 fn not_found_run(run_id: &str) -> Rejection {
@@ -284,25 +302,32 @@ pub(crate) async fn start(
     let run_id = input.run_id.to_string();
     let thread_id = input.thread_id.to_string();
     let store = &*runs.store;
-    store
-        .create_run(RunMeta::new(&run_id, &thread_id, who.clone(), &runs.owner))
-        .await
-        .map_err(|e| store_rejection(&e))?;
-    let thread = if runs.threads {
+    let mut meta = RunMeta::new(&run_id, &thread_id, who.clone(), &runs.owner);
+    let journal = runs.threads.as_ref().map(|threads| {
         let thread = ThreadState::new()
             .with_messages(input.messages.clone())
             .with_state(input.state.clone().unwrap_or_default());
-        let record = ThreadRecord::new(
-            &thread_id,
+        let journal = Journal::new(
+            Arc::clone(threads),
             who.clone(),
-            thread.clone(),
-            Some(run_id.clone()),
+            thread_id.clone(),
+            run_id.clone(),
         );
-        let _ = store.put_thread(record).await;
-        Some(thread)
-    } else {
-        None
-    };
+        (Arc::new(journal), thread)
+    });
+    if let Some((_, thread)) = &journal {
+        meta = meta.with_input_thread(thread.clone());
+    }
+    store
+        .create_run(meta)
+        .await
+        .map_err(|e| store_rejection(&e))?;
+    if let Some((j, thread)) = &journal {
+        let stored = j.stored().await;
+        let fresh = new_messages(&input.messages, stored.as_ref());
+        j.begin(RunStart::new(&thread_id, &run_id, fresh, thread.clone()))
+            .await;
+    }
     let records = store
         .tail(&run_id, 0)
         .await
@@ -313,9 +338,7 @@ pub(crate) async fn start(
     let drive = Drive {
         runs: runs.clone(),
         run_id: run_id.clone(),
-        thread_id,
-        principal: who,
-        thread,
+        journal,
         guard,
         local,
     };
@@ -406,38 +429,110 @@ pub(crate) async fn answer(
             method(parts, Method::GET, "GET a thread")?;
             check_accept(parts)?;
             let who = principal(runs, parts)?;
-            let store = &*runs.store;
-            let record = store
-                .thread(&thread_id)
-                .await
-                .map_err(|e| store_rejection(&e))?
-                .filter(|t| t.principal == who)
-                .ok_or_else(|| not_found_thread(&thread_id))?;
-            let mut prelude = VecDeque::new();
-            let envelope_id = RunId::random();
-            let events = record
-                .thread
-                .snapshot(&record.thread_id, envelope_id.as_str());
-            for e in &events {
-                let mut frame = Vec::with_capacity(128);
-                ag_ui_core::sse::write_sse_frame(&mut frame, e)
-                    .map_err(|e| Rejection::new(500, "encode_error", e.to_string()))?;
-                prelude.push_back(frame);
-            }
-            let mut records = None;
-            let mut sub = None;
-            if let Some(active) = record.active_run.as_deref()
-                && let Ok(r) = store.tail(active, 0).await
-            {
-                records = Some(r);
-                sub = runs.local.get(active).map(|l| l.subscribe());
-            }
-            Ok(sse_response(
-                LogFrames::new(prelude, records, sub),
-                keep_alive,
-            ))
+            connect(runs, who.as_deref(), &thread_id, keep_alive).await
         }
     }
+}
+
+fn thread_store_rejection(e: &crate::threads::ThreadStoreError) -> Rejection {
+    Rejection::new(503, "thread_store_unavailable", e.to_string())
+}
+
+/// A thread connect: the thread as snapshots, then its run in progress, if any.
+async fn connect(
+    runs: &Runs,
+    who: Option<&str>,
+    thread_id: &str,
+    keep_alive: Option<std::time::Duration>,
+) -> Result<Response<SseBody>, Rejection> {
+    let Some(threads) = runs.threads.as_ref() else {
+        return Err(Rejection::new(
+            404,
+            "not_found",
+            "this agent keeps no threads: there is no thread to connect to",
+        ));
+    };
+    let stored = threads
+        .thread(who, thread_id)
+        .await
+        .map_err(|e| thread_store_rejection(&e))?
+        .ok_or_else(|| not_found_thread(thread_id))?;
+    let mut live = None;
+    if let Some(active) = stored.active_run() {
+        let store = &*runs.store;
+        let meta = store
+            .run(&active.run_id)
+            .await
+            .map_err(|e| store_rejection(&e))?
+            .filter(|m| m.principal.as_deref() == who);
+        match meta {
+            Some(meta) => {
+                // The thread before the run, then the run from its first event: the
+                // thread store's copy has moved on with the run's checkpoints.
+                let base = meta.input_thread.unwrap_or_else(|| stored.thread.clone());
+                match store.tail(&meta.run_id, 0).await {
+                    Ok(records) => {
+                        let sub = runs.local.get(&meta.run_id).map(|l| l.subscribe());
+                        live = Some((base, records, sub));
+                    }
+                    Err(StoreError::NotFound(_)) => {}
+                    Err(e) => return Err(store_rejection(&e)),
+                }
+            }
+            None => {}
+        }
+        if live.is_none() {
+            // The run store does not know the run: its owner stopped (a restart, a crash)
+            // or the run store lost it. The thread is what its last checkpoint held.
+            log_warn!(
+                run_id = %active.run_id,
+                "a thread's running run is unknown to the run store: it is marked lost"
+            );
+            if let Err(_e) = threads.lose_run(who, thread_id, &active.run_id).await {
+                log_warn!(error = %_e, "a lost run could not be marked in the thread store");
+            }
+        }
+    }
+    let (thread, records, sub) = match live {
+        Some((base, records, sub)) => (base, Some(records), sub),
+        None => (served_thread(&stored, live_run_lost(&stored)), None, None),
+    };
+    let mut prelude = VecDeque::new();
+    let envelope_id = RunId::random();
+    for e in &thread.snapshot(thread_id, envelope_id.as_str()) {
+        let mut frame = Vec::with_capacity(128);
+        ag_ui_core::sse::write_sse_frame(&mut frame, e)
+            .map_err(|e| Rejection::new(500, "encode_error", e.to_string()))?;
+        prelude.push_back(frame);
+    }
+    Ok(sse_response(
+        LogFrames::new(prelude, records, sub),
+        keep_alive,
+    ))
+}
+
+/// Whether the stored thread's last run is lost, or is being marked so now (it was
+/// running and no live run stands behind it).
+fn live_run_lost(stored: &StoredThread) -> bool {
+    stored.runs.last().is_some_and(|r| {
+        r.status == super::RunStatus::Running || r.error_code.as_deref() == Some(CODE_RUN_LOST)
+    })
+}
+
+/// The stored thread as a connect sends it: a lost last run ends with its `RUN_ERROR`
+/// ([`CODE_RUN_LOST`]) unless the fold holds the run's own end.
+fn served_thread(stored: &StoredThread, lost: bool) -> ThreadState {
+    let mut thread = stored.thread.clone();
+    if lost && thread.run_error().is_none() {
+        let event: Event = RunErrorEvent::new(
+            "the run was lost: its instance stopped before it ended; the thread is as its \
+             last checkpoint left it",
+        )
+        .with_code(CODE_RUN_LOST.to_owned())
+        .into();
+        thread.apply_owned(event);
+    }
+    thread
 }
 
 fn capabilities_response(

@@ -10,7 +10,6 @@ use futures_core::Stream;
 
 use super::store::{
     Cursor, Record, RecordStream, RunMeta, RunStatus, RunStore, StoreError, StoreFuture,
-    ThreadRecord,
 };
 use crate::Cancellation;
 
@@ -22,10 +21,6 @@ pub const DEFAULT_MAX_EVENTS_PER_RUN: usize = 100_000;
 pub const DEFAULT_MAX_BYTES_PER_RUN: usize = 16 * 1024 * 1024;
 /// Default [`MemoryLimits::retention`]: 5 minutes.
 pub const DEFAULT_RETENTION: Duration = Duration::from_secs(5 * 60);
-/// Default [`MemoryLimits::max_threads`]: 1000.
-pub const DEFAULT_MAX_THREADS: usize = 1000;
-/// Default [`MemoryLimits::thread_retention`]: 1 hour.
-pub const DEFAULT_THREAD_RETENTION: Duration = Duration::from_secs(60 * 60);
 
 /// The bounds of a [`MemoryStore`].
 ///
@@ -53,10 +48,6 @@ pub struct MemoryLimits {
     pub max_bytes_per_run: usize,
     /// How long an ended run stays joinable.
     pub retention: Duration,
-    /// Threads kept; past it the least recently written one without an active run goes.
-    pub max_threads: usize,
-    /// How long a thread without an active run stays connectable after its last run.
-    pub thread_retention: Duration,
 }
 
 impl Default for MemoryLimits {
@@ -66,8 +57,6 @@ impl Default for MemoryLimits {
             max_events_per_run: DEFAULT_MAX_EVENTS_PER_RUN,
             max_bytes_per_run: DEFAULT_MAX_BYTES_PER_RUN,
             retention: DEFAULT_RETENTION,
-            max_threads: DEFAULT_MAX_THREADS,
-            thread_retention: DEFAULT_THREAD_RETENTION,
         }
     }
 }
@@ -100,24 +89,10 @@ impl MemoryLimits {
         self.retention = retention;
         self
     }
-
-    /// Sets [`max_threads`](Self::max_threads) (at least 1).
-    #[must_use]
-    pub fn max_threads(mut self, n: usize) -> Self {
-        self.max_threads = n.max(1);
-        self
-    }
-
-    /// Sets [`thread_retention`](Self::thread_retention).
-    #[must_use]
-    pub fn thread_retention(mut self, retention: Duration) -> Self {
-        self.thread_retention = retention;
-        self
-    }
 }
 
 /// A [`RunStore`] in this process's memory, bounded by its [`MemoryLimits`]. Needs no
-/// runtime and no setup; expired runs and threads are removed as the store is used.
+/// runtime and no setup; expired runs are removed as the store is used.
 /// Runs are joinable from this process only.
 #[derive(Debug, Default, Clone)]
 pub struct MemoryStore {
@@ -133,7 +108,6 @@ struct Shared {
 #[derive(Debug, Default)]
 struct State {
     runs: HashMap<String, Arc<RunLog>>,
-    threads: HashMap<String, ThreadRecord>,
 }
 
 #[derive(Debug)]
@@ -208,16 +182,13 @@ impl MemoryStore {
         state.runs.len()
     }
 
-    /// Removes the runs and threads whose retention has passed.
+    /// Removes the runs whose retention has passed.
     fn purge(&self, state: &mut State) {
         let now = SystemTime::now();
         let limits = &self.inner.limits;
         state.runs.retain(|_, run| {
             let log = lock(&run.log);
             !expired(log.meta.ended_at, limits.retention, now)
-        });
-        state.threads.retain(|_, t| {
-            t.active_run.is_some() || !expired(Some(t.updated_at), limits.thread_retention, now)
         });
     }
 
@@ -343,32 +314,6 @@ impl MemoryStore {
             buf: VecDeque::new(),
             done: false,
         }))
-    }
-
-    fn put(&self, thread: ThreadRecord) {
-        let mut state = lock(&self.inner.state);
-        self.purge(&mut state);
-        if !state.threads.contains_key(&thread.thread_id)
-            && state.threads.len() >= self.inner.limits.max_threads
-        {
-            let oldest = state
-                .threads
-                .values()
-                .filter(|t| t.active_run.is_none())
-                .map(|t| (t.updated_at, t.thread_id.clone()))
-                .min()
-                .or_else(|| {
-                    state
-                        .threads
-                        .values()
-                        .map(|t| (t.updated_at, t.thread_id.clone()))
-                        .min()
-                });
-            if let Some((_, id)) = oldest {
-                state.threads.remove(&id);
-            }
-        }
-        state.threads.insert(thread.thread_id.clone(), thread);
     }
 }
 
@@ -497,17 +442,5 @@ impl RunStore for MemoryStore {
             }
         });
         Box::pin(async move { r })
-    }
-
-    fn put_thread(&self, thread: ThreadRecord) -> StoreFuture<'_, ()> {
-        self.put(thread);
-        Box::pin(async move { Ok(()) })
-    }
-
-    fn thread<'a>(&'a self, thread_id: &'a str) -> StoreFuture<'a, Option<ThreadRecord>> {
-        let mut state = lock(&self.inner.state);
-        self.purge(&mut state);
-        let r = state.threads.get(thread_id).cloned();
-        Box::pin(async move { Ok(r) })
     }
 }

@@ -27,6 +27,7 @@
 mod bearer;
 mod driver;
 pub(crate) mod http;
+mod journal;
 pub(crate) mod log;
 mod memory;
 mod store;
@@ -38,14 +39,15 @@ use std::time::Duration;
 
 use futures_util::task::AtomicWaker;
 
+use crate::threads::{MemoryThreads, ThreadStore};
+
 pub use bearer::{BearerTokenError, BearerTokens, DEFAULT_BEARER_REALM};
 pub use memory::{
-    DEFAULT_MAX_BYTES_PER_RUN, DEFAULT_MAX_EVENTS_PER_RUN, DEFAULT_MAX_RUNS, DEFAULT_MAX_THREADS,
-    DEFAULT_RETENTION, DEFAULT_THREAD_RETENTION, MemoryLimits, MemoryStore,
+    DEFAULT_MAX_BYTES_PER_RUN, DEFAULT_MAX_EVENTS_PER_RUN, DEFAULT_MAX_RUNS, DEFAULT_RETENTION,
+    MemoryLimits, MemoryStore,
 };
 pub use store::{
     Cursor, Record, RecordStream, RunMeta, RunStatus, RunStore, StoreError, StoreFuture,
-    ThreadRecord,
 };
 
 use crate::Rejection;
@@ -72,6 +74,8 @@ pub const DEFAULT_STOP_TIMEOUT: Duration = Duration::from_secs(5);
 pub const DEFAULT_LEASE: Duration = Duration::from_secs(10);
 /// Default grace period of [`Runs::new`]: 30 s.
 pub const DEFAULT_GRACE: Duration = Duration::from_secs(30);
+/// Default [`Runs::checkpoint_every`]: 5 s.
+pub const DEFAULT_CHECKPOINT_INTERVAL: Duration = Duration::from_secs(5);
 
 /// What happens to a run when its last subscriber goes away.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,7 +94,9 @@ pub enum DisconnectPolicy {
 /// and stopping runs, connecting to threads, the capabilities, and any other path below
 /// the agent's): `Ok(Some(principal))` names them, `Ok(None)` admits anyone, `Err`
 /// refuses the request with that rejection (401, 403…) before anything else is looked
-/// at (a start's body is not read).
+/// at (a start's body is not read). A principal is never the empty string (the thread
+/// store's key of the anonymous principal): a request it names is refused with a 500
+/// `invalid_principal` rejection.
 pub type Authorize =
     Arc<dyn Fn(&::http::request::Parts) -> Result<Option<String>, Rejection> + Send + Sync>;
 
@@ -105,9 +111,12 @@ pub struct Runs {
     pub(crate) stop_timeout: Duration,
     pub(crate) lease: Duration,
     pub(crate) owner: String,
-    pub(crate) threads: bool,
+    pub(crate) threads: Option<Arc<dyn ThreadStore>>,
+    pub(crate) checkpoint_every: Duration,
+    pub(crate) archived_ttl: Option<Duration>,
     pub(crate) authorize: Option<Authorize>,
     pub(crate) local: Arc<Local>,
+    pub(crate) sweep: Arc<Sweep>,
 }
 
 impl std::fmt::Debug for Runs {
@@ -118,7 +127,9 @@ impl std::fmt::Debug for Runs {
             .field("stop_timeout", &self.stop_timeout)
             .field("lease", &self.lease)
             .field("owner", &self.owner)
-            .field("threads", &self.threads)
+            .field("threads", &self.threads.as_ref().map(|_| "dyn ThreadStore"))
+            .field("checkpoint_every", &self.checkpoint_every)
+            .field("archived_ttl", &self.archived_ttl)
             .field("authorize", &self.authorize.as_ref().map(|_| "Fn(&Parts)"))
             .finish_non_exhaustive()
     }
@@ -126,7 +137,8 @@ impl std::fmt::Debug for Runs {
 
 impl Runs {
     /// Resumable runs kept in `store`: disconnect policy a 30 s grace period, no maximum
-    /// duration, 5 s for an agent to end after a stop, threads kept, anyone admitted.
+    /// duration, 5 s for an agent to end after a stop, threads kept in a
+    /// [`MemoryThreads`] and checkpointed every 5 s, anyone admitted.
     pub fn new(store: impl RunStore) -> Self {
         Runs {
             store: Arc::new(store),
@@ -135,9 +147,12 @@ impl Runs {
             stop_timeout: DEFAULT_STOP_TIMEOUT,
             lease: DEFAULT_LEASE,
             owner: ag_ui_core::RunId::random().to_string(),
-            threads: true,
+            threads: Some(Arc::new(MemoryThreads::new())),
+            checkpoint_every: DEFAULT_CHECKPOINT_INTERVAL,
+            archived_ttl: None,
             authorize: None,
             local: Arc::new(Local::default()),
+            sweep: Arc::new(Sweep::default()),
         }
     }
 
@@ -178,10 +193,36 @@ impl Runs {
         self
     }
 
-    /// Keeps each thread (the whole fold of its runs) for `GET {agent path}/threads/{threadId}`
-    /// (on by default).
-    pub fn threads(mut self, on: bool) -> Self {
-        self.threads = on;
+    /// Keeps each thread (its runs and the whole fold of their events) in `store`, for
+    /// `GET {agent path}/threads/{threadId}` (default: a [`MemoryThreads`]). Each run's
+    /// thread is written when the run starts, every [`checkpoint_every`](Self::checkpoint_every)
+    /// while it goes on, and when it ends. Pass a clone of one store (or an `Arc`) to
+    /// several services to share their threads.
+    pub fn threads(mut self, store: impl ThreadStore) -> Self {
+        self.threads = Some(Arc::new(store));
+        self
+    }
+
+    /// Keeps no threads: `GET {agent path}/threads/{threadId}` answers 404.
+    pub fn no_threads(mut self) -> Self {
+        self.threads = None;
+        self
+    }
+
+    /// How often the owner of a run in progress writes its thread's fold to the thread
+    /// store (default [`DEFAULT_CHECKPOINT_INTERVAL`], at least 10 ms). Each write also
+    /// tells the store that the run's owner is alive: a running run not written for three
+    /// intervals and a lease is marked lost
+    /// ([`CODE_RUN_LOST`](crate::threads::CODE_RUN_LOST)) by the sweep.
+    pub fn checkpoint_every(mut self, interval: Duration) -> Self {
+        self.checkpoint_every = interval.max(Duration::from_millis(10));
+        self
+    }
+
+    /// Deletes archived threads last updated longer than `ttl` ago (by the sweep; default:
+    /// kept until deleted).
+    pub fn archived_ttl(mut self, ttl: Duration) -> Self {
+        self.archived_ttl = Some(ttl);
         self
     }
 
@@ -211,10 +252,69 @@ impl Runs {
         &self.store
     }
 
+    /// The thread store, `None` with [`no_threads`](Self::no_threads).
+    #[must_use]
+    pub fn thread_store(&self) -> Option<&Arc<dyn ThreadStore>> {
+        self.threads.as_ref()
+    }
+
+    /// Runs the thread store's sweep when the last one is at least a checkpoint interval
+    /// old: runs whose owner stopped writing are marked lost, and archived threads past
+    /// [`archived_ttl`](Self::archived_ttl) deleted. Called as requests and runs go; the
+    /// sweep itself runs on a task of its own.
+    pub(crate) fn maybe_sweep(&self) {
+        let Some(store) = self.threads.clone() else {
+            return;
+        };
+        if !self.sweep.due(self.checkpoint_every) {
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let stale = self.checkpoint_every * 3 + self.lease;
+        let ttl = self.archived_ttl;
+        runtime.spawn(async move {
+            let now = std::time::SystemTime::now();
+            if let Some(before) = now.checked_sub(stale)
+                && let Err(_e) = store.lose_stale_runs(before).await
+            {
+                log::log_warn!(error = %_e, "the thread store's sweep of lost runs failed");
+            }
+            if let Some(before) = ttl.and_then(|t| now.checked_sub(t))
+                && let Err(_e) = store.expire_archived(before).await
+            {
+                log::log_warn!(error = %_e, "the thread store's sweep of archived threads failed");
+            }
+        });
+    }
+
     /// The disconnect policy.
     #[must_use]
     pub fn disconnect_policy(&self) -> DisconnectPolicy {
         self.on_disconnect
+    }
+}
+
+/// When the thread store was last swept.
+#[derive(Debug, Default)]
+pub(crate) struct Sweep {
+    last: Mutex<Option<tokio::time::Instant>>,
+}
+
+impl Sweep {
+    /// Whether a sweep is due (at most one per `interval`); marks it done if so.
+    fn due(&self, interval: Duration) -> bool {
+        let mut last = match self.last.lock() {
+            Ok(l) => l,
+            Err(p) => p.into_inner(),
+        };
+        let now = tokio::time::Instant::now();
+        if last.is_some_and(|t| now.duration_since(t) < interval) {
+            return false;
+        }
+        *last = Some(now);
+        true
     }
 }
 

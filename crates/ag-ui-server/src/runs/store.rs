@@ -109,7 +109,7 @@ pub enum RunStatus {
 }
 
 /// What the store keeps about a run besides its events.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct RunMeta {
     /// The run's id (`RunAgentInput.runId`).
@@ -130,6 +130,11 @@ pub struct RunMeta {
     pub ended_at: Option<SystemTime>,
     /// Whether a stop was requested.
     pub stop_requested: bool,
+    /// The thread as the run's input left it (its messages and state), when the run's
+    /// service keeps threads: what a thread connect during the run sends before the
+    /// run's events, which follow it from the first. The thread store's copy moves on
+    /// with the run's checkpoints; this one does not, so the two never overlap.
+    pub input_thread: Option<ThreadState>,
 }
 
 impl RunMeta {
@@ -150,49 +155,15 @@ impl RunMeta {
             created_at: SystemTime::now(),
             ended_at: None,
             stop_requested: false,
+            input_thread: None,
         }
     }
-}
 
-/// What the store keeps about a thread, so that a client can connect to it: the thread as
-/// the fold of every event left it after its last finished run (or as the active run's
-/// input sent it), and the run in progress, if any.
-///
-/// The whole fold is kept (every message kind, the state, the last run's outcome with its
-/// pending interrupts, its error), not a selection of it: whatever
-/// [`ThreadState`] learns from an event survives a reconnection. A store that writes the
-/// record elsewhere keeps [`ThreadState::snapshot`]'s events and folds them back.
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub struct ThreadRecord {
-    /// The thread's id.
-    pub thread_id: String,
-    /// Who ran it last (see [`RunMeta::principal`]).
-    pub principal: Option<String>,
-    /// The thread: after the last finished run, or as the active run's input sent it.
-    pub thread: ThreadState,
-    /// The run in progress, whose events follow `thread`.
-    pub active_run: Option<String>,
-    /// When the record was last written.
-    pub updated_at: SystemTime,
-}
-
-impl ThreadRecord {
-    /// A thread record written now.
+    /// The thread as the run's input left it (see [`input_thread`](Self::input_thread)).
     #[must_use]
-    pub fn new(
-        thread_id: impl Into<String>,
-        principal: Option<String>,
-        thread: ThreadState,
-        active_run: Option<String>,
-    ) -> Self {
-        ThreadRecord {
-            thread_id: thread_id.into(),
-            principal,
-            thread,
-            active_run,
-            updated_at: SystemTime::now(),
-        }
+    pub fn with_input_thread(mut self, thread: ThreadState) -> Self {
+        self.input_thread = Some(thread);
+        self
     }
 }
 
@@ -241,14 +212,15 @@ pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>>
 /// bounds: [`StoreError::CursorExpired`]).
 pub type RecordStream = Pin<Box<dyn Stream<Item = Result<Record, StoreError>> + Send>>;
 
-/// Where resumable runs keep their events, their metadata, stop requests and thread
-/// snapshots.
+/// Where resumable runs keep their live logs: their events, their metadata and stop
+/// requests. Threads (each conversation with its runs and fold) are kept apart, in a
+/// [`ThreadStore`](crate::threads::ThreadStore).
 ///
 /// One instance (the run's *owner*) appends to a run's log; any number of subscribers,
 /// on this instance or (for a distributed store) another, tail it. The in-memory
 /// [`MemoryStore`](crate::runs::MemoryStore) is the default; a distributed store (Redis
 /// streams, say) implements the same operations so that any instance can serve a join, a
-/// stop or a thread connect:
+/// stop or the live part of a thread connect:
 ///
 /// | operation | in memory | on a distributed store (for example) |
 /// |---|---|---|
@@ -258,7 +230,6 @@ pub type RecordStream = Pin<Box<dyn Stream<Item = Result<Record, StoreError>> + 
 /// | [`end_run`](Self::end_run) | a push and a flag, under one lock | one script: the last records, status in the hash, an end entry in the stream |
 /// | [`request_stop`](Self::request_stop) / [`stop_requested`](Self::stop_requested) | a signal | a flag in the hash and a message on the owner's channel |
 /// | [`renew_lease`](Self::renew_lease) | nothing to do | a renewal counter in the hash; a subscriber that sees it stand still for a lease, while it reaches the store, ends the run for everyone |
-/// | [`put_thread`](Self::put_thread) / [`thread`](Self::thread) | a map entry | a JSON value with a time-to-live |
 ///
 /// Every id passed in came from the network: a store must not use it unescaped in keys
 /// or patterns.
@@ -332,16 +303,4 @@ pub trait RunStore: Send + Sync + 'static {
         owner: &'a str,
         ttl: Duration,
     ) -> StoreFuture<'a, ()>;
-
-    /// Writes a thread's record (replacing the previous one).
-    ///
-    /// # Errors
-    /// A backend failure.
-    fn put_thread(&self, thread: ThreadRecord) -> StoreFuture<'_, ()>;
-
-    /// A thread's record, `None` when unknown or expired.
-    ///
-    /// # Errors
-    /// A backend failure.
-    fn thread<'a>(&'a self, thread_id: &'a str) -> StoreFuture<'a, Option<ThreadRecord>>;
 }
