@@ -3,9 +3,17 @@
 // stream. No dependencies: the built-in reader below is the whole client. When the server
 // serves a bundle of the official @ag-ui/client at /ag-ui-client.js, the page can use its
 // HttpAgent instead (the "client" select).
+//
+// The thread's id is kept in localStorage; when the page loads, it reads the thread back
+// from GET /agent/threads/{threadId} (served when the example runs with --threads or
+// --bearer), so a conversation survives a reload, and, with --threads, a restart of the
+// server. A bearer token typed in the "bearer token" field (kept in localStorage too) is
+// sent with every request, for a server started with --bearer.
 "use strict";
 
 const AGENT_URL = "/agent";
+const THREAD_KEY = "ag-ui-demo.threadId";
+const TOKEN_KEY = "ag-ui-demo.token";
 // Tools the page declares to the agent and runs itself (the frontend_tool scenario).
 const FRONTEND_TOOLS = [
   {
@@ -20,7 +28,13 @@ const $ = (id) => document.getElementById(id);
 const ui = {
   messages: $("messages"), state: $("state"), events: $("events"), status: $("status"),
   form: $("composer"), prompt: $("prompt"), scenario: $("scenario"), send: $("send"),
-  stop: $("stop"), client: $("client"), reset: $("reset"),
+  stop: $("stop"), client: $("client"), reset: $("reset"), token: $("token"),
+};
+
+// localStorage, when the browser allows it (a private window may not).
+const stored = {
+  get(key) { try { return localStorage.getItem(key); } catch { return null; } },
+  set(key, value) { try { localStorage.setItem(key, value); } catch { /* not kept */ } },
 };
 
 function newId(prefix) {
@@ -33,7 +47,7 @@ const clone = (v) => (v === undefined ? undefined : JSON.parse(JSON.stringify(v)
 
 // What the page knows of the thread: the folded messages and state, and UI notes.
 const thread = {
-  id: newId("thread"),
+  id: stored.get(THREAD_KEY) ?? newId("thread"),
   messages: [],
   state: {},
   streaming: new Set(), // ids of text and reasoning messages still open
@@ -205,13 +219,19 @@ function runInput(extra) {
   };
 }
 
+// The Authorization header for the token typed in, if any.
+function authHeaders() {
+  const token = ui.token.value.trim();
+  return token ? { Authorization: `Bearer ${token}` } : {};
+}
+
 // Runs with the built-in reader; resolves to the run's outcome.
 async function runBuiltin(input) {
   const controller = new AbortController();
   active = { abort: () => controller.abort() };
   const response = await fetch(AGENT_URL, {
     method: "POST",
-    headers: { "Content-Type": "application/json", Accept: "text/event-stream" },
+    headers: { "Content-Type": "application/json", Accept: "text/event-stream", ...authHeaders() },
     body: JSON.stringify(input),
     signal: controller.signal,
   });
@@ -235,6 +255,7 @@ async function runOfficial(input) {
     threadId: input.threadId,
     initialMessages: input.messages,
     initialState: input.state,
+    headers: authHeaders(),
   });
   active = { abort: () => agent.abortRun() };
   let outcome = null;
@@ -257,6 +278,7 @@ async function runOfficial(input) {
 }
 
 async function run(extra = {}, followUps = 0) {
+  stored.set(THREAD_KEY, thread.id);
   const input = runInput(extra);
   thread.runs += 1;
   thread.interrupts = [];
@@ -389,6 +411,7 @@ ui.stop.addEventListener("click", () => active?.abort());
 ui.reset.addEventListener("click", () => {
   active?.abort();
   Object.assign(thread, { id: newId("thread"), messages: [], state: {}, interrupts: [], notes: [], lastOutcome: null });
+  stored.set(THREAD_KEY, thread.id);
   thread.streaming.clear();
   ui.events.replaceChildren();
   setStatus("idle");
@@ -407,5 +430,45 @@ bundle.onload = () => {
 bundle.onerror = () => {};
 document.head.append(bundle);
 
-window.demo = { thread, run, render };
+// Reads the thread back from the server: its snapshots (messages, state, how the last run
+// ended), then the events of a run still going on. Any answer but 200 (a server that keeps
+// no threads, a thread it does not know) leaves the page's empty thread as it is.
+async function loadThread() {
+  let response;
+  try {
+    response = await fetch(`${AGENT_URL}/threads/${encodeURIComponent(thread.id)}`, {
+      headers: { Accept: "text/event-stream", ...authHeaders() },
+    });
+  } catch {
+    return;
+  }
+  if (!response.ok) {
+    if (response.status === 401) thread.notes.push({ kind: "error", text: "This server needs a bearer token: type it below the events." });
+    render();
+    return;
+  }
+  setStatus("loading");
+  let outcome = null;
+  for await (const event of readSse(response)) {
+    foldEvent(event);
+    if (event.type === "RUN_FINISHED") outcome = event.outcome ?? { type: "success" };
+    if (event.type === "RUN_ERROR") outcome = { type: "error", message: event.message, code: event.code };
+    render();
+  }
+  thread.streaming.clear();
+  thread.lastOutcome = outcome;
+  if (outcome?.type === "interrupt") thread.interrupts = outcome.interrupts ?? [];
+  if (outcome?.type === "error") thread.notes.push({ kind: "error", text: `Run failed: ${outcome.message}${outcome.code ? ` (${outcome.code})` : ""}` });
+  setStatus(outcome?.type ?? "idle");
+  render();
+}
+
+ui.token.value = stored.get(TOKEN_KEY) ?? "";
+ui.token.addEventListener("change", () => {
+  stored.set(TOKEN_KEY, ui.token.value.trim());
+  if (!thread.messages.length) loadThread();
+});
+
+window.demo = { thread, run, render, loadThread };
 render();
+loadThread();
