@@ -97,6 +97,18 @@ pub struct RunSummary {
     pub outcome: Option<RunOutcome>,
 }
 
+impl RunSummary {
+    /// A run summary (for a store in another crate: the struct is non-exhaustive).
+    #[must_use]
+    pub fn new(run_id: impl Into<String>, status: RunStatus, outcome: Option<RunOutcome>) -> Self {
+        RunSummary {
+            run_id: run_id.into(),
+            status,
+            outcome,
+        }
+    }
+}
+
 /// What a thread list shows of a thread.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -118,6 +130,24 @@ pub struct ThreadSummary {
     pub run_count: u64,
     /// Its latest run (by start).
     pub last_run: Option<RunSummary>,
+}
+
+impl ThreadSummary {
+    /// A thread created at `created_at` and not changed since: no title, metadata `{}`,
+    /// not archived, no runs. A store sets the other fields (they are public).
+    #[must_use]
+    pub fn new(thread_id: impl Into<String>, created_at: SystemTime) -> Self {
+        ThreadSummary {
+            thread_id: thread_id.into(),
+            title: None,
+            metadata: Map::new(),
+            created_at,
+            updated_at: created_at,
+            archived: false,
+            run_count: 0,
+            last_run: None,
+        }
+    }
 }
 
 /// What a thread keeps of one of its runs.
@@ -142,6 +172,24 @@ pub struct RunRecord {
     pub input_messages: Vec<Message>,
 }
 
+impl RunRecord {
+    /// A run started at `started_at` and running: no outcome, end, usage, error code or
+    /// input messages. A store sets the other fields (they are public).
+    #[must_use]
+    pub fn new(run_id: impl Into<String>, started_at: SystemTime) -> Self {
+        RunRecord {
+            run_id: run_id.into(),
+            status: RunStatus::Running,
+            outcome: None,
+            started_at,
+            ended_at: None,
+            usage: Vec::new(),
+            error_code: None,
+            input_messages: Vec::new(),
+        }
+    }
+}
+
 /// A whole stored thread: its summary, its fold and its runs.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
@@ -156,6 +204,16 @@ pub struct StoredThread {
 }
 
 impl StoredThread {
+    /// A stored thread (for a store in another crate: the struct is non-exhaustive).
+    #[must_use]
+    pub fn new(summary: ThreadSummary, thread: ThreadState, runs: Vec<RunRecord>) -> Self {
+        StoredThread {
+            summary,
+            thread,
+            runs,
+        }
+    }
+
     /// The run in progress, if any (the latest run, when it is running).
     #[must_use]
     pub fn active_run(&self) -> Option<&RunRecord> {
@@ -251,6 +309,17 @@ pub struct ThreadPage {
     pub threads: Vec<ThreadSummary>,
     /// The cursor of the next page; `None` on the last.
     pub next_cursor: Option<String>,
+}
+
+impl ThreadPage {
+    /// A page (for a store in another crate: the struct is non-exhaustive).
+    #[must_use]
+    pub fn new(threads: Vec<ThreadSummary>, next_cursor: Option<String>) -> Self {
+        ThreadPage {
+            threads,
+            next_cursor,
+        }
+    }
 }
 
 /// A change to a thread's own fields; `None` leaves a field as it is.
