@@ -20,7 +20,7 @@
 use ag_ui_server::runs::{BearerTokens, Runs};
 
 /// The help lines of the two options, in the examples' help layout.
-pub const HELP: &str = "\
+pub(crate) const HELP: &str = "\
 --threads URL            keep every thread durably, across restarts: postgres://USER@HOST:PORT/DB
                          (several instances share it) or sqlite://PATH (one file, PATH relative
                          to the working directory, created when missing); turns resumable runs
@@ -33,7 +33,7 @@ pub const HELP: &str = "\
 
 /// What `--threads` and `--bearer` asked for.
 #[derive(Debug, Default)]
-pub struct ThreadsOptions {
+pub(crate) struct ThreadsOptions {
     /// The thread store's URL (`--threads`).
     threads: Option<String>,
     /// The tokens (`--bearer`), `None` when none was given.
@@ -46,7 +46,7 @@ impl ThreadsOptions {
     ///
     /// # Errors
     /// A missing or malformed value, saying which option.
-    pub fn take(
+    pub(crate) fn take(
         &mut self,
         arg: &str,
         args: &mut impl Iterator<Item = String>,
@@ -81,7 +81,7 @@ impl ThreadsOptions {
     }
 
     /// Whether the options turn resumable runs on (either was given).
-    pub fn resumable(&self) -> bool {
+    pub(crate) fn resumable(&self) -> bool {
         self.threads.is_some() || self.bearer.is_some()
     }
 
@@ -90,7 +90,7 @@ impl ThreadsOptions {
     ///
     /// # Errors
     /// The thread store cannot be opened (unreachable, a file that cannot be created).
-    pub async fn apply(self, mut runs: Runs) -> Result<Runs, String> {
+    pub(crate) async fn apply(self, mut runs: Runs) -> Result<Runs, String> {
         if let Some(url) = &self.threads {
             let store = ag_ui_sql::open(url)
                 .await

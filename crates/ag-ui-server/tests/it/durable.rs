@@ -115,12 +115,18 @@ impl Conversation {
     }
 }
 
-/// What matters of a terminal event: a `RUN_FINISHED`'s outcome, a `RUN_ERROR`'s code and
-/// message (not the ids: a thread's snapshot is a run of its own).
+/// What matters of a terminal event: a `RUN_FINISHED`'s outcome (none is success), a
+/// `RUN_ERROR`'s code (not the ids: a thread's snapshot is a run of its own).
 fn terminal(event: &Event) -> Value {
     let v = serde_json::to_value(event).unwrap();
     match v["type"].as_str() {
-        Some("RUN_FINISHED") => json!({"type": "RUN_FINISHED", "outcome": v["outcome"]}),
+        Some("RUN_FINISHED") => {
+            let outcome = match &v["outcome"] {
+                Value::Null => json!({"type": "success"}),
+                o => o.clone(),
+            };
+            json!({"type": "RUN_FINISHED", "outcome": outcome})
+        }
         Some("RUN_ERROR") => json!({"type": "RUN_ERROR", "code": v["code"]}),
         other => panic!("not a terminal event: {other:?}"),
     }
