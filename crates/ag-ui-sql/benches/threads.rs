@@ -52,7 +52,10 @@ mod bench {
                 tokio::spawn(async move {
                     let thread = format!("w{round}-{i}");
                     store
-                        .begin_run(Some("bench"), RunStart::new(thread.as_str(), "r", vec![], fold(0)))
+                        .begin_run(
+                            Some("bench"),
+                            RunStart::new(thread.as_str(), "r", vec![], fold(0)),
+                        )
                         .await
                         .unwrap();
                     for c in 1..=CHECKPOINTS {
@@ -96,7 +99,8 @@ mod bench {
         INSERT INTO ag_ui_threads (owner, thread_id, metadata, created_at, updated_at, run_count, fold)
         SELECT 'lister', printf('l%06d', n), '{}', 1700000000000000 + n * 1000,
                1700000000000000 + n * 1000, 1, '[]' FROM g";
-    const SQLITE_FILL_RUNS: &str = "INSERT INTO ag_ui_runs (owner, thread_id, run_id, seq, status, outcome,
+    const SQLITE_FILL_RUNS: &str =
+        "INSERT INTO ag_ui_runs (owner, thread_id, run_id, seq, status, outcome,
             started_at, ended_at, checkpoint_at)
         SELECT owner, thread_id, 'r', 1, 'ended', 'success', created_at, updated_at, created_at
         FROM ag_ui_threads WHERE owner = 'lister'";
@@ -105,7 +109,8 @@ mod bench {
                timestamptz '2024-01-01' + n * interval '1 ms',
                timestamptz '2024-01-01' + n * interval '1 ms', 1, '[]'
         FROM generate_series(1, $1::bigint) n";
-    const PG_FILL_RUNS: &str = "INSERT INTO ag_ui_runs (owner, thread_id, run_id, seq, status, outcome,
+    const PG_FILL_RUNS: &str =
+        "INSERT INTO ag_ui_runs (owner, thread_id, run_id, seq, status, outcome,
             started_at, ended_at, checkpoint_at)
         SELECT owner, thread_id, 'r', 1, 'ended', 'success', created_at, updated_at, created_at
         FROM ag_ui_threads WHERE owner = 'lister'";
@@ -129,14 +134,31 @@ mod bench {
         let postgres = PostgresThreads::connect(&server.url()).await.unwrap();
 
         let started = Instant::now();
-        sqlx::query(SQLITE_FILL).bind(THREADS).execute(sqlite.pool()).await.unwrap();
-        sqlx::query(SQLITE_FILL_RUNS).execute(sqlite.pool()).await.unwrap();
+        sqlx::query(SQLITE_FILL)
+            .bind(THREADS)
+            .execute(sqlite.pool())
+            .await
+            .unwrap();
+        sqlx::query(SQLITE_FILL_RUNS)
+            .execute(sqlite.pool())
+            .await
+            .unwrap();
         sqlx::query("ANALYZE").execute(sqlite.pool()).await.unwrap();
         let sqlite_fill = started.elapsed();
         let started = Instant::now();
-        sqlx::query(PG_FILL).bind(THREADS).execute(postgres.pool()).await.unwrap();
-        sqlx::query(PG_FILL_RUNS).execute(postgres.pool()).await.unwrap();
-        sqlx::query("ANALYZE").execute(postgres.pool()).await.unwrap();
+        sqlx::query(PG_FILL)
+            .bind(THREADS)
+            .execute(postgres.pool())
+            .await
+            .unwrap();
+        sqlx::query(PG_FILL_RUNS)
+            .execute(postgres.pool())
+            .await
+            .unwrap();
+        sqlx::query("ANALYZE")
+            .execute(postgres.pool())
+            .await
+            .unwrap();
         let pg_fill = started.elapsed();
         println!(
             "filled {THREADS} threads with a run each: sqlite {:.1} s, postgres {:.1} s",

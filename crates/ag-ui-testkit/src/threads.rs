@@ -265,8 +265,13 @@ async fn finished(store: &dyn ThreadStore, owner: Owner<'_>, thread: &str, at: S
     .await;
 }
 
+/// An hour ago, to the microsecond (what a database keeps of a time).
 fn base() -> SystemTime {
-    SystemTime::now() - Duration::from_secs(3600)
+    let ago = SystemTime::now() - Duration::from_secs(3600);
+    let since = ago
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_else(|e| panic!("{e}"));
+    std::time::UNIX_EPOCH + Duration::from_micros(u64::try_from(since.as_micros()).unwrap_or(0))
 }
 
 async fn ids(store: &dyn ThreadStore, owner: Owner<'_>, query: &ThreadQuery) -> Vec<String> {

@@ -8,10 +8,16 @@ async fn an_unknown_scheme_is_named_without_the_password() {
     let Err(e) = open("mysql://app:hunter2@db.example/threads?password=x").await else {
         panic!("mysql:// opened a store");
     };
-    assert!(matches!(e, SqlError::UnknownScheme { ref scheme, .. } if scheme == "mysql"), "{e:?}");
+    assert!(
+        matches!(e, SqlError::UnknownScheme { ref scheme, .. } if scheme == "mysql"),
+        "{e:?}"
+    );
     let text = e.to_string();
     assert!(text.contains("\"mysql\""), "{text}");
-    assert!(!text.contains("hunter2") && !text.contains("password=x"), "{text}");
+    assert!(
+        !text.contains("hunter2") && !text.contains("password=x"),
+        "{text}"
+    );
     let Err(e) = open("threads.db").await else {
         panic!("a path without a scheme opened a store");
     };

@@ -102,7 +102,11 @@ async fn a_file_at_the_first_version_keeps_its_threads_and_gets_the_rest() {
     .unwrap();
     assert_eq!(
         indexes,
-        ["ag_ui_runs_running", "ag_ui_threads_archived", "ag_ui_threads_list"]
+        [
+            "ag_ui_runs_running",
+            "ag_ui_threads_archived",
+            "ag_ui_threads_list"
+        ]
     );
 }
 
@@ -127,7 +131,9 @@ async fn two_instances_writing_one_file_both_succeed() {
     let dir = RemoveOnDrop(temp_dir("sqlite"));
     let url = format!("sqlite://{}", dir.0.join("threads.db").display());
     let config = SqlConfig::new().busy_timeout(std::time::Duration::from_millis(50));
-    let a = SqliteThreads::connect_with(&url, config.clone()).await.unwrap();
+    let a = SqliteThreads::connect_with(&url, config.clone())
+        .await
+        .unwrap();
     let b = SqliteThreads::connect_with(&url, config).await.unwrap();
     let mut tasks = Vec::new();
     for i in 0..40 {
@@ -136,11 +142,17 @@ async fn two_instances_writing_one_file_both_succeed() {
             let thread = format!("t{i}");
             let state = ag_ui_core::ThreadState::new();
             store
-                .begin_run(None, RunStart::new(thread.as_str(), "r", vec![], state.clone()))
+                .begin_run(
+                    None,
+                    RunStart::new(thread.as_str(), "r", vec![], state.clone()),
+                )
                 .await?;
             store.checkpoint(None, &thread, "r", &state).await?;
             store
-                .end_run(None, RunEnd::new(thread.as_str(), "r", RunOutcome::Success, state))
+                .end_run(
+                    None,
+                    RunEnd::new(thread.as_str(), "r", RunOutcome::Success, state),
+                )
                 .await
         }));
     }
@@ -152,7 +164,11 @@ async fn two_instances_writing_one_file_both_succeed() {
         .await
         .unwrap();
     assert_eq!(page.threads.len(), 40);
-    assert!(page.threads.iter().all(|t| t.updated_at <= SystemTime::now()));
+    assert!(
+        page.threads
+            .iter()
+            .all(|t| t.updated_at <= SystemTime::now())
+    );
 }
 
 #[tokio::test]
