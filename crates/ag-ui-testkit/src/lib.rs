@@ -17,3 +17,5 @@ pub mod server;
 pub mod provider;
 #[cfg(feature = "model")]
 pub mod suite;
+#[cfg(feature = "threads")]
+pub mod threads;

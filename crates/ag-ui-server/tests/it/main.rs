@@ -24,3 +24,4 @@ mod routes;
 mod runs;
 mod streaming;
 mod support;
+mod threads_memory;

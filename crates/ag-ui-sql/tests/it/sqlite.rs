@@ -1,0 +1,187 @@
+//! SQLite: the suite on a file per test, migrations, several instances on one file.
+
+use std::time::SystemTime;
+
+use ag_ui_server::threads::{RunEnd, RunOutcome, RunStart, ThreadStore};
+use ag_ui_sql::{SQLITE_MIGRATOR, SqlConfig, SqliteThreads};
+use ag_ui_testkit::process::temp_dir;
+use ag_ui_testkit::threads::{Guarded, RemoveOnDrop};
+use sqlx::migrate::Migrate;
+use sqlx::{Connection, SqliteConnection};
+
+/// A fresh database file in a directory of its own, removed with the store.
+async fn fresh() -> Guarded<SqliteThreads, RemoveOnDrop> {
+    let dir = RemoveOnDrop(temp_dir("sqlite"));
+    let url = format!("sqlite://{}", dir.0.join("threads.db").display());
+    let store = SqliteThreads::connect(&url)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    Guarded { store, guard: dir }
+}
+
+mod suite {
+    ag_ui_testkit::thread_store_suite!(super::fresh().await);
+}
+
+async fn versions(url: &str) -> Vec<i64> {
+    let mut conn = SqliteConnection::connect(url).await.unwrap();
+    sqlx::query_scalar("SELECT version FROM _sqlx_migrations WHERE success ORDER BY version")
+        .fetch_all(&mut conn)
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn an_empty_file_is_created_and_migrated() {
+    let dir = RemoveOnDrop(temp_dir("sqlite"));
+    let path = dir.0.join("sub-missing.db");
+    let url = format!("sqlite://{}", path.display());
+    let store = SqliteThreads::connect(&url).await.unwrap();
+    assert!(path.is_file());
+    let all: Vec<i64> = SQLITE_MIGRATOR.iter().map(|m| m.version).collect();
+    assert!(all.len() >= 2, "{all:?}");
+    assert_eq!(versions(&url).await, all);
+    let mode: String = sqlx::query_scalar("PRAGMA journal_mode")
+        .fetch_one(store.pool())
+        .await
+        .unwrap();
+    assert_eq!(mode, "wal");
+    // Connecting again finds nothing to do.
+    SqliteThreads::connect(&url).await.unwrap();
+    assert_eq!(versions(&url).await, all);
+}
+
+#[tokio::test]
+async fn a_file_at_the_first_version_keeps_its_threads_and_gets_the_rest() {
+    let dir = RemoveOnDrop(temp_dir("sqlite"));
+    let url = format!("sqlite://{}?mode=rwc", dir.0.join("threads.db").display());
+    {
+        let mut conn = SqliteConnection::connect(&url).await.unwrap();
+        conn.ensure_migrations_table().await.unwrap();
+        let first = SQLITE_MIGRATOR.iter().next().unwrap();
+        conn.apply(first).await.unwrap();
+        sqlx::query(
+            "INSERT INTO ag_ui_threads (owner, thread_id, title, metadata, created_at, updated_at,
+                                        archived, run_count, fold)
+             VALUES ('alice', 'old', 'Kept', '{\"team\":\"red\"}', 1000000, 2000000, 0, 1, '[]')",
+        )
+        .execute(&mut conn)
+        .await
+        .unwrap();
+        sqlx::query(
+            "INSERT INTO ag_ui_runs (owner, thread_id, run_id, seq, status, outcome, started_at,
+                                     ended_at, checkpoint_at, usage, error_code, input_messages)
+             VALUES ('alice', 'old', 'r1', 1, 'ended', 'success', 1000000, 2000000, 1000000,
+                     '[]', NULL, '[]')",
+        )
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    }
+    assert_eq!(versions(&url).await, [1]);
+    let store = SqliteThreads::connect(&url).await.unwrap();
+    assert_eq!(versions(&url).await, [1, 2]);
+    let old = store.thread(Some("alice"), "old").await.unwrap().unwrap();
+    assert_eq!(old.summary.title.as_deref(), Some("Kept"));
+    assert_eq!(old.summary.metadata["team"], "red");
+    assert_eq!(old.runs.len(), 1);
+    assert_eq!(old.summary.last_run.unwrap().run_id, "r1");
+    let page = store
+        .list(
+            Some("alice"),
+            &ag_ui_server::threads::ThreadQuery::new().metadata("team", "red"),
+        )
+        .await
+        .unwrap();
+    assert_eq!(page.threads.len(), 1);
+    let indexes: Vec<String> = sqlx::query_scalar(
+        "SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'ag_ui_%' ORDER BY name",
+    )
+    .fetch_all(store.pool())
+    .await
+    .unwrap();
+    assert_eq!(
+        indexes,
+        [
+            "ag_ui_runs_running",
+            "ag_ui_threads_archived",
+            "ag_ui_threads_list"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn eight_instances_opening_one_new_file_at_once_all_succeed() {
+    let dir = RemoveOnDrop(temp_dir("sqlite"));
+    let url = format!("sqlite://{}", dir.0.join("threads.db").display());
+    let tasks: Vec<_> = (0..8)
+        .map(|_| {
+            let url = url.clone();
+            tokio::spawn(async move { SqliteThreads::connect(&url).await })
+        })
+        .collect();
+    for task in tasks {
+        task.await.unwrap().unwrap_or_else(|e| panic!("{e}"));
+    }
+    assert_eq!(versions(&url).await, [1, 2]);
+}
+
+#[tokio::test]
+async fn two_instances_writing_one_file_both_succeed() {
+    let dir = RemoveOnDrop(temp_dir("sqlite"));
+    let url = format!("sqlite://{}", dir.0.join("threads.db").display());
+    let config = SqlConfig::new().busy_timeout(std::time::Duration::from_millis(50));
+    let a = SqliteThreads::connect_with(&url, config.clone())
+        .await
+        .unwrap();
+    let b = SqliteThreads::connect_with(&url, config).await.unwrap();
+    let mut tasks = Vec::new();
+    for i in 0..40 {
+        let store = if i % 2 == 0 { a.clone() } else { b.clone() };
+        tasks.push(tokio::spawn(async move {
+            let thread = format!("t{i}");
+            let state = ag_ui_core::ThreadState::new();
+            store
+                .begin_run(
+                    None,
+                    RunStart::new(thread.as_str(), "r", vec![], state.clone()),
+                )
+                .await?;
+            store.checkpoint(None, &thread, "r", &state).await?;
+            store
+                .end_run(
+                    None,
+                    RunEnd::new(thread.as_str(), "r", RunOutcome::Success, state),
+                )
+                .await
+        }));
+    }
+    for task in tasks {
+        task.await.unwrap().unwrap_or_else(|e| panic!("{e}"));
+    }
+    let page = a
+        .list(None, &ag_ui_server::threads::ThreadQuery::new().limit(100))
+        .await
+        .unwrap();
+    assert_eq!(page.threads.len(), 40);
+    assert!(
+        page.threads
+            .iter()
+            .all(|t| t.updated_at <= SystemTime::now())
+    );
+}
+
+#[tokio::test]
+async fn without_migrating_at_connect_migrate_does_it() {
+    let dir = RemoveOnDrop(temp_dir("sqlite"));
+    let url = format!("sqlite://{}", dir.0.join("threads.db").display());
+    let store = SqliteThreads::connect_with(&url, SqlConfig::new().migrate(false))
+        .await
+        .unwrap();
+    let r = store.thread(None, "t").await;
+    assert!(r.is_err(), "no tables yet, yet {r:?}");
+    store.migrate().await.unwrap();
+    assert!(store.thread(None, "t").await.unwrap().is_none());
+    let opened = ag_ui_sql::open(&url).await.unwrap();
+    assert!(opened.thread(None, "t").await.unwrap().is_none());
+}
