@@ -1,12 +1,14 @@
 //! The same resumable-run tests against both stores: two service instances (A and B)
-//! sharing one store, an in-memory `MemoryStore` shared in this process or one Redis. A
-//! run started on A is joined, stopped and its thread read on B.
+//! sharing one store, an in-memory `MemoryStore` shared in this process or one Redis, and
+//! one thread store (a `MemoryThreads` both are given a clone of). A run started on A is
+//! joined, stopped and its thread read on B.
 
 use std::time::{Duration, Instant};
 
 use ag_ui_redis::RedisStore;
 use ag_ui_server::demo::DemoAgent;
 use ag_ui_server::runs::{MemoryLimits, MemoryStore, Runs};
+use ag_ui_server::threads::MemoryThreads;
 use ag_ui_server::{AgentService, Rejection};
 use serde_json::{Value, json};
 
@@ -54,6 +56,8 @@ fn runs_with(runs: Runs, authorize: bool) -> Runs {
 
 pub async fn pair(kind: Kind, bounds: Bounds, pace: Duration, authorize: bool) -> Pair {
     let service = || AgentService::new(DemoAgent::with_pace(pace));
+    // The instances share their threads as they share their runs.
+    let threads = MemoryThreads::new();
     match kind {
         Kind::Memory => {
             let mut limits = MemoryLimits::default();
@@ -64,8 +68,9 @@ pub async fn pair(kind: Kind, bounds: Bounds, pace: Duration, authorize: bool) -
                 limits = limits.max_events_per_run(n);
             }
             let store = MemoryStore::with_limits(limits);
-            let a = serve(service().runs(runs_with(Runs::new(store.clone()), authorize))).await;
-            let b = serve(service().runs(runs_with(Runs::new(store), authorize))).await;
+            let runs = |store| Runs::new(store).threads(threads.clone());
+            let a = serve(service().runs(runs_with(runs(store.clone()), authorize))).await;
+            let b = serve(service().runs(runs_with(runs(store), authorize))).await;
             Pair { a, b, _redis: None }
         }
         Kind::Redis => {
@@ -81,8 +86,9 @@ pub async fn pair(kind: Kind, bounds: Bounds, pace: Duration, authorize: bool) -
             };
             let sa: RedisStore = redis.store(config).await;
             let sb: RedisStore = redis.store(config).await;
-            let a = serve(service().runs(runs_with(sa.runs(), authorize))).await;
-            let b = serve(service().runs(runs_with(sb.runs(), authorize))).await;
+            let a = serve(service().runs(runs_with(sa.runs().threads(threads.clone()), authorize)))
+                .await;
+            let b = serve(service().runs(runs_with(sb.runs().threads(threads), authorize))).await;
             Pair {
                 a,
                 b,
