@@ -22,3 +22,4 @@ mod routes;
 mod runs;
 mod streaming;
 mod support;
+mod threads;
