@@ -25,6 +25,11 @@ pub enum Kind {
 
 pub const KINDS: [Kind; 2] = [Kind::Memory, Kind::Redis];
 
+/// The instances' checkpoint interval: short, so that the thread store has moved on with
+/// a run by the time another instance connects to its thread (which then sends the
+/// thread as the run's input left it, from the run store, and the run from its start).
+const CHECKPOINT: Duration = Duration::from_millis(25);
+
 /// What a test bounds: retention, events per run.
 #[derive(Default, Clone, Copy)]
 pub struct Bounds {
@@ -68,7 +73,11 @@ pub async fn pair(kind: Kind, bounds: Bounds, pace: Duration, authorize: bool) -
                 limits = limits.max_events_per_run(n);
             }
             let store = MemoryStore::with_limits(limits);
-            let runs = |store| Runs::new(store).threads(threads.clone());
+            let runs = |store| {
+                Runs::new(store)
+                    .threads(threads.clone())
+                    .checkpoint_every(CHECKPOINT)
+            };
             let a = serve(service().runs(runs_with(runs(store.clone()), authorize))).await;
             let b = serve(service().runs(runs_with(runs(store), authorize))).await;
             Pair { a, b, _redis: None }
@@ -86,9 +95,14 @@ pub async fn pair(kind: Kind, bounds: Bounds, pace: Duration, authorize: bool) -
             };
             let sa: RedisStore = redis.store(config).await;
             let sb: RedisStore = redis.store(config).await;
-            let a = serve(service().runs(runs_with(sa.runs().threads(threads.clone()), authorize)))
-                .await;
-            let b = serve(service().runs(runs_with(sb.runs().threads(threads), authorize))).await;
+            let runs = |store: RedisStore| {
+                store
+                    .runs()
+                    .threads(threads.clone())
+                    .checkpoint_every(CHECKPOINT)
+            };
+            let a = serve(service().runs(runs_with(runs(sa), authorize))).await;
+            let b = serve(service().runs(runs_with(runs(sb), authorize))).await;
             Pair {
                 a,
                 b,
@@ -379,6 +393,8 @@ async fn a_thread_connect_on_the_other_instance_during_and_after_a_run() {
         for _ in 0..5 {
             seen.push(started.next().await.unwrap());
         }
+        // A few checkpoints of the run have been written.
+        tokio::time::sleep(CHECKPOINT * 2).await;
         let during = read(
             get(format!("{}threads/thread-1", p.b.url()))
                 .send()
