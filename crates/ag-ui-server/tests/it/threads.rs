@@ -8,7 +8,8 @@ use std::time::{Duration, Instant, SystemTime};
 use ag_ui_core::{Event, RunAgentInput, SseReader};
 use ag_ui_server::runs::{RunStatus, Runs};
 use ag_ui_server::threads::{
-    CODE_RUN_LOST, MemoryThreads, RunOutcome, RunStart, StoredThread, ThreadPatch, ThreadStore,
+    CODE_RUN_LOST, MemoryThreads, Owner, RunOutcome, RunStart, StoredThread, ThreadFuture,
+    ThreadPage, ThreadPatch, ThreadQuery, ThreadStore, ThreadStoreError, ThreadSummary,
 };
 use ag_ui_server::{AgentService, AgentStream, Cancellation};
 use futures_util::StreamExt;
@@ -403,4 +404,80 @@ async fn the_sweep_marks_stale_runs_lost_and_expires_archived_threads() {
     assert_eq!(live.runs[0].status, RunStatus::Running, "{live:?}");
     let streamed = reading.await.unwrap();
     assert_eq!(streamed.last().unwrap()["type"], "RUN_FINISHED");
+}
+
+/// A thread store that fails every operation, as an unreachable database does.
+struct Unreachable;
+
+fn failed<'a, T: Send + 'a>() -> ThreadFuture<'a, T> {
+    Box::pin(async { Err(ThreadStoreError::Backend("connection refused".into())) })
+}
+
+impl ThreadStore for Unreachable {
+    fn begin_run<'a>(&'a self, _: Owner<'a>, _: RunStart) -> ThreadFuture<'a, ()> {
+        failed()
+    }
+    fn checkpoint<'a>(
+        &'a self,
+        _: Owner<'a>,
+        _: &'a str,
+        _: &'a str,
+        _: &'a ag_ui_core::ThreadState,
+    ) -> ThreadFuture<'a, ()> {
+        failed()
+    }
+    fn end_run<'a>(
+        &'a self,
+        _: Owner<'a>,
+        _: ag_ui_server::threads::RunEnd,
+    ) -> ThreadFuture<'a, ()> {
+        failed()
+    }
+    fn thread<'a>(&'a self, _: Owner<'a>, _: &'a str) -> ThreadFuture<'a, Option<StoredThread>> {
+        failed()
+    }
+    fn list<'a>(&'a self, _: Owner<'a>, _: &'a ThreadQuery) -> ThreadFuture<'a, ThreadPage> {
+        failed()
+    }
+    fn update<'a>(
+        &'a self,
+        _: Owner<'a>,
+        _: &'a str,
+        _: ThreadPatch,
+    ) -> ThreadFuture<'a, Option<ThreadSummary>> {
+        failed()
+    }
+    fn delete<'a>(&'a self, _: Owner<'a>, _: &'a str) -> ThreadFuture<'a, bool> {
+        failed()
+    }
+    fn lose_run<'a>(&'a self, _: Owner<'a>, _: &'a str, _: &'a str) -> ThreadFuture<'a, bool> {
+        failed()
+    }
+    fn lose_stale_runs(&self, _: SystemTime) -> ThreadFuture<'_, u64> {
+        failed()
+    }
+    fn expire_archived(&self, _: SystemTime) -> ThreadFuture<'_, u64> {
+        failed()
+    }
+}
+
+/// A thread store that fails never reaches a run's stream: the run streams whole, the
+/// same as without threads; a thread connect is 503 `thread_store_unavailable`.
+#[tokio::test]
+async fn a_failing_thread_store_never_breaks_a_runs_stream() {
+    let plain = serve(AgentService::new(scripted).runs(Runs::in_memory().no_threads())).await;
+    let want = events(start(&plain, None, &body("run-f", json!({"pauseMs": 100}))).await).await;
+    let server = serve(
+        AgentService::new(scripted).runs(
+            Runs::in_memory()
+                .threads(Unreachable)
+                .checkpoint_every(Duration::from_millis(10)),
+        ),
+    )
+    .await;
+    let got = events(start(&server, None, &body("run-f", json!({"pauseMs": 100}))).await).await;
+    assert_eq!(got, want);
+    let (status, doc) = error_of(connect(&server, None, "thread-1").await).await;
+    assert_eq!(status, 503);
+    assert_eq!(doc["error"], "thread_store_unavailable");
 }
