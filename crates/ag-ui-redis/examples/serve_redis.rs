@@ -14,10 +14,10 @@
 //! With `--store redis://…` (or `rediss://…` with the `tls` feature; the URL may carry
 //! credentials, never printed) every instance started with the same URL and prefix
 //! shares runs: a run started on one is joined at `GET /runs/{runId}/events` (with
-//! `Last-Event-ID`), stopped with `POST /runs/{runId}/stop` and its thread read at
-//! `GET /threads/{threadId}` on any other. `--lease-ms` is the owner's lease (default
-//! 10 s): when an instance dies, its runs end with `RUN_ERROR` `run_orphaned` within it.
-//! Redis unavailable at start is an error (exit status 1). On Redis the disconnect policy
+//! `Last-Event-ID`) and stopped with `POST /runs/{runId}/stop` on any other (threads are
+//! kept in each instance's memory, read at `GET /threads/{threadId}`). `--lease-ms` is the
+//! owner's lease (default 10 s): when an instance dies, its runs end with `RUN_ERROR`
+//! `run_orphaned` within it. Redis unavailable at start is an error (exit status 1). On Redis the disconnect policy
 //! defaults to `continue` (a client may rejoin on another instance, which the owner does
 //! not count). The default store is memory (`ag-ui-server`'s `serve --resumable`).
 //!

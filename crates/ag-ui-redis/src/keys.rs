@@ -36,11 +36,6 @@ impl RunKeys {
     }
 }
 
-/// The key of a thread's record.
-pub(crate) fn thread_key(prefix: &str, thread_id: &str) -> String {
-    format!("{prefix}thread:{{{}}}", escape(thread_id))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -60,6 +55,5 @@ mod tests {
             RunKeys::new("p:", "a:log").meta,
             RunKeys::new("p:", "a").log
         );
-        assert_eq!(thread_key("p:", "t 1"), "p:thread:{t%201}");
     }
 }

@@ -11,7 +11,8 @@ use std::sync::LazyLock;
 use redis::Script;
 
 /// Registers a run unless its id is taken. ARGV: owner, key TTL ms, thread id, principal,
-/// has principal (`1`/`0`), created ms. Returns 1, or 0 when the id is taken.
+/// has principal (`1`/`0`), created ms, the input thread (its fold as JSON; empty: none).
+/// Returns 1, or 0 when the id is taken.
 pub(crate) static CREATE: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
@@ -20,6 +21,7 @@ redis.call('DEL', KEYS[2], KEYS[3])
 redis.call('HSET', KEYS[1], 'thread', ARGV[3], 'owner', ARGV[1], 'status', 'running',
   'created', ARGV[6], 'stop', '0', 'beat', '0')
 if ARGV[5] == '1' then redis.call('HSET', KEYS[1], 'principal', ARGV[4]) end
+if ARGV[7] ~= '' then redis.call('HSET', KEYS[1], 'input', ARGV[7]) end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
 ",

@@ -6,17 +6,16 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use ag_ui_core::{Event, RunErrorEvent, ThreadState};
+use ag_ui_core::{Event, RunErrorEvent};
 use ag_ui_server::runs::{
-    Cursor, DEFAULT_LEASE, DEFAULT_MAX_EVENTS_PER_RUN, DEFAULT_RETENTION, DEFAULT_THREAD_RETENTION,
-    DisconnectPolicy, Record, RecordStream, RunMeta, RunStatus, RunStore, Runs, StoreError,
-    StoreFuture, ThreadRecord,
+    Cursor, DEFAULT_LEASE, DEFAULT_MAX_EVENTS_PER_RUN, DEFAULT_RETENTION, DisconnectPolicy, Record,
+    RecordStream, RunMeta, RunStatus, RunStore, Runs, StoreError, StoreFuture,
 };
+use ag_ui_server::threads::{decode_fold, encode_fold};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig, MultiplexedConnection};
 use redis::{AsyncConnectionConfig, Client, Value};
-use serde::{Deserialize, Serialize};
 
-use crate::keys::{RunKeys, thread_key};
+use crate::keys::RunKeys;
 use crate::scripts;
 
 /// `code` of the `RUN_ERROR` that ends a run whose owner stopped renewing its lease (the
@@ -57,7 +56,6 @@ pub struct RedisConfig {
     prefix: String,
     lease: Duration,
     retention: Duration,
-    thread_retention: Duration,
     max_events_per_run: u64,
     poll_interval: Duration,
     response_timeout: Duration,
@@ -71,7 +69,6 @@ impl fmt::Debug for RedisConfig {
             .field("prefix", &self.prefix)
             .field("lease", &self.lease)
             .field("retention", &self.retention)
-            .field("thread_retention", &self.thread_retention)
             .field("max_events_per_run", &self.max_events_per_run)
             .field("poll_interval", &self.poll_interval)
             .field("response_timeout", &self.response_timeout)
@@ -99,15 +96,13 @@ pub(crate) fn redact(url: &str) -> String {
 impl RedisConfig {
     /// Connects to `url`: `redis://[user:password@]host[:port][/db]`, `rediss://…` for TLS
     /// (the `tls` feature), or `redis+unix:///path`. The rest is the defaults: prefix
-    /// [`DEFAULT_PREFIX`], lease [`DEFAULT_LEASE`], retention [`DEFAULT_RETENTION`],
-    /// thread retention [`DEFAULT_THREAD_RETENTION`].
+    /// [`DEFAULT_PREFIX`], lease [`DEFAULT_LEASE`], retention [`DEFAULT_RETENTION`].
     pub fn new(url: impl Into<String>) -> Self {
         RedisConfig {
             url: url.into(),
             prefix: DEFAULT_PREFIX.to_owned(),
             lease: DEFAULT_LEASE,
             retention: DEFAULT_RETENTION,
-            thread_retention: DEFAULT_THREAD_RETENTION,
             max_events_per_run: DEFAULT_MAX_EVENTS_PER_RUN as u64,
             poll_interval: DEFAULT_POLL_INTERVAL,
             response_timeout: DEFAULT_RESPONSE_TIMEOUT,
@@ -138,12 +133,6 @@ impl RedisConfig {
     /// How long an ended run stays joinable (its keys' time-to-live after its end).
     pub fn retention(mut self, retention: Duration) -> Self {
         self.retention = retention.max(Duration::from_millis(1));
-        self
-    }
-
-    /// How long a thread's record is kept after it was last written.
-    pub fn thread_retention(mut self, retention: Duration) -> Self {
-        self.thread_retention = retention.max(Duration::from_millis(1));
         self
     }
 
@@ -227,10 +216,13 @@ pub enum ConnectError {
 ///
 /// | key | type | holds | time-to-live |
 /// |---|---|---|---|
-/// | `<p>run:{<id>}` | hash | thread, principal, owner, status, created, ended, stop, orphaned | lease + retention, renewed; retention after the end |
+/// | `<p>run:{<id>}` | hash | thread, principal, owner, status, created, ended, stop, orphaned, input (the thread as the run's input left it) | lease + retention, renewed; retention after the end |
 /// | `<p>run:{<id>}:log` | stream | one entry per appended batch, id `0-<last cursor>`, fields `<cursor> <json>`…; the end entry `1-0` | as the hash |
 /// | `<p>run:{<id>}:stop` | list | a token per stop request, popped by the owner | as the hash |
-/// | `<p>thread:{<id>}` | string | the thread's record as JSON | the thread retention, from each write |
+///
+/// Threads are not kept here: they go to the service's
+/// [`ThreadStore`](ag_ui_server::threads::ThreadStore) (PostgreSQL for services), beside
+/// this live store.
 #[derive(Clone)]
 pub struct RedisStore {
     inner: Arc<Inner>,
@@ -347,21 +339,6 @@ fn xread_entries(v: Value) -> Result<Vec<Entry>, StoreError> {
     }
     let entries_value = all.into_iter().nth(1).unwrap_or(Value::Nil);
     entries(entries_value)
-}
-
-/// The run id of the events a thread record is written as (see [`ThreadDoc::thread`]).
-const THREAD_RECORD_RUN: &str = "thread-record";
-
-#[derive(Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ThreadDoc {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    principal: Option<String>,
-    /// The thread as [`ThreadState::snapshot`] writes it, folded back when read.
-    thread: Vec<Event>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    active_run: Option<String>,
-    updated_at: u64,
 }
 
 impl RedisStore {
@@ -538,6 +515,12 @@ impl RedisStore {
             .arg(meta.principal.as_deref().unwrap_or(""))
             .arg(if meta.principal.is_some() { "1" } else { "0" })
             .arg(epoch_ms(meta.created_at))
+            .arg(
+                meta.input_thread
+                    .as_ref()
+                    .map(|t| encode_fold(&meta.thread_id, t))
+                    .unwrap_or_default(),
+            )
             .invoke_async(&mut con)
             .await
             .map_err(backend)?;
@@ -625,6 +608,11 @@ impl RedisStore {
         }
         meta.ended_at = fields.get("ended").and_then(|v| from_epoch_ms(v));
         meta.stop_requested = get("stop") == "1";
+        if let Some(input) = fields.get("input") {
+            meta.input_thread = Some(decode_fold(input).map_err(|e| {
+                StoreError::Backend(format!("run {run_id:?}'s input thread: {e}").into())
+            })?);
+        }
         Ok(Some(meta))
     }
 
@@ -814,46 +802,6 @@ impl RedisStore {
             _ => Err(StoreError::Ended(run_id.to_owned())),
         }
     }
-
-    async fn put(&self, thread: ThreadRecord) -> Result<(), StoreError> {
-        let key = thread_key(&self.inner.config.prefix, &thread.thread_id);
-        let doc = ThreadDoc {
-            principal: thread.principal,
-            thread: thread.thread.snapshot(&thread.thread_id, THREAD_RECORD_RUN),
-            active_run: thread.active_run,
-            updated_at: epoch_ms(thread.updated_at),
-        };
-        let json = serde_json::to_vec(&doc).map_err(|e| StoreError::Backend(Box::new(e)))?;
-        let mut con = self.con(1);
-        redis::cmd("SET")
-            .arg(&key)
-            .arg(json)
-            .arg("PX")
-            .arg(ms(self.inner.config.thread_retention))
-            .query_async::<()>(&mut con)
-            .await
-            .map_err(backend)
-    }
-
-    async fn get_thread(&self, thread_id: &str) -> Result<Option<ThreadRecord>, StoreError> {
-        let key = thread_key(&self.inner.config.prefix, thread_id);
-        let mut con = self.con(1);
-        let v: Option<Vec<u8>> = redis::cmd("GET")
-            .arg(&key)
-            .query_async(&mut con)
-            .await
-            .map_err(backend)?;
-        let Some(v) = v else { return Ok(None) };
-        let doc: ThreadDoc =
-            serde_json::from_slice(&v).map_err(|e| StoreError::Backend(Box::new(e)))?;
-        let mut thread = ThreadState::new();
-        for event in doc.thread {
-            thread.apply_owned(event);
-        }
-        let mut record = ThreadRecord::new(thread_id, doc.principal, thread, doc.active_run);
-        record.updated_at = UNIX_EPOCH + Duration::from_millis(doc.updated_at);
-        Ok(Some(record))
-    }
 }
 
 /// A subscriber's position in a run's stream.
@@ -1037,14 +985,6 @@ impl RunStore for RedisStore {
         ttl: Duration,
     ) -> StoreFuture<'a, ()> {
         Box::pin(self.renew(run_id, owner, ttl))
-    }
-
-    fn put_thread(&self, thread: ThreadRecord) -> StoreFuture<'_, ()> {
-        Box::pin(self.put(thread))
-    }
-
-    fn thread<'a>(&'a self, thread_id: &'a str) -> StoreFuture<'a, Option<ThreadRecord>> {
-        Box::pin(self.get_thread(thread_id))
     }
 }
 

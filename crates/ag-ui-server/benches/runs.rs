@@ -95,7 +95,6 @@ fn retained<A: Agent>(agent: A, inputs: &[String]) -> Result<(f64, usize), Strin
     let store = MemoryStore::with_limits(
         MemoryLimits::default()
             .max_runs(inputs.len() + 1)
-            .max_threads(inputs.len() + 1)
             .retention(Duration::from_secs(3600)),
     );
     let service = AgentService::new(agent)
@@ -174,9 +173,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .worker_threads(2)
         .enable_all()
         .build()?;
-    let log_limits = MemoryLimits::default()
-        .max_runs(4 * (rounds + 2))
-        .max_threads(4 * (rounds + 2));
+    let log_limits = MemoryLimits::default().max_runs(4 * (rounds + 2));
     let direct = serve(&runtime, AgentService::new(agent.clone()));
     let logged = serve(
         &runtime,
@@ -184,8 +181,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     let no_threads = serve(
         &runtime,
-        AgentService::new(agent)
-            .runs(Runs::new(MemoryStore::with_limits(log_limits)).threads(false)),
+        AgentService::new(agent).runs(Runs::new(MemoryStore::with_limits(log_limits)).no_threads()),
     );
     let client_runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -1,12 +1,14 @@
 //! The same resumable-run tests against both stores: two service instances (A and B)
-//! sharing one store, an in-memory `MemoryStore` shared in this process or one Redis. A
-//! run started on A is joined, stopped and its thread read on B.
+//! sharing one store, an in-memory `MemoryStore` shared in this process or one Redis, and
+//! one thread store (a `MemoryThreads` both are given a clone of). A run started on A is
+//! joined, stopped and its thread read on B.
 
 use std::time::{Duration, Instant};
 
 use ag_ui_redis::RedisStore;
 use ag_ui_server::demo::DemoAgent;
 use ag_ui_server::runs::{MemoryLimits, MemoryStore, Runs};
+use ag_ui_server::threads::MemoryThreads;
 use ag_ui_server::{AgentService, Rejection};
 use serde_json::{Value, json};
 
@@ -22,6 +24,11 @@ pub enum Kind {
 }
 
 pub const KINDS: [Kind; 2] = [Kind::Memory, Kind::Redis];
+
+/// The instances' checkpoint interval: short, so that the thread store has moved on with
+/// a run by the time another instance connects to its thread (which then sends the
+/// thread as the run's input left it, from the run store, and the run from its start).
+const CHECKPOINT: Duration = Duration::from_millis(25);
 
 /// What a test bounds: retention, events per run.
 #[derive(Default, Clone, Copy)]
@@ -54,6 +61,8 @@ fn runs_with(runs: Runs, authorize: bool) -> Runs {
 
 pub async fn pair(kind: Kind, bounds: Bounds, pace: Duration, authorize: bool) -> Pair {
     let service = || AgentService::new(DemoAgent::with_pace(pace));
+    // The instances share their threads as they share their runs.
+    let threads = MemoryThreads::new();
     match kind {
         Kind::Memory => {
             let mut limits = MemoryLimits::default();
@@ -64,8 +73,13 @@ pub async fn pair(kind: Kind, bounds: Bounds, pace: Duration, authorize: bool) -
                 limits = limits.max_events_per_run(n);
             }
             let store = MemoryStore::with_limits(limits);
-            let a = serve(service().runs(runs_with(Runs::new(store.clone()), authorize))).await;
-            let b = serve(service().runs(runs_with(Runs::new(store), authorize))).await;
+            let runs = |store| {
+                Runs::new(store)
+                    .threads(threads.clone())
+                    .checkpoint_every(CHECKPOINT)
+            };
+            let a = serve(service().runs(runs_with(runs(store.clone()), authorize))).await;
+            let b = serve(service().runs(runs_with(runs(store), authorize))).await;
             Pair { a, b, _redis: None }
         }
         Kind::Redis => {
@@ -81,8 +95,14 @@ pub async fn pair(kind: Kind, bounds: Bounds, pace: Duration, authorize: bool) -
             };
             let sa: RedisStore = redis.store(config).await;
             let sb: RedisStore = redis.store(config).await;
-            let a = serve(service().runs(runs_with(sa.runs(), authorize))).await;
-            let b = serve(service().runs(runs_with(sb.runs(), authorize))).await;
+            let runs = |store: RedisStore| {
+                store
+                    .runs()
+                    .threads(threads.clone())
+                    .checkpoint_every(CHECKPOINT)
+            };
+            let a = serve(service().runs(runs_with(runs(sa), authorize))).await;
+            let b = serve(service().runs(runs_with(runs(sb), authorize))).await;
             Pair {
                 a,
                 b,
@@ -373,6 +393,8 @@ async fn a_thread_connect_on_the_other_instance_during_and_after_a_run() {
         for _ in 0..5 {
             seen.push(started.next().await.unwrap());
         }
+        // A few checkpoints of the run have been written.
+        tokio::time::sleep(CHECKPOINT * 2).await;
         let during = read(
             get(format!("{}threads/thread-1", p.b.url()))
                 .send()

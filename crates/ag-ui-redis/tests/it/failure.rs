@@ -228,11 +228,7 @@ async fn keys_stay_under_the_prefix_with_escaped_ids_and_expire() {
     let redis = RedisServer::start();
     let retention = Duration::from_secs(60);
     let store = redis
-        .store(|c| {
-            c.prefix("svc-a:")
-                .retention(retention)
-                .thread_retention(Duration::from_secs(90))
-        })
+        .store(|c| c.prefix("svc-a:").retention(retention))
         .await;
     let server = serve(AgentService::new(DemoAgent::new()).runs(store.runs())).await;
     let run = "r:{x}*";
@@ -256,20 +252,21 @@ async fn keys_stay_under_the_prefix_with_escaped_ids_and_expire() {
         [
             "svc-a:run:{r%3A%7Bx%7D%2A}",
             "svc-a:run:{r%3A%7Bx%7D%2A}:log",
-            "svc-a:thread:{t%201}",
         ],
-        "no stop was asked"
+        "no stop was asked, and no thread is kept in Redis"
     );
-    for k in &keys[..2] {
+    for k in &keys {
         let ttl: i64 = raw.pttl(k).await.unwrap();
         assert!(ttl > 0 && ttl <= 60_000, "{k}: {ttl}");
     }
-    let ttl: i64 = raw.pttl(&keys[2]).await.unwrap();
-    assert!(ttl > 60_000 && ttl <= 90_000, "thread: {ttl}");
     let meta: std::collections::HashMap<String, String> = raw.hgetall(&keys[0]).await.unwrap();
     assert_eq!(meta["status"], "ended");
     assert_eq!(meta["thread"], "t 1");
     assert_eq!(meta["stop"], "0");
+    // The thread as the run's input left it: its fold's snapshot events.
+    let input: Value = serde_json::from_str(&meta["input"]).unwrap();
+    assert_eq!(input[1]["type"], "MESSAGES_SNAPSHOT");
+    assert_eq!(input[1]["messages"], body["messages"]);
     // The stream: batches with their last cursor as id, the end entry last.
     let last: Value = redis::cmd("XREVRANGE")
         .arg(&keys[1])

@@ -252,11 +252,11 @@ async fn an_owner_whose_run_was_taken_stops_and_its_client_gets_the_one_terminal
     assert_eq!(replay.events.len() as u64, n + 1);
 }
 
-/// A thread record written to Redis and read back is the whole fold: every message kind,
-/// the state, the last run's outcome with its pending interrupts.
+/// A run's input thread written to Redis and read back is the whole fold: every message
+/// kind, the state, the last run's outcome with its pending interrupts.
 #[tokio::test]
-async fn a_thread_record_keeps_the_whole_fold() {
-    use ag_ui_server::runs::{RunStore, ThreadRecord};
+async fn a_runs_input_thread_keeps_the_whole_fold() {
+    use ag_ui_server::runs::RunStore;
     let redis = RedisServer::start();
     let store = redis.store(|c| c).await;
     let events = [
@@ -277,31 +277,28 @@ async fn a_thread_record_keeps_the_whole_fold() {
         assert_eq!(thread.apply(&event), vec![]);
     }
     store
-        .put_thread(ThreadRecord::new(
-            "t",
-            Some("alice".into()),
-            thread.clone(),
-            None,
-        ))
+        .create_run(
+            RunMeta::new("r", "t", Some("alice".into()), "me").with_input_thread(thread.clone()),
+        )
         .await
         .unwrap();
-    let back = store.thread("t").await.unwrap().unwrap();
-    assert_eq!(back.principal.as_deref(), Some("alice"));
+    let meta = store.run("r").await.unwrap().unwrap();
+    assert_eq!(meta.principal.as_deref(), Some("alice"));
+    let back = meta.input_thread.unwrap();
     assert_eq!(
-        serde_json::to_value(back.thread.messages()).unwrap(),
+        serde_json::to_value(back.messages()).unwrap(),
         serde_json::to_value(thread.messages()).unwrap()
     );
     let roles: Vec<String> = back
-        .thread
         .messages()
         .iter()
         .map(|m| m.role().to_string())
         .collect();
     assert_eq!(roles, ["reasoning", "activity"]);
-    assert_eq!(back.thread.state(), &json!({"step": 3}));
+    assert_eq!(back.state(), &json!({"step": 3}));
     assert_eq!(
-        serde_json::to_value(back.thread.pending_interrupts()).unwrap(),
+        serde_json::to_value(back.pending_interrupts()).unwrap(),
         json!([{"id": "int-1", "reason": "input_required"}])
     );
-    assert_eq!(back.thread.run_status(), thread.run_status());
+    assert_eq!(back.run_status(), thread.run_status());
 }

@@ -465,21 +465,18 @@ async fn connect(
             .await
             .map_err(|e| store_rejection(&e))?
             .filter(|m| m.principal.as_deref() == who);
-        match meta {
-            Some(meta) => {
-                // The thread before the run, then the run from its first event: the
-                // thread store's copy has moved on with the run's checkpoints.
-                let base = meta.input_thread.unwrap_or_else(|| stored.thread.clone());
-                match store.tail(&meta.run_id, 0).await {
-                    Ok(records) => {
-                        let sub = runs.local.get(&meta.run_id).map(|l| l.subscribe());
-                        live = Some((base, records, sub));
-                    }
-                    Err(StoreError::NotFound(_)) => {}
-                    Err(e) => return Err(store_rejection(&e)),
+        if let Some(meta) = meta {
+            // The thread before the run, then the run from its first event: the thread
+            // store's copy has moved on with the run's checkpoints.
+            let base = meta.input_thread.unwrap_or_else(|| stored.thread.clone());
+            match store.tail(&meta.run_id, 0).await {
+                Ok(records) => {
+                    let sub = runs.local.get(&meta.run_id).map(|l| l.subscribe());
+                    live = Some((base, records, sub));
                 }
+                Err(StoreError::NotFound(_)) => {}
+                Err(e) => return Err(store_rejection(&e)),
             }
-            None => {}
         }
         if live.is_none() {
             // The run store does not know the run: its owner stopped (a restart, a crash)

@@ -50,14 +50,17 @@ impl Ending {
     }
 }
 
-/// Runs `op` up to [`ATTEMPTS`] times while the store fails (a backend failure); other
+/// Runs `op` up to `attempts` times while the store fails (a backend failure); other
 /// errors are final.
-async fn retry<'a, T>(mut op: impl FnMut() -> ThreadFuture<'a, T>) -> Result<T, ThreadStoreError> {
+async fn retry<'a, T>(
+    attempts: u32,
+    mut op: impl FnMut() -> ThreadFuture<'a, T>,
+) -> Result<T, ThreadStoreError> {
     let mut wait = FIRST_RETRY;
     let mut attempt = 1;
     loop {
         match op().await {
-            Err(ThreadStoreError::Backend(_)) if attempt < ATTEMPTS => {
+            Err(ThreadStoreError::Backend(_)) if attempt < attempts => {
                 tokio::time::sleep(wait).await;
                 wait *= 2;
                 attempt += 1;
@@ -96,9 +99,14 @@ impl Journal {
     }
 
     /// The stored thread's fold, to tell the input's new messages (`None` when the
-    /// owner has no such thread, or the store failed).
+    /// owner has no such thread, or the store failed). One attempt: the run's response
+    /// waits for it.
     pub(crate) async fn stored(&self) -> Option<ThreadState> {
-        match retry(|| self.store.thread(self.owner.as_deref(), &self.thread_id)).await {
+        match retry(1, || {
+            self.store.thread(self.owner.as_deref(), &self.thread_id)
+        })
+        .await
+        {
             Ok(t) => t.map(|t| t.thread),
             Err(_e) => {
                 log_warn!(run_id = %self.run_id, error = %_e, "the thread store could not be read at a run's start");
@@ -107,10 +115,11 @@ impl Journal {
         }
     }
 
-    /// Writes the run's start; when that fails, it is tried again later.
+    /// Writes the run's start (one attempt: the run's response waits for it); when that
+    /// fails, it is tried again with the next checkpoint and at the end.
     pub(crate) async fn begin(&self, start: RunStart) {
         *self.lock() = Some(start);
-        self.write_start().await;
+        self.write_start(1).await;
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Option<RunStart>> {
@@ -121,12 +130,12 @@ impl Journal {
     }
 
     /// Writes the start if it is still unwritten; whether it is written.
-    async fn write_start(&self) -> bool {
+    async fn write_start(&self, attempts: u32) -> bool {
         let Some(start) = self.lock().clone() else {
             return true;
         };
         let owner = self.owner.as_deref();
-        match retry(|| self.store.begin_run(owner, start.clone())).await {
+        match retry(attempts, || self.store.begin_run(owner, start.clone())).await {
             // A retried write whose first reply was lost.
             Ok(()) | Err(ThreadStoreError::RunExists(_)) => {
                 *self.lock() = None;
@@ -142,7 +151,7 @@ impl Journal {
     /// Writes the fold of the run in progress (one attempt: the next checkpoint is the
     /// retry).
     pub(crate) async fn checkpoint(&self, thread: ThreadState) {
-        if !self.write_start().await {
+        if !self.write_start(ATTEMPTS).await {
             return;
         }
         let r = self
@@ -161,14 +170,14 @@ impl Journal {
 
     /// Writes the run's end with its thread.
     pub(crate) async fn end(&self, ending: Ending, thread: ThreadState) {
-        if !self.write_start().await {
+        if !self.write_start(ATTEMPTS).await {
             return;
         }
         let end = RunEnd::new(&self.thread_id, &self.run_id, ending.outcome, thread)
             .with_usage(ending.usage)
             .with_error_code(ending.code);
         let owner = self.owner.as_deref();
-        if let Err(_e) = retry(|| self.store.end_run(owner, end.clone())).await {
+        if let Err(_e) = retry(ATTEMPTS, || self.store.end_run(owner, end.clone())).await {
             log_warn!(run_id = %self.run_id, error = %_e, "a run's end could not be written to the thread store");
         }
     }
@@ -176,11 +185,15 @@ impl Journal {
     /// Marks the run lost: its owner could not end it (the run store lost it, or another
     /// instance ended it).
     pub(crate) async fn lose(&self) {
-        if !self.write_start().await {
+        if !self.write_start(ATTEMPTS).await {
             return;
         }
         let owner = self.owner.as_deref();
-        if let Err(_e) = retry(|| self.store.lose_run(owner, &self.thread_id, &self.run_id)).await {
+        if let Err(_e) = retry(ATTEMPTS, || {
+            self.store.lose_run(owner, &self.thread_id, &self.run_id)
+        })
+        .await
+        {
             log_warn!(run_id = %self.run_id, error = %_e, "a lost run could not be marked in the thread store");
         }
     }

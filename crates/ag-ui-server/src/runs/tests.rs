@@ -231,38 +231,29 @@ async fn the_last_records_and_the_end_are_one_write_and_come_once() {
 }
 
 #[tokio::test]
-async fn threads_are_kept_bounded_and_expire_without_an_active_run() {
-    let store = MemoryStore::with_limits(
-        MemoryLimits::default()
-            .max_threads(2)
-            .thread_retention(Duration::from_millis(60)),
-    );
-    let record = |id: &str, active: Option<&str>| {
-        ThreadRecord::new(
-            id,
+async fn memory_threads_are_bounded_and_a_thread_with_a_running_run_stays() {
+    use crate::threads::{MemoryThreads, RunEnd, RunOutcome, RunStart, ThreadStore};
+    let threads = MemoryThreads::new().max_threads(2);
+    let thread =
+        |id: &str| ag_ui_core::ThreadState::new().with_state(serde_json::json!({"id": id}));
+    let start = |id: &str| RunStart::new(id, format!("run-{id}"), Vec::new(), thread(id));
+    threads.begin_run(None, start("a")).await.unwrap();
+    threads
+        .end_run(
             None,
-            ag_ui_core::ThreadState::new().with_state(serde_json::json!({"id": id})),
-            active.map(str::to_owned),
+            RunEnd::new("a", "run-a", RunOutcome::Success, thread("a")),
         )
-    };
-    store.put_thread(record("a", None)).await.unwrap();
+        .await
+        .unwrap();
     tokio::time::sleep(Duration::from_millis(2)).await;
-    store.put_thread(record("b", Some("run"))).await.unwrap();
-    store.put_thread(record("c", None)).await.unwrap();
-    assert!(
-        store.thread("a").await.unwrap().is_none(),
-        "the oldest idle thread went"
-    );
-    assert_eq!(
-        store.thread("b").await.unwrap().unwrap().thread.state(),
-        &serde_json::json!({"id": "b"})
-    );
-    tokio::time::sleep(Duration::from_millis(80)).await;
-    assert!(store.thread("c").await.unwrap().is_none(), "expired");
-    assert!(
-        store.thread("b").await.unwrap().is_some(),
-        "an active run keeps it"
-    );
+    // b runs on; c makes room by removing a, the least recently updated idle thread.
+    threads.begin_run(None, start("b")).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(2)).await;
+    threads.begin_run(None, start("c")).await.unwrap();
+    assert!(threads.thread(None, "a").await.unwrap().is_none());
+    let b = threads.thread(None, "b").await.unwrap().unwrap();
+    assert_eq!(b.thread.state(), &serde_json::json!({"id": "b"}));
+    assert!(threads.thread(None, "c").await.unwrap().is_some());
 }
 
 #[test]

@@ -24,4 +24,5 @@ mod routes;
 mod runs;
 mod streaming;
 mod support;
+mod threads;
 mod threads_memory;
