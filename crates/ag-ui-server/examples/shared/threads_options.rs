@@ -81,6 +81,7 @@ impl ThreadsOptions {
     }
 
     /// Whether the options turn resumable runs on (either was given).
+    #[allow(dead_code, reason = "serve_redis is resumable whatever the options")]
     pub(crate) fn resumable(&self) -> bool {
         self.threads.is_some() || self.bearer.is_some()
     }
