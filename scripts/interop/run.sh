@@ -19,8 +19,9 @@
 # Each subdirectory with a package-lock.json is a check of its own with its own pinned
 # packages, installed the same way (npm ci), whose check-*.mjs run inside it:
 # copilotkit/ puts the Rust demo server behind the CopilotKit runtime; browser/ drives the
-# web demo and the official client in the system's chromium (installed when missing), and
-# calls every route of resumable runs from a page on another origin (CORS).
+# web demo and the official client in the system's chromium (installed when missing), calls
+# every route of resumable runs from a page on another origin (CORS), and reloads the web
+# demo's page after a restart of a server with durable threads (check-web-threads.mjs).
 set -euo pipefail
 cd "$(dirname "$0")"
 
