@@ -1,4 +1,10 @@
-#![doc = include_str!("../README.md")]
+#![cfg_attr(feature = "sqlite", doc = include_str!("../README.md"))]
+#![cfg_attr(
+    not(feature = "sqlite"),
+    doc = "Durable AG-UI threads in PostgreSQL (feature `postgres`) or SQLite (feature \
+           `sqlite`): a `ThreadStore` for ag-ui-server. The README's example needs the \
+           `sqlite` feature."
+)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 #[cfg(any(feature = "postgres", feature = "sqlite"))]

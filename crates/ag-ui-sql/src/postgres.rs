@@ -356,9 +356,8 @@ impl PostgresThreads {
         .bind(at(SystemTime::now()))
         .fetch_optional(&self.pool)
         .await?;
-        Ok(row
-            .map(|r| summary_row(&r)?.into_summary().map_err(Failure::Store))
-            .transpose()?)
+        row.map(|r| summary_row(&r)?.into_summary().map_err(Failure::Store))
+            .transpose()
     }
 
     async fn delete_once(&self, owner: &str, thread_id: &str) -> Result<bool, Failure> {

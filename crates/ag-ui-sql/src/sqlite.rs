@@ -413,9 +413,8 @@ impl SqliteThreads {
         }
         let row = summary_in(&mut tx, owner, thread_id).await?;
         tx.commit().await?;
-        Ok(row
-            .map(|r| r.into_summary().map_err(Failure::Store))
-            .transpose()?)
+        row.map(|r| r.into_summary().map_err(Failure::Store))
+            .transpose()
     }
 
     async fn delete_once(&self, owner: &str, thread_id: &str) -> Result<bool, Failure> {
