@@ -70,7 +70,7 @@ impl PostgresThreads {
             options = options.options([("statement_timeout", timeout.as_millis().to_string())]);
         }
         let pool = PgPoolOptions::new()
-            .max_connections(config.max_connections)
+            .max_connections(config.pool_size)
             .acquire_timeout(config.acquire_timeout)
             .connect_with(options)
             .await

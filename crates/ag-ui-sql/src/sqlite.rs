@@ -88,7 +88,7 @@ impl SqliteThreads {
             .await
             .map_err(database)?;
         let reader = SqlitePoolOptions::new()
-            .max_connections(config.max_connections)
+            .max_connections(config.pool_size)
             .acquire_timeout(config.acquire_timeout)
             .connect_with(options)
             .await

@@ -144,7 +144,7 @@ async fn migrations_from_empty_from_the_first_version_and_by_eight_at_once() {
         .map(|_| {
             let url = url.clone();
             tokio::spawn(async move {
-                PostgresThreads::connect_with(&url, SqlConfig::new().max_connections(2)).await
+                PostgresThreads::connect_with(&url, SqlConfig::new().pool_size(2)).await
             })
         })
         .collect();
