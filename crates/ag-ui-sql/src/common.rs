@@ -235,7 +235,7 @@ mod tests {
     #[test]
     fn cursors_round_trip_and_refuse_what_they_did_not_write() {
         let c = cursor_of(42, "a.b'c");
-        assert_eq!(parse_cursor(&c).unwrap(), (42, "a.b'c"));
+        assert_eq!(parse_cursor(&c).ok(), Some((42, "a.b'c")));
         for bad in ["", "42", "x.y", ".id"] {
             assert!(matches!(
                 parse_cursor(bad),

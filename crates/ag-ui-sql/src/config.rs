@@ -2,8 +2,8 @@
 
 use std::time::Duration;
 
-/// Default [`SqlConfig::max_connections`].
-pub const DEFAULT_MAX_CONNECTIONS: u32 = 10;
+/// Default [`SqlConfig::pool_size`].
+pub const DEFAULT_POOL_SIZE: u32 = 10;
 /// Default [`SqlConfig::statement_timeout`]: 30 s.
 pub const DEFAULT_STATEMENT_TIMEOUT: Duration = Duration::from_secs(30);
 /// Default [`SqlConfig::acquire_timeout`]: 10 s.
@@ -25,18 +25,18 @@ pub const MAX_RETRY_BACKOFF: Duration = Duration::from_secs(1);
 /// use ag_ui_sql::SqlConfig;
 ///
 /// let config = SqlConfig::new()
-///     .max_connections(20)
+///     .pool_size(20)
 ///     .statement_timeout(Some(Duration::from_secs(5)))
 ///     .retries(3)
 ///     .migrate(false);
-/// assert_eq!(config.max_connections, 20);
+/// assert_eq!(config.pool_size, 20);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct SqlConfig {
-    /// Most connections the pool opens ([`DEFAULT_MAX_CONNECTIONS`]). SQLite writes go
+    /// Most connections the pool opens ([`DEFAULT_POOL_SIZE`]). SQLite writes go
     /// through one more connection of their own (SQLite has one writer at a time).
-    pub max_connections: u32,
+    pub pool_size: u32,
     /// PostgreSQL's `statement_timeout`, set on every connection when it opens
     /// ([`DEFAULT_STATEMENT_TIMEOUT`]; `None`: the server's setting). SQLite has none: a
     /// statement there waits at most [`busy_timeout`](Self::busy_timeout) for a lock.
@@ -63,7 +63,7 @@ pub struct SqlConfig {
 impl Default for SqlConfig {
     fn default() -> Self {
         SqlConfig {
-            max_connections: DEFAULT_MAX_CONNECTIONS,
+            pool_size: DEFAULT_POOL_SIZE,
             statement_timeout: Some(DEFAULT_STATEMENT_TIMEOUT),
             acquire_timeout: DEFAULT_ACQUIRE_TIMEOUT,
             busy_timeout: DEFAULT_BUSY_TIMEOUT,
@@ -83,8 +83,8 @@ impl SqlConfig {
 
     /// Most connections in the pool (at least 1).
     #[must_use]
-    pub fn max_connections(mut self, n: u32) -> Self {
-        self.max_connections = n.max(1);
+    pub fn pool_size(mut self, n: u32) -> Self {
+        self.pool_size = n.max(1);
         self
     }
 

@@ -1,4 +1,10 @@
-#![doc = include_str!("../README.md")]
+#![cfg_attr(feature = "sqlite", doc = include_str!("../README.md"))]
+#![cfg_attr(
+    not(feature = "sqlite"),
+    doc = "Durable AG-UI threads in PostgreSQL (feature `postgres`) or SQLite (feature \
+           `sqlite`): a `ThreadStore` for ag-ui-server. The README's example needs the \
+           `sqlite` feature."
+)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 #[cfg(any(feature = "postgres", feature = "sqlite"))]
@@ -15,7 +21,7 @@ use std::sync::Arc;
 use ag_ui_server::threads::ThreadStore;
 
 pub use config::{
-    DEFAULT_ACQUIRE_TIMEOUT, DEFAULT_BUSY_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_RETRIES,
+    DEFAULT_ACQUIRE_TIMEOUT, DEFAULT_BUSY_TIMEOUT, DEFAULT_POOL_SIZE, DEFAULT_RETRIES,
     DEFAULT_RETRY_BACKOFF, DEFAULT_STATEMENT_TIMEOUT, MAX_RETRY_BACKOFF, SqlConfig,
 };
 pub use error::{SqlError, redact};

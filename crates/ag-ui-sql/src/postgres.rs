@@ -70,7 +70,7 @@ impl PostgresThreads {
             options = options.options([("statement_timeout", timeout.as_millis().to_string())]);
         }
         let pool = PgPoolOptions::new()
-            .max_connections(config.max_connections)
+            .max_connections(config.pool_size)
             .acquire_timeout(config.acquire_timeout)
             .connect_with(options)
             .await
@@ -356,9 +356,8 @@ impl PostgresThreads {
         .bind(at(SystemTime::now()))
         .fetch_optional(&self.pool)
         .await?;
-        Ok(row
-            .map(|r| summary_row(&r)?.into_summary().map_err(Failure::Store))
-            .transpose()?)
+        row.map(|r| summary_row(&r)?.into_summary().map_err(Failure::Store))
+            .transpose()
     }
 
     async fn delete_once(&self, owner: &str, thread_id: &str) -> Result<bool, Failure> {

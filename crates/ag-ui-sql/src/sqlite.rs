@@ -88,7 +88,7 @@ impl SqliteThreads {
             .await
             .map_err(database)?;
         let reader = SqlitePoolOptions::new()
-            .max_connections(config.max_connections)
+            .max_connections(config.pool_size)
             .acquire_timeout(config.acquire_timeout)
             .connect_with(options)
             .await
@@ -413,9 +413,8 @@ impl SqliteThreads {
         }
         let row = summary_in(&mut tx, owner, thread_id).await?;
         tx.commit().await?;
-        Ok(row
-            .map(|r| r.into_summary().map_err(Failure::Store))
-            .transpose()?)
+        row.map(|r| r.into_summary().map_err(Failure::Store))
+            .transpose()
     }
 
     async fn delete_once(&self, owner: &str, thread_id: &str) -> Result<bool, Failure> {

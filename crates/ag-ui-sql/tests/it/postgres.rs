@@ -122,7 +122,7 @@ async fn migrations_from_empty_from_the_first_version_and_by_eight_at_once() {
     assert_eq!(page.threads.len(), 1);
     let indexes: Vec<String> = sqlx::query_scalar(
         "SELECT indexname::text FROM pg_indexes
-         WHERE tablename IN ('ag_ui_threads', 'ag_ui_runs') 
+         WHERE tablename IN ('ag_ui_threads', 'ag_ui_runs')
          ORDER BY indexname",
     )
     .fetch_all(store.pool())
@@ -131,9 +131,12 @@ async fn migrations_from_empty_from_the_first_version_and_by_eight_at_once() {
     assert_eq!(
         indexes,
         [
+            "ag_ui_runs_owner_thread_id_seq_key",
+            "ag_ui_runs_pkey",
             "ag_ui_runs_running",
             "ag_ui_threads_archived",
-            "ag_ui_threads_list"
+            "ag_ui_threads_list",
+            "ag_ui_threads_pkey",
         ]
     );
 
@@ -144,7 +147,7 @@ async fn migrations_from_empty_from_the_first_version_and_by_eight_at_once() {
         .map(|_| {
             let url = url.clone();
             tokio::spawn(async move {
-                PostgresThreads::connect_with(&url, SqlConfig::new().max_connections(2)).await
+                PostgresThreads::connect_with(&url, SqlConfig::new().pool_size(2)).await
             })
         })
         .collect();

@@ -185,3 +185,16 @@ async fn without_migrating_at_connect_migrate_does_it() {
     let opened = ag_ui_sql::open(&url).await.unwrap();
     assert!(opened.thread(None, "t").await.unwrap().is_none());
 }
+
+#[tokio::test]
+async fn a_relative_path_is_relative_to_the_working_directory() {
+    let dir = RemoveOnDrop(temp_dir("sqlite"));
+    let before = std::env::current_dir().unwrap();
+    // The only test that changes the working directory; the others name absolute paths.
+    std::env::set_current_dir(&dir.0).unwrap();
+    let opened = ag_ui_sql::open("sqlite://nested-missing.db").await;
+    std::env::set_current_dir(before).unwrap();
+    let store = opened.unwrap_or_else(|e| panic!("{e}"));
+    assert!(dir.0.join("nested-missing.db").is_file());
+    assert!(store.thread(None, "t").await.unwrap().is_none());
+}
