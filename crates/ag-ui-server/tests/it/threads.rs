@@ -10,7 +10,7 @@ use std::time::{Duration, Instant, SystemTime};
 use ag_ui_core::{Event, RunAgentInput, SseReader};
 use ag_ui_server::runs::{RunStatus, Runs};
 use ag_ui_server::threads::{
-    CODE_RUN_LOST, MemoryThreads, Owner, RunOutcome, RunStart, StoredThread, ThreadFuture,
+    CODE_RUN_LOST, MemoryThreads, Owner, RunEndKind, RunStart, StoredThread, ThreadFuture,
     ThreadPage, ThreadPatch, ThreadQuery, ThreadStore, ThreadStoreError, ThreadSummary,
 };
 use ag_ui_server::{AgentService, AgentStream, Cancellation};
@@ -183,7 +183,7 @@ async fn a_runs_thread_is_written_at_its_start_checkpointed_and_ended() {
     })
     .await;
     let run = &ended.runs[0];
-    assert_eq!(run.outcome, Some(RunOutcome::Success));
+    assert_eq!(run.outcome, Some(RunEndKind::Success));
     assert_eq!(
         serde_json::to_value(&run.usage).unwrap(),
         json!([{"provider": "p", "model": "m", "inputTokens": 7}])
@@ -212,7 +212,7 @@ async fn a_runs_thread_is_written_at_its_start_checkpointed_and_ended() {
         serde_json::to_value(&run.input_messages).unwrap(),
         json!([{"id": "u2", "role": "user", "content": "And tomorrow?"}])
     );
-    assert_eq!(run.outcome, Some(RunOutcome::Error));
+    assert_eq!(run.outcome, Some(RunEndKind::Error));
     assert_eq!(run.error_code.as_deref(), Some("boom"));
     assert_eq!(ended.summary.run_count, 2);
 }
@@ -321,7 +321,7 @@ async fn a_running_run_the_run_store_does_not_know_is_reported_lost() {
     let stored = threads.thread(None, "thread-x").await.unwrap().unwrap();
     let run = &stored.runs[0];
     assert_eq!(run.status, RunStatus::Ended);
-    assert_eq!(run.outcome, Some(RunOutcome::Error));
+    assert_eq!(run.outcome, Some(RunEndKind::Error));
     assert_eq!(run.error_code.as_deref(), Some(CODE_RUN_LOST));
 }
 
@@ -363,10 +363,10 @@ async fn the_sweep_marks_stale_runs_lost_and_expires_archived_threads() {
     threads
         .end_run(
             None,
-            ag_ui_server::threads::RunEnd::new(
+            ag_ui_server::threads::RunEnding::new(
                 "thread-old",
                 "run-old",
-                RunOutcome::Success,
+                RunEndKind::Success,
                 Default::default(),
             ),
         )
@@ -431,7 +431,7 @@ impl ThreadStore for Unreachable {
     fn end_run<'a>(
         &'a self,
         _: Owner<'a>,
-        _: ag_ui_server::threads::RunEnd,
+        _: ag_ui_server::threads::RunEnding,
     ) -> ThreadFuture<'a, ()> {
         failed()
     }
@@ -520,7 +520,7 @@ impl ThreadStore for Flaky {
     fn end_run<'a>(
         &'a self,
         owner: Owner<'a>,
-        end: ag_ui_server::threads::RunEnd,
+        end: ag_ui_server::threads::RunEnding,
     ) -> ThreadFuture<'a, ()> {
         if fails(&self.end_failures) {
             return failed();
@@ -603,7 +603,7 @@ async fn failed_thread_writes_are_tried_again() {
         t.runs[0].status == RunStatus::Ended
     })
     .await;
-    assert_eq!(ended.runs[0].outcome, Some(RunOutcome::Success));
+    assert_eq!(ended.runs[0].outcome, Some(RunEndKind::Success));
     assert_eq!(flaky.end_failures.load(Ordering::Acquire), 0);
 }
 
