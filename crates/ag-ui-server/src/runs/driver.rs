@@ -313,7 +313,7 @@ impl Drive {
             match (outcome, fold.map(Fold::finish)) {
                 (Verdict::Ok, Some(thread)) => {
                     let ending = ending.unwrap_or(Ending {
-                        outcome: crate::threads::RunOutcome::Error,
+                        outcome: crate::threads::RunEndKind::Error,
                         usage: Vec::new(),
                         code: None,
                     });

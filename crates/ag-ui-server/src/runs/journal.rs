@@ -7,7 +7,9 @@ use std::time::Duration;
 use ag_ui_core::{Event, Message, ThreadState, TokenUsage};
 
 use super::log::log_warn;
-use crate::threads::{RunEnd, RunOutcome, RunStart, ThreadFuture, ThreadStore, ThreadStoreError};
+use crate::threads::{
+    RunEndKind, RunEnding, RunStart, ThreadFuture, ThreadStore, ThreadStoreError,
+};
 
 /// Attempts of one write before it is given up (a start left unwritten is tried again
 /// with the next checkpoint and at the end).
@@ -28,7 +30,7 @@ pub(crate) struct Journal {
 /// What a run's terminal event tells its thread store.
 #[derive(Debug, Clone)]
 pub(crate) struct Ending {
-    pub(crate) outcome: RunOutcome,
+    pub(crate) outcome: RunEndKind,
     pub(crate) usage: Vec<TokenUsage>,
     pub(crate) code: Option<String>,
 }
@@ -36,7 +38,7 @@ pub(crate) struct Ending {
 impl Ending {
     /// The ending `event` tells, `None` for an event that ends no run.
     pub(crate) fn of(event: &Event) -> Option<Self> {
-        let outcome = RunOutcome::of_terminal(event)?;
+        let outcome = RunEndKind::of_terminal(event)?;
         let (usage, code) = match event {
             Event::RunFinished(e) => (e.usage.clone(), None),
             Event::RunError(e) => (e.usage.clone(), e.code.clone()),
@@ -173,7 +175,7 @@ impl Journal {
         if !self.write_start(ATTEMPTS).await {
             return;
         }
-        let end = RunEnd::new(&self.thread_id, &self.run_id, ending.outcome, thread)
+        let end = RunEnding::new(&self.thread_id, &self.run_id, ending.outcome, thread)
             .with_usage(ending.usage)
             .with_error_code(ending.code);
         let owner = self.owner.as_deref();

@@ -232,7 +232,7 @@ async fn the_last_records_and_the_end_are_one_write_and_come_once() {
 
 #[tokio::test]
 async fn memory_threads_are_bounded_and_a_thread_with_a_running_run_stays() {
-    use crate::threads::{MemoryThreads, RunEnd, RunOutcome, RunStart, ThreadStore};
+    use crate::threads::{MemoryThreads, RunEndKind, RunEnding, RunStart, ThreadStore};
     let threads = MemoryThreads::new().max_threads(2);
     let thread =
         |id: &str| ag_ui_core::ThreadState::new().with_state(serde_json::json!({"id": id}));
@@ -241,7 +241,7 @@ async fn memory_threads_are_bounded_and_a_thread_with_a_running_run_stays() {
     threads
         .end_run(
             None,
-            RunEnd::new("a", "run-a", RunOutcome::Success, thread("a")),
+            RunEnding::new("a", "run-a", RunEndKind::Success, thread("a")),
         )
         .await
         .unwrap();

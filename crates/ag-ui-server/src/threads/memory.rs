@@ -8,7 +8,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use ag_ui_core::ThreadState;
 
 use super::store::{
-    Archived, CODE_RUN_LOST, Owner, RunEnd, RunOutcome, RunRecord, RunStart, RunSummary,
+    Archived, CODE_RUN_LOST, Owner, RunEndKind, RunEnding, RunRecord, RunStart, RunSummary,
     StoredThread, ThreadFuture, ThreadPage, ThreadPatch, ThreadQuery, ThreadStore,
     ThreadStoreError, ThreadSummary, owner_key,
 };
@@ -116,7 +116,7 @@ fn lose(run: &mut Run) -> bool {
         return false;
     }
     run.record.status = RunStatus::Ended;
-    run.record.outcome = Some(RunOutcome::Error);
+    run.record.outcome = Some(RunEndKind::Error);
     run.record.error_code = Some(CODE_RUN_LOST.to_owned());
     run.record.ended_at = Some(run.checkpoint_at);
     true
@@ -201,7 +201,7 @@ impl ThreadStore for MemoryThreads {
         ready(Ok(()))
     }
 
-    fn end_run<'a>(&'a self, owner: Owner<'a>, end: RunEnd) -> ThreadFuture<'a, ()> {
+    fn end_run<'a>(&'a self, owner: Owner<'a>, end: RunEnding) -> ThreadFuture<'a, ()> {
         let mut state = self.state();
         let Some(entry) = state.threads.get_mut(&key(owner, &end.thread_id)) else {
             return ready(Err(ThreadStoreError::NotFound(end.thread_id)));

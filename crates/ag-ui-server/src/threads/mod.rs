@@ -11,7 +11,7 @@ mod store;
 
 pub use memory::{DEFAULT_MAX_THREADS, MemoryThreads};
 pub use store::{
-    Archived, CODE_RUN_LOST, DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, Owner, RunEnd, RunOutcome,
+    Archived, CODE_RUN_LOST, DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, Owner, RunEndKind, RunEnding,
     RunRecord, RunStart, RunSummary, StoredThread, ThreadFuture, ThreadPage, ThreadPatch,
     ThreadQuery, ThreadStore, ThreadStoreError, ThreadSummary, decode_fold, encode_fold, owner_key,
 };

@@ -25,7 +25,7 @@ pub fn owner_key(owner: Owner<'_>) -> &str {
 /// How a run ended, as a thread's run record tells it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
-pub enum RunOutcome {
+pub enum RunEndKind {
     /// `RUN_FINISHED` with a success outcome (or none).
     Success,
     /// `RUN_FINISHED` paused on interrupts.
@@ -37,13 +37,13 @@ pub enum RunOutcome {
     Error,
 }
 
-impl RunOutcome {
+impl RunEndKind {
     /// Every outcome, in declaration order.
-    pub const ALL: [RunOutcome; 4] = [
-        RunOutcome::Success,
-        RunOutcome::Interrupt,
-        RunOutcome::Cancelled,
-        RunOutcome::Error,
+    pub const ALL: [RunEndKind; 4] = [
+        RunEndKind::Success,
+        RunEndKind::Interrupt,
+        RunEndKind::Cancelled,
+        RunEndKind::Error,
     ];
 
     /// The outcome's word in JSON and in a store's column: `success`, `interrupt`,
@@ -51,10 +51,10 @@ impl RunOutcome {
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
-            RunOutcome::Success => "success",
-            RunOutcome::Interrupt => "interrupt",
-            RunOutcome::Cancelled => "cancelled",
-            RunOutcome::Error => "error",
+            RunEndKind::Success => "success",
+            RunEndKind::Interrupt => "interrupt",
+            RunEndKind::Cancelled => "cancelled",
+            RunEndKind::Error => "error",
         }
     }
 
@@ -69,11 +69,11 @@ impl RunOutcome {
     #[must_use]
     pub fn of_terminal(event: &Event) -> Option<Self> {
         match event {
-            Event::RunError(_) => Some(RunOutcome::Error),
+            Event::RunError(_) => Some(RunEndKind::Error),
             Event::RunFinished(e) => Some(match &e.outcome {
-                Some(RunFinishedOutcome::Interrupt(_)) => RunOutcome::Interrupt,
-                Some(RunFinishedOutcome::Cancelled(_)) => RunOutcome::Cancelled,
-                _ => RunOutcome::Success,
+                Some(RunFinishedOutcome::Interrupt(_)) => RunEndKind::Interrupt,
+                Some(RunFinishedOutcome::Cancelled(_)) => RunEndKind::Cancelled,
+                _ => RunEndKind::Success,
             }),
             _ => None,
         }
@@ -81,7 +81,7 @@ impl RunOutcome {
 }
 
 /// `errorCode` of a run whose instance stopped before it ended (a crash, a kill, a lost
-/// machine): the run is ended as [`RunOutcome::Error`] with this code, and the thread
+/// machine): the run is ended as [`RunEndKind::Error`] with this code, and the thread
 /// keeps what its last checkpoint held.
 pub const CODE_RUN_LOST: &str = "run_lost";
 
@@ -94,7 +94,7 @@ pub struct RunSummary {
     /// Running or ended.
     pub status: RunStatus,
     /// How it ended; `None` while it runs.
-    pub outcome: Option<RunOutcome>,
+    pub outcome: Option<RunEndKind>,
 }
 
 impl RunSummary {
@@ -159,7 +159,7 @@ pub struct RunRecord {
     /// Running or ended.
     pub status: RunStatus,
     /// How it ended; `None` while it runs.
-    pub outcome: Option<RunOutcome>,
+    pub outcome: Option<RunEndKind>,
     /// When it started.
     pub started_at: SystemTime,
     /// When it ended.
@@ -401,7 +401,7 @@ impl RunStart {
 /// A run's end: what [`ThreadStore::end_run`] writes in one transaction.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
-pub struct RunEnd {
+pub struct RunEnding {
     /// The thread.
     pub thread_id: String,
     /// The run.
@@ -409,7 +409,7 @@ pub struct RunEnd {
     /// When it ended.
     pub ended_at: SystemTime,
     /// How.
-    pub outcome: RunOutcome,
+    pub outcome: RunEndKind,
     /// The usage its terminal event reported.
     pub usage: Vec<TokenUsage>,
     /// The `code` of its `RUN_ERROR`.
@@ -418,16 +418,16 @@ pub struct RunEnd {
     pub thread: ThreadState,
 }
 
-impl RunEnd {
+impl RunEnding {
     /// A run that ended now.
     #[must_use]
     pub fn new(
         thread_id: impl Into<String>,
         run_id: impl Into<String>,
-        outcome: RunOutcome,
+        outcome: RunEndKind,
         thread: ThreadState,
     ) -> Self {
-        RunEnd {
+        RunEnding {
             thread_id: thread_id.into(),
             run_id: run_id.into(),
             ended_at: SystemTime::now(),
@@ -527,7 +527,7 @@ pub trait ThreadStore: Send + Sync + 'static {
     /// # Errors
     /// [`ThreadStoreError::NotFound`] when the thread or run is unknown (deleted
     /// meanwhile); a backend failure.
-    fn end_run<'a>(&'a self, owner: Owner<'a>, end: RunEnd) -> ThreadFuture<'a, ()>;
+    fn end_run<'a>(&'a self, owner: Owner<'a>, end: RunEnding) -> ThreadFuture<'a, ()>;
 
     /// The whole thread, `None` when the owner has no such thread.
     ///
@@ -565,7 +565,7 @@ pub trait ThreadStore: Send + Sync + 'static {
     /// [`ThreadStoreError::Busy`] while one of its runs is running; a backend failure.
     fn delete<'a>(&'a self, owner: Owner<'a>, thread_id: &'a str) -> ThreadFuture<'a, bool>;
 
-    /// Marks a running run as lost: ended, [`RunOutcome::Error`], [`CODE_RUN_LOST`], at
+    /// Marks a running run as lost: ended, [`RunEndKind::Error`], [`CODE_RUN_LOST`], at
     /// its last checkpoint. Returns whether it was running. For a run the live run store
     /// no longer knows.
     ///
@@ -650,7 +650,7 @@ impl<S: ThreadStore + ?Sized> ThreadStore for std::sync::Arc<S> {
         (**self).checkpoint(owner, thread_id, run_id, thread)
     }
 
-    fn end_run<'a>(&'a self, owner: Owner<'a>, end: RunEnd) -> ThreadFuture<'a, ()> {
+    fn end_run<'a>(&'a self, owner: Owner<'a>, end: RunEnding) -> ThreadFuture<'a, ()> {
         (**self).end_run(owner, end)
     }
 

@@ -3,12 +3,14 @@
 //! connects scoped to their principal; runs the run store does not know reported lost;
 //! the sweep.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
 use ag_ui_core::{Event, RunAgentInput, SseReader};
 use ag_ui_server::runs::{RunStatus, Runs};
 use ag_ui_server::threads::{
-    CODE_RUN_LOST, MemoryThreads, Owner, RunOutcome, RunStart, StoredThread, ThreadFuture,
+    CODE_RUN_LOST, MemoryThreads, Owner, RunEndKind, RunStart, StoredThread, ThreadFuture,
     ThreadPage, ThreadPatch, ThreadQuery, ThreadStore, ThreadStoreError, ThreadSummary,
 };
 use ag_ui_server::{AgentService, AgentStream, Cancellation};
@@ -181,7 +183,7 @@ async fn a_runs_thread_is_written_at_its_start_checkpointed_and_ended() {
     })
     .await;
     let run = &ended.runs[0];
-    assert_eq!(run.outcome, Some(RunOutcome::Success));
+    assert_eq!(run.outcome, Some(RunEndKind::Success));
     assert_eq!(
         serde_json::to_value(&run.usage).unwrap(),
         json!([{"provider": "p", "model": "m", "inputTokens": 7}])
@@ -210,7 +212,7 @@ async fn a_runs_thread_is_written_at_its_start_checkpointed_and_ended() {
         serde_json::to_value(&run.input_messages).unwrap(),
         json!([{"id": "u2", "role": "user", "content": "And tomorrow?"}])
     );
-    assert_eq!(run.outcome, Some(RunOutcome::Error));
+    assert_eq!(run.outcome, Some(RunEndKind::Error));
     assert_eq!(run.error_code.as_deref(), Some("boom"));
     assert_eq!(ended.summary.run_count, 2);
 }
@@ -319,7 +321,7 @@ async fn a_running_run_the_run_store_does_not_know_is_reported_lost() {
     let stored = threads.thread(None, "thread-x").await.unwrap().unwrap();
     let run = &stored.runs[0];
     assert_eq!(run.status, RunStatus::Ended);
-    assert_eq!(run.outcome, Some(RunOutcome::Error));
+    assert_eq!(run.outcome, Some(RunEndKind::Error));
     assert_eq!(run.error_code.as_deref(), Some(CODE_RUN_LOST));
 }
 
@@ -361,10 +363,10 @@ async fn the_sweep_marks_stale_runs_lost_and_expires_archived_threads() {
     threads
         .end_run(
             None,
-            ag_ui_server::threads::RunEnd::new(
+            ag_ui_server::threads::RunEnding::new(
                 "thread-old",
                 "run-old",
-                RunOutcome::Success,
+                RunEndKind::Success,
                 Default::default(),
             ),
         )
@@ -429,7 +431,7 @@ impl ThreadStore for Unreachable {
     fn end_run<'a>(
         &'a self,
         _: Owner<'a>,
-        _: ag_ui_server::threads::RunEnd,
+        _: ag_ui_server::threads::RunEnding,
     ) -> ThreadFuture<'a, ()> {
         failed()
     }
@@ -480,4 +482,155 @@ async fn a_failing_thread_store_never_breaks_a_runs_stream() {
     let (status, doc) = error_of(connect(&server, None, "thread-1").await).await;
     assert_eq!(status, 503);
     assert_eq!(doc["error"], "thread_store_unavailable");
+}
+
+/// A [`MemoryThreads`] whose first starts and ends fail (as a database that is briefly
+/// away does), counting the sweeps it is asked for.
+#[derive(Clone, Default)]
+struct Flaky {
+    inner: MemoryThreads,
+    begin_failures: Arc<AtomicU32>,
+    end_failures: Arc<AtomicU32>,
+    sweeps: Arc<AtomicU32>,
+}
+
+/// Takes one of `budget`'s failures, if it has any left.
+fn fails(budget: &AtomicU32) -> bool {
+    budget
+        .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1))
+        .is_ok()
+}
+
+impl ThreadStore for Flaky {
+    fn begin_run<'a>(&'a self, owner: Owner<'a>, run: RunStart) -> ThreadFuture<'a, ()> {
+        if fails(&self.begin_failures) {
+            return failed();
+        }
+        self.inner.begin_run(owner, run)
+    }
+    fn checkpoint<'a>(
+        &'a self,
+        owner: Owner<'a>,
+        thread_id: &'a str,
+        run_id: &'a str,
+        thread: &'a ag_ui_core::ThreadState,
+    ) -> ThreadFuture<'a, ()> {
+        self.inner.checkpoint(owner, thread_id, run_id, thread)
+    }
+    fn end_run<'a>(
+        &'a self,
+        owner: Owner<'a>,
+        end: ag_ui_server::threads::RunEnding,
+    ) -> ThreadFuture<'a, ()> {
+        if fails(&self.end_failures) {
+            return failed();
+        }
+        self.inner.end_run(owner, end)
+    }
+    fn thread<'a>(
+        &'a self,
+        owner: Owner<'a>,
+        thread_id: &'a str,
+    ) -> ThreadFuture<'a, Option<StoredThread>> {
+        self.inner.thread(owner, thread_id)
+    }
+    fn list<'a>(
+        &'a self,
+        owner: Owner<'a>,
+        query: &'a ThreadQuery,
+    ) -> ThreadFuture<'a, ThreadPage> {
+        self.inner.list(owner, query)
+    }
+    fn update<'a>(
+        &'a self,
+        owner: Owner<'a>,
+        thread_id: &'a str,
+        patch: ThreadPatch,
+    ) -> ThreadFuture<'a, Option<ThreadSummary>> {
+        self.inner.update(owner, thread_id, patch)
+    }
+    fn delete<'a>(&'a self, owner: Owner<'a>, thread_id: &'a str) -> ThreadFuture<'a, bool> {
+        self.inner.delete(owner, thread_id)
+    }
+    fn lose_run<'a>(
+        &'a self,
+        owner: Owner<'a>,
+        thread_id: &'a str,
+        run_id: &'a str,
+    ) -> ThreadFuture<'a, bool> {
+        self.inner.lose_run(owner, thread_id, run_id)
+    }
+    fn lose_stale_runs(&self, before: SystemTime) -> ThreadFuture<'_, u64> {
+        self.sweeps.fetch_add(1, Ordering::AcqRel);
+        self.inner.lose_stale_runs(before)
+    }
+    fn expire_archived(&self, before: SystemTime) -> ThreadFuture<'_, u64> {
+        self.inner.expire_archived(before)
+    }
+}
+
+/// A start that fails is written with the next checkpoint; an end that fails three times
+/// is written by its fourth attempt.
+#[tokio::test]
+async fn failed_thread_writes_are_tried_again() {
+    let flaky = Flaky::default();
+    flaky.begin_failures.store(1, Ordering::Release);
+    flaky.end_failures.store(3, Ordering::Release);
+    let server = serve(
+        AgentService::new(scripted).runs(
+            Runs::in_memory()
+                .threads(flaky.clone())
+                .checkpoint_every(Duration::from_millis(20)),
+        ),
+    )
+    .await;
+    let response = start(&server, None, &body("run-r", json!({"pauseMs": 300}))).await;
+    assert!(
+        flaky
+            .inner
+            .thread(None, "thread-1")
+            .await
+            .unwrap()
+            .is_none()
+    );
+    let reading = tokio::spawn(events(response));
+    until(&flaky.inner, None, "thread-1", |t| {
+        t.runs[0].status == RunStatus::Running
+    })
+    .await;
+    reading.await.unwrap();
+    let ended = until(&flaky.inner, None, "thread-1", |t| {
+        t.runs[0].status == RunStatus::Ended
+    })
+    .await;
+    assert_eq!(ended.runs[0].outcome, Some(RunEndKind::Success));
+    assert_eq!(flaky.end_failures.load(Ordering::Acquire), 0);
+}
+
+/// However many requests come, the sweep runs at most once per checkpoint interval.
+#[tokio::test]
+async fn the_sweep_runs_at_most_once_per_checkpoint_interval() {
+    let flaky = Flaky::default();
+    let interval = Duration::from_millis(300);
+    let server = serve(
+        AgentService::new(scripted).runs(
+            Runs::in_memory()
+                .threads(flaky.clone())
+                .checkpoint_every(interval),
+        ),
+    )
+    .await;
+    let began = Instant::now();
+    for _ in 0..40 {
+        let _ = connect(&server, None, "nope").await;
+    }
+    // Let the sweeps started run.
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    let elapsed = began.elapsed();
+    let most = 1 + (elapsed.as_millis() / interval.as_millis()) as u32;
+    let sweeps = flaky.sweeps.load(Ordering::Acquire);
+    assert!(
+        (1..=most).contains(&sweeps),
+        "{sweeps} sweeps in {elapsed:?}"
+    );
 }
