@@ -18,7 +18,7 @@ mod bench {
     use std::time::{Duration, Instant};
 
     use ag_ui_core::ThreadState;
-    use ag_ui_server::threads::{RunEnd, RunOutcome, RunStart, ThreadQuery, ThreadStore};
+    use ag_ui_server::threads::{RunEndKind, RunEnding, RunStart, ThreadQuery, ThreadStore};
     use ag_ui_sql::{PostgresThreads, SqliteThreads};
     use serde_json::json;
 
@@ -67,7 +67,7 @@ mod bench {
                     store
                         .end_run(
                             Some("bench"),
-                            RunEnd::new(thread.as_str(), "r", RunOutcome::Success, fold(9)),
+                            RunEnding::new(thread.as_str(), "r", RunEndKind::Success, fold(9)),
                         )
                         .await
                         .unwrap();

@@ -6,7 +6,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use ag_ui_core::{Message, TokenUsage};
 use ag_ui_server::runs::RunStatus;
-use ag_ui_server::threads::{RunOutcome, RunRecord, RunSummary, ThreadStoreError, ThreadSummary};
+use ag_ui_server::threads::{RunEndKind, RunRecord, RunSummary, ThreadStoreError, ThreadSummary};
 use serde_json::{Map, Value};
 
 use crate::config::{MAX_RETRY_BACKOFF, SqlConfig};
@@ -57,9 +57,9 @@ fn status(word: &str, at: &str) -> Result<RunStatus, ThreadStoreError> {
     }
 }
 
-fn outcome(word: Option<&str>, at: &str) -> Result<Option<RunOutcome>, ThreadStoreError> {
+fn outcome(word: Option<&str>, at: &str) -> Result<Option<RunEndKind>, ThreadStoreError> {
     word.map(|w| {
-        RunOutcome::from_word(w)
+        RunEndKind::from_word(w)
             .ok_or_else(|| ThreadStoreError::Corrupt(format!("{at}: {w:?} is no run outcome")))
     })
     .transpose()

@@ -5,7 +5,7 @@ use std::time::SystemTime;
 
 use ag_ui_core::ThreadState;
 use ag_ui_server::threads::{
-    Archived, CODE_RUN_LOST, Owner, RunEnd, RunStart, StoredThread, ThreadFuture, ThreadPage,
+    Archived, CODE_RUN_LOST, Owner, RunEnding, RunStart, StoredThread, ThreadFuture, ThreadPage,
     ThreadPatch, ThreadQuery, ThreadStore, ThreadStoreError, ThreadSummary, decode_fold,
     encode_fold, owner_key,
 };
@@ -191,7 +191,7 @@ impl PostgresThreads {
         }
     }
 
-    async fn end_once(&self, owner: &str, end: &RunEnd, fold: &str) -> Result<(), Failure> {
+    async fn end_once(&self, owner: &str, end: &RunEnding, fold: &str) -> Result<(), Failure> {
         // One statement, so one transaction (PostgreSQL runs every data-modifying part of
         // a WITH to completion): the run's record, then the thread's fold unless a later run started (its `seq` is no longer the thread's run count; a
         // begin_run holding the thread's row makes this wait and see its count).
@@ -397,7 +397,7 @@ impl PostgresThreads {
         .bind(thread_id)
         .bind(run_id)
         .bind(ENDED)
-        .bind(ag_ui_server::threads::RunOutcome::Error.as_str())
+        .bind(ag_ui_server::threads::RunEndKind::Error.as_str())
         .bind(CODE_RUN_LOST)
         .bind(RUNNING)
         .execute(&self.pool)
@@ -414,7 +414,7 @@ impl PostgresThreads {
         )
         .bind(at(before))
         .bind(ENDED)
-        .bind(ag_ui_server::threads::RunOutcome::Error.as_str())
+        .bind(ag_ui_server::threads::RunEndKind::Error.as_str())
         .bind(CODE_RUN_LOST)
         .bind(RUNNING)
         .execute(&self.pool)
@@ -500,7 +500,7 @@ impl ThreadStore for PostgresThreads {
         })
     }
 
-    fn end_run<'a>(&'a self, owner: Owner<'a>, end: RunEnd) -> ThreadFuture<'a, ()> {
+    fn end_run<'a>(&'a self, owner: Owner<'a>, end: RunEnding) -> ThreadFuture<'a, ()> {
         Box::pin(async move {
             let fold = encode_fold(&end.thread_id, &end.thread);
             let end = &end;

@@ -5,7 +5,7 @@ use std::time::SystemTime;
 
 use ag_ui_core::ThreadState;
 use ag_ui_server::threads::{
-    Archived, CODE_RUN_LOST, Owner, RunEnd, RunOutcome, RunStart, StoredThread, ThreadFuture,
+    Archived, CODE_RUN_LOST, Owner, RunEndKind, RunEnding, RunStart, StoredThread, ThreadFuture,
     ThreadPage, ThreadPatch, ThreadQuery, ThreadStore, ThreadStoreError, ThreadSummary,
     decode_fold, encode_fold, owner_key,
 };
@@ -241,7 +241,7 @@ impl SqliteThreads {
         Ok(())
     }
 
-    async fn end_once(&self, owner: &str, end: &RunEnd, fold: &str) -> Result<(), Failure> {
+    async fn end_once(&self, owner: &str, end: &RunEnding, fold: &str) -> Result<(), Failure> {
         let ended = micros(end.ended_at);
         let mut tx = self.write().await?;
         let seq: Option<i64> = sqlx::query_scalar(
@@ -448,7 +448,7 @@ impl SqliteThreads {
              WHERE owner = ? AND thread_id = ? AND run_id = ? AND status = ?",
         )
         .bind(ENDED)
-        .bind(RunOutcome::Error.as_str())
+        .bind(RunEndKind::Error.as_str())
         .bind(CODE_RUN_LOST)
         .bind(owner)
         .bind(thread_id)
@@ -468,7 +468,7 @@ impl SqliteThreads {
              WHERE status = ? AND checkpoint_at < ?",
         )
         .bind(ENDED)
-        .bind(RunOutcome::Error.as_str())
+        .bind(RunEndKind::Error.as_str())
         .bind(CODE_RUN_LOST)
         .bind(RUNNING)
         .bind(micros(before))
@@ -596,7 +596,7 @@ impl ThreadStore for SqliteThreads {
         })
     }
 
-    fn end_run<'a>(&'a self, owner: Owner<'a>, end: RunEnd) -> ThreadFuture<'a, ()> {
+    fn end_run<'a>(&'a self, owner: Owner<'a>, end: RunEnding) -> ThreadFuture<'a, ()> {
         Box::pin(async move {
             let fold = encode_fold(&end.thread_id, &end.thread);
             let end = &end;

@@ -16,7 +16,7 @@ use std::time::{Duration, SystemTime};
 use ag_ui_core::{Event, Message, ThreadState, TokenUsage};
 use ag_ui_server::runs::RunStatus;
 use ag_ui_server::threads::{
-    Archived, CODE_RUN_LOST, Owner, RunEnd, RunOutcome, RunStart, StoredThread, ThreadFuture,
+    Archived, CODE_RUN_LOST, Owner, RunEndKind, RunEnding, RunStart, StoredThread, ThreadFuture,
     ThreadPage, ThreadPatch, ThreadQuery, ThreadStore, ThreadStoreError, ThreadSummary,
 };
 use serde_json::{Value, json};
@@ -114,7 +114,7 @@ impl<S: ThreadStore, G: Send + Sync + 'static> ThreadStore for Guarded<S, G> {
     ) -> ThreadFuture<'a, ()> {
         self.store.checkpoint(owner, thread_id, run_id, thread)
     }
-    fn end_run<'a>(&'a self, owner: Owner<'a>, end: RunEnd) -> ThreadFuture<'a, ()> {
+    fn end_run<'a>(&'a self, owner: Owner<'a>, end: RunEnding) -> ThreadFuture<'a, ()> {
         self.store.end_run(owner, end)
     }
     fn thread<'a>(
@@ -247,7 +247,10 @@ async fn end(
     state: ThreadState,
 ) {
     store
-        .end_run(owner, RunEnd::new(thread, run, RunOutcome::Success, state))
+        .end_run(
+            owner,
+            RunEnding::new(thread, run, RunEndKind::Success, state),
+        )
         .await
         .unwrap_or_else(|e| panic!("end_run({owner:?}, {thread:?}, {run:?}): {e}"));
 }
@@ -328,7 +331,7 @@ pub async fn fold_round_trip(store: &dyn ThreadStore) {
     store
         .end_run(
             ALICE,
-            RunEnd::new("t", "r1", RunOutcome::Interrupt, thread.clone()),
+            RunEnding::new("t", "r1", RunEndKind::Interrupt, thread.clone()),
         )
         .await
         .unwrap();
@@ -363,7 +366,7 @@ pub async fn fold_round_trip(store: &dyn ThreadStore) {
     store
         .end_run(
             ALICE,
-            RunEnd::new("t", "r2", RunOutcome::Error, thread.clone())
+            RunEnding::new("t", "r2", RunEndKind::Error, thread.clone())
                 .with_error_code(Some("E42".into())),
         )
         .await
@@ -399,8 +402,8 @@ pub async fn runs_are_recorded(store: &dyn ThreadStore) {
         {"provider": "openai", "model": "gpt", "inputTokens": 10, "outputTokens": 5, "totalTokens": 15}
     ]))
     .unwrap();
-    let mut e =
-        RunEnd::new("t", "r1", RunOutcome::Cancelled, ThreadState::new()).with_usage(usage.clone());
+    let mut e = RunEnding::new("t", "r1", RunEndKind::Cancelled, ThreadState::new())
+        .with_usage(usage.clone());
     e.ended_at = t0 + Duration::from_secs(2);
     store.end_run(ALICE, e).await.unwrap();
     let mut start = RunStart::new("t", "r2", vec![], ThreadState::new());
@@ -409,7 +412,7 @@ pub async fn runs_are_recorded(store: &dyn ThreadStore) {
     store
         .end_run(
             ALICE,
-            RunEnd::new("t", "r2", RunOutcome::Error, ThreadState::new())
+            RunEnding::new("t", "r2", RunEndKind::Error, ThreadState::new())
                 .with_error_code(Some("rate_limited".into())),
         )
         .await
@@ -420,21 +423,21 @@ pub async fn runs_are_recorded(store: &dyn ThreadStore) {
     assert_eq!(runs.len(), 2);
     assert_eq!(runs[0].run_id, "r1");
     assert_eq!(runs[0].status, RunStatus::Ended);
-    assert_eq!(runs[0].outcome, Some(RunOutcome::Cancelled));
+    assert_eq!(runs[0].outcome, Some(RunEndKind::Cancelled));
     assert_eq!(runs[0].started_at, t0);
     assert_eq!(runs[0].ended_at, Some(t0 + Duration::from_secs(2)));
     assert_eq!(to_value(&runs[0].usage), to_value(&usage));
     assert_eq!(runs[0].error_code, None);
     assert_eq!(to_value(&runs[0].input_messages), to_value(&every_kind()));
     assert_eq!(runs[1].run_id, "r2");
-    assert_eq!(runs[1].outcome, Some(RunOutcome::Error));
+    assert_eq!(runs[1].outcome, Some(RunEndKind::Error));
     assert_eq!(runs[1].error_code.as_deref(), Some("rate_limited"));
     assert_eq!(runs[1].usage.len(), 0);
     assert_eq!(back.summary.run_count, 2);
     let last = back.summary.last_run.unwrap();
     assert_eq!(
         (last.run_id.as_str(), last.status, last.outcome),
-        ("r2", RunStatus::Ended, Some(RunOutcome::Error))
+        ("r2", RunStatus::Ended, Some(RunEndKind::Error))
     );
     assert!(back.summary.updated_at >= t0 + Duration::from_secs(3));
 }
@@ -517,7 +520,7 @@ pub async fn end_of_an_unknown_run(store: &dyn ThreadStore) {
     let r = store
         .end_run(
             ALICE,
-            RunEnd::new("t", "r", RunOutcome::Success, fold("x", 1)),
+            RunEnding::new("t", "r", RunEndKind::Success, fold("x", 1)),
         )
         .await;
     assert!(matches!(r, Err(ThreadStoreError::NotFound(_))), "{r:?}");
@@ -526,7 +529,7 @@ pub async fn end_of_an_unknown_run(store: &dyn ThreadStore) {
     let r = store
         .end_run(
             ALICE,
-            RunEnd::new("t", "other", RunOutcome::Success, fold("x", 1)),
+            RunEnding::new("t", "other", RunEndKind::Success, fold("x", 1)),
         )
         .await;
     assert!(matches!(r, Err(ThreadStoreError::NotFound(_))), "{r:?}");
@@ -761,13 +764,13 @@ pub async fn lose_run(store: &dyn ThreadStore) {
     let back = get(store, ALICE, "t").await;
     let run = &back.runs[0];
     assert_eq!(run.status, RunStatus::Ended);
-    assert_eq!(run.outcome, Some(RunOutcome::Error));
+    assert_eq!(run.outcome, Some(RunEndKind::Error));
     assert_eq!(run.error_code.as_deref(), Some(CODE_RUN_LOST));
     assert_eq!(run.ended_at, Some(t0));
     let last = back.summary.last_run.unwrap();
     assert_eq!(
         (last.status, last.outcome),
-        (RunStatus::Ended, Some(RunOutcome::Error))
+        (RunStatus::Ended, Some(RunEndKind::Error))
     );
     assert!(!store.lose_run(ALICE, "t", "r").await.unwrap());
     assert!(!store.lose_run(ALICE, "t", "nope").await.unwrap());
@@ -775,7 +778,7 @@ pub async fn lose_run(store: &dyn ThreadStore) {
     // A lost run that ends after all ends as its end says.
     end(store, ALICE, "t", "r", fold("late", 9)).await;
     let back = get(store, ALICE, "t").await;
-    assert_eq!(back.runs[0].outcome, Some(RunOutcome::Success));
+    assert_eq!(back.runs[0].outcome, Some(RunEndKind::Success));
     assert_eq!(back.runs[0].error_code, None);
     assert_eq!(back.thread.state(), &json!({"n": 9}));
 }
@@ -868,7 +871,7 @@ pub async fn principals_are_apart(store: &dyn ThreadStore) {
     let r = store
         .end_run(
             BOB,
-            RunEnd::new("same", "r", RunOutcome::Success, fold("bob", 3)),
+            RunEnding::new("same", "r", RunEndKind::Success, fold("bob", 3)),
         )
         .await;
     assert!(matches!(r, Err(ThreadStoreError::NotFound(_))), "{r:?}");

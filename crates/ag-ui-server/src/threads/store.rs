@@ -100,7 +100,7 @@ pub struct RunSummary {
 impl RunSummary {
     /// A run summary (for a store in another crate: the struct is non-exhaustive).
     #[must_use]
-    pub fn new(run_id: impl Into<String>, status: RunStatus, outcome: Option<RunOutcome>) -> Self {
+    pub fn new(run_id: impl Into<String>, status: RunStatus, outcome: Option<RunEndKind>) -> Self {
         RunSummary {
             run_id: run_id.into(),
             status,

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use ag_ui_core::{Event, Message, ThreadState};
-use ag_ui_server::threads::{CODE_RUN_LOST, RunOutcome, ThreadStore};
+use ag_ui_server::threads::{CODE_RUN_LOST, RunEndKind, ThreadStore};
 use ag_ui_testkit::process::{ServeProcess, example_binary, temp_dir};
 use serde_json::{Value, json};
 
@@ -264,8 +264,8 @@ async fn a_sigkill_mid_run_loses_no_finished_run_and_marks_the_unfinished_one_lo
         .unwrap();
     let stored = store.thread(None, "thread-k").await.unwrap().unwrap();
     assert_eq!(stored.runs.len(), 2, "{:?}", stored.runs);
-    assert_eq!(stored.runs[0].outcome, Some(RunOutcome::Success));
-    assert_eq!(stored.runs[1].outcome, Some(RunOutcome::Error));
+    assert_eq!(stored.runs[0].outcome, Some(RunEndKind::Success));
+    assert_eq!(stored.runs[1].outcome, Some(RunEndKind::Error));
     assert_eq!(stored.runs[1].error_code.as_deref(), Some(CODE_RUN_LOST));
     assert!(stored.active_run().is_none());
 }

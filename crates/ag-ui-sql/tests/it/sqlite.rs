@@ -2,7 +2,7 @@
 
 use std::time::SystemTime;
 
-use ag_ui_server::threads::{RunEnd, RunOutcome, RunStart, ThreadStore};
+use ag_ui_server::threads::{RunEndKind, RunEnding, RunStart, ThreadStore};
 use ag_ui_sql::{SQLITE_MIGRATOR, SqlConfig, SqliteThreads};
 use ag_ui_testkit::process::temp_dir;
 use ag_ui_testkit::threads::{Guarded, RemoveOnDrop};
@@ -151,7 +151,7 @@ async fn two_instances_writing_one_file_both_succeed() {
             store
                 .end_run(
                     None,
-                    RunEnd::new(thread.as_str(), "r", RunOutcome::Success, state),
+                    RunEnding::new(thread.as_str(), "r", RunEndKind::Success, state),
                 )
                 .await
         }));
