@@ -2,7 +2,7 @@
 //! scenario takes the agent to test from a factory `(provider, max_steps) -> agent`
 //! ([`super::agent`] on the adapter's model).
 
-use ag_ui_client::{RunEndKind, RunOptions};
+use ag_ui_client::{RunOptions, RunOutcome};
 use ag_ui_core::{Message, ToolMessage};
 use ag_ui_server::Agent;
 use serde_json::{Value, json};
@@ -119,7 +119,7 @@ pub async fn parallel_tool_calls<A: Agent>(make: impl Factory<A>) -> Vec<Value> 
         ])
     );
     match &end.outcome {
-        Some(RunEndKind::Success {
+        Some(RunOutcome::Success {
             pending_tool_call_ids,
             ..
         }) => assert_eq!(pending_tool_call_ids.len(), 2),

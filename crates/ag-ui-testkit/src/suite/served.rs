@@ -142,7 +142,7 @@ pub fn agent<M: CompletionModel>(model: M, max_steps: usize) -> ModelAgent<M> {
 
 /// Reads a run of the workspace's client to its end: the events delivered (as JSON) and
 /// how the run ended.
-pub async fn drain(mut stream: ag_ui_client::HttpRun<'_>) -> (Vec<Value>, ag_ui_client::RunEnding) {
+pub async fn drain(mut stream: ag_ui_client::HttpRun<'_>) -> (Vec<Value>, ag_ui_client::RunEnd) {
     use futures_util::StreamExt;
     let mut events = Vec::new();
     let end = tokio::time::timeout(LIMIT, async {
