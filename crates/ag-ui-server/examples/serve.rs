@@ -101,8 +101,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         };
         match arg.as_str() {
             "-h" | "--help" => {
-                print!(
-                    "{HELP}{}-h, --help               this text\n",
+                println!(
+                    "{HELP}{}-h, --help               this text",
                     threads_options::HELP
                 );
                 return Ok(());

@@ -94,8 +94,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             "--client-bundle" => bundle = Some(value("--client-bundle")?),
             "--log-runs" => log_runs = true,
             "-h" | "--help" => {
-                print!(
-                    "{HELP}{}-h, --help               this text\n",
+                println!(
+                    "{HELP}{}-h, --help               this text",
                     threads_options::HELP
                 );
                 return Ok(());
