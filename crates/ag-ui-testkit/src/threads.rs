@@ -22,9 +22,9 @@ use ag_ui_server::threads::{
 use serde_json::{Value, json};
 
 /// A suite case's future.
-pub type CaseFuture<'a> = Pin<Box<dyn Future<Output = ()> + 'a>>;
+pub type ThreadStoreCaseFuture<'a> = Pin<Box<dyn Future<Output = ()> + 'a>>;
 /// A suite case.
-pub type Case = for<'a> fn(&'a dyn ThreadStore) -> CaseFuture<'a>;
+pub type ThreadStoreCase = for<'a> fn(&'a dyn ThreadStore) -> ThreadStoreCaseFuture<'a>;
 
 /// Makes one test per suite case, each on the store its `make` expression gives (an
 /// async expression evaluated anew for each test: a fresh, empty store).
@@ -54,7 +54,7 @@ macro_rules! thread_store_suite {
 }
 
 /// Every case, by name, in the order the macro lists them.
-pub const CASES: &[(&str, Case)] = &[
+pub const CASES: &[(&str, ThreadStoreCase)] = &[
     ("fold_round_trip", |s| Box::pin(fold_round_trip(s))),
     ("runs_are_recorded", |s| Box::pin(runs_are_recorded(s))),
     ("a_run_id_is_unique_per_thread", |s| {
