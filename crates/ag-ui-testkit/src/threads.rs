@@ -22,9 +22,9 @@ use ag_ui_server::threads::{
 use serde_json::{Value, json};
 
 /// A suite case's future.
-pub type CaseFuture<'a> = Pin<Box<dyn Future<Output = ()> + 'a>>;
+pub type ThreadStoreCaseFuture<'a> = Pin<Box<dyn Future<Output = ()> + 'a>>;
 /// A suite case.
-pub type Case = for<'a> fn(&'a dyn ThreadStore) -> CaseFuture<'a>;
+pub type ThreadStoreCase = for<'a> fn(&'a dyn ThreadStore) -> ThreadStoreCaseFuture<'a>;
 
 /// Makes one test per suite case, each on the store its `make` expression gives (an
 /// async expression evaluated anew for each test: a fresh, empty store).
@@ -40,7 +40,8 @@ macro_rules! thread_store_suite {
             a_later_run_keeps_its_fold, checkpoints, end_of_an_unknown_run,
             list_pages_without_dup_or_gap, list_by_archived_flag, list_by_metadata,
             an_invalid_cursor_is_refused, update, delete, lose_run, lose_stale_runs,
-            expire_archived, principals_are_apart, hostile_ids_are_plain_data);
+            expire_archived, principals_are_apart, hostile_ids_are_plain_data,
+            concurrent_runs_on_one_thread);
     };
     (@cases $make:expr; $($case:ident),* $(,)?) => {
         $(
@@ -54,7 +55,7 @@ macro_rules! thread_store_suite {
 }
 
 /// Every case, by name, in the order the macro lists them.
-pub const CASES: &[(&str, Case)] = &[
+pub const CASES: &[(&str, ThreadStoreCase)] = &[
     ("fold_round_trip", |s| Box::pin(fold_round_trip(s))),
     ("runs_are_recorded", |s| Box::pin(runs_are_recorded(s))),
     ("a_run_id_is_unique_per_thread", |s| {
@@ -1000,5 +1001,54 @@ pub async fn hostile_ids_are_plain_data(store: &dyn ThreadStore) {
     assert_eq!(
         ids(store, owner, &ThreadQuery::new()).await.len(),
         hostile.len() - 1
+    );
+}
+
+/// 20 runs of one thread begun and ended at once: every one is recorded, each with its
+/// own place, and the thread keeps the fold of the run that started last (its end is
+/// the only one no later run overrides).
+pub async fn concurrent_runs_on_one_thread(store: &dyn ThreadStore) {
+    const N: i64 = 20;
+    let runs = (0..N).map(|i| async move {
+        let run = format!("r{i}");
+        store
+            .begin_run(
+                ALICE,
+                RunStart::new("t", run.as_str(), vec![], fold(&run, i)),
+            )
+            .await
+            .unwrap_or_else(|e| panic!("begin {run}: {e}"));
+        store
+            .checkpoint(ALICE, "t", &run, &fold(&run, i))
+            .await
+            .unwrap_or_else(|e| panic!("checkpoint {run}: {e}"));
+        store
+            .end_run(
+                ALICE,
+                RunEnd::new("t", run.as_str(), RunOutcome::Success, fold(&run, i)),
+            )
+            .await
+            .unwrap_or_else(|e| panic!("end {run}: {e}"));
+    });
+    futures_util::future::join_all(runs).await;
+    let back = get(store, ALICE, "t").await;
+    assert_eq!(back.summary.run_count, N as u64);
+    assert_eq!(back.runs.len(), N as usize);
+    assert!(back.runs.iter().all(|r| r.status == RunStatus::Ended));
+    let mut ids: Vec<&str> = back.runs.iter().map(|r| r.run_id.as_str()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), N as usize);
+    let last = back
+        .runs
+        .last()
+        .map(|r| r.run_id.clone())
+        .unwrap_or_default();
+    assert_eq!(back.summary.last_run.map(|r| r.run_id), Some(last.clone()));
+    let n: i64 = last[1..].parse().unwrap_or_else(|e| panic!("{last}: {e}"));
+    assert_eq!(
+        back.thread.state(),
+        &json!({ "n": n }),
+        "the last run is {last}"
     );
 }

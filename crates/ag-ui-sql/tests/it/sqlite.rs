@@ -198,3 +198,59 @@ async fn a_relative_path_is_relative_to_the_working_directory() {
     assert!(dir.0.join("nested-missing.db").is_file());
     assert!(store.thread(None, "t").await.unwrap().is_none());
 }
+
+#[tokio::test]
+async fn a_list_page_is_a_range_of_the_list_index() {
+    let store = fresh().await;
+    let plan: Vec<String> = sqlx::query(
+        "EXPLAIN QUERY PLAN SELECT thread_id FROM ag_ui_threads WHERE owner = 'a'
+         AND archived = 0 ORDER BY updated_at DESC, thread_id DESC LIMIT 21",
+    )
+    .fetch_all(store.store.pool())
+    .await
+    .unwrap()
+    .iter()
+    .map(|r| sqlx::Row::get::<String, _>(r, "detail"))
+    .collect();
+    assert!(
+        plan.iter().any(|l| l.contains("ag_ui_threads_list")),
+        "{plan:#?}"
+    );
+    assert!(!plan.iter().any(|l| l.contains("TEMP B-TREE")), "{plan:#?}");
+}
+
+#[tokio::test]
+async fn a_write_that_meets_another_process_lock_is_tried_again() {
+    use ag_ui_server::threads::ThreadStoreError;
+    use std::time::Duration;
+    let dir = RemoveOnDrop(temp_dir("sqlite"));
+    let url = format!("sqlite://{}", dir.0.join("threads.db").display());
+    let quick = SqlConfig::new().busy_timeout(Duration::from_millis(20));
+    let once = SqliteThreads::connect_with(&url, quick.clone().retries(0))
+        .await
+        .unwrap();
+    let patient = SqliteThreads::connect_with(
+        &url,
+        quick.retries(12).retry_backoff(Duration::from_millis(20)),
+    )
+    .await
+    .unwrap();
+    // Another process's write transaction holds the file.
+    let mut other = SqliteConnection::connect(&url).await.unwrap();
+    sqlx::query("BEGIN IMMEDIATE")
+        .execute(&mut other)
+        .await
+        .unwrap();
+    let start = |run: &str| RunStart::new("t", run, vec![], ag_ui_core::ThreadState::new());
+    let r = once.begin_run(None, start("r1")).await;
+    assert!(matches!(r, Err(ThreadStoreError::Backend(_))), "{r:?}");
+    let release = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        sqlx::query("COMMIT").execute(&mut other).await.unwrap();
+    });
+    patient.begin_run(None, start("r2")).await.unwrap();
+    release.await.unwrap();
+    let back = patient.thread(None, "t").await.unwrap().unwrap();
+    assert_eq!(back.runs.len(), 1);
+    assert_eq!(back.runs[0].run_id, "r2");
+}
