@@ -1025,7 +1025,7 @@ pub async fn concurrent_runs_on_one_thread(store: &dyn ThreadStore) {
         store
             .end_run(
                 ALICE,
-                RunEnd::new("t", run.as_str(), RunOutcome::Success, fold(&run, i)),
+                RunEnding::new("t", run.as_str(), RunEndKind::Success, fold(&run, i)),
             )
             .await
             .unwrap_or_else(|e| panic!("end {run}: {e}"));
