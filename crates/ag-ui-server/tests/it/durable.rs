@@ -251,6 +251,7 @@ async fn a_sigkill_mid_run_loses_no_finished_run_and_marks_the_unfinished_one_lo
     let messages = after["messages"].as_array().unwrap();
     let kept = finished["messages"].as_array().unwrap();
     assert_eq!(messages[..kept.len()], kept[..], "{after:#}");
+    assert_eq!(messages[kept.len()]["id"], "thread-k-user-2", "{after:#}");
     assert_eq!(after["state"], finished["state"]);
     assert_eq!(
         after["end"],
