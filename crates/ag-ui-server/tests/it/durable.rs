@@ -363,3 +363,50 @@ async fn the_web_demo_with_threads_serves_its_conversation_after_a_restart() {
     let page = client().get(server.url()).send().await.unwrap();
     assert_eq!(page.status(), 200);
 }
+
+#[test]
+fn the_threads_and_bearer_options_refuse_what_they_cannot_use() {
+    let dir = temp_dir("threads-options");
+    for (args, says) in [
+        (
+            &["--threads", "mysql://db/x"][..],
+            "--threads: expected a postgres://",
+        ),
+        (&["--threads"][..], "--threads needs a URL"),
+        (
+            &["--bearer", "no-principal"][..],
+            "--bearer: expected TOKEN=PRINCIPAL",
+        ),
+        (
+            &["--bearer", "s3cret="][..],
+            "--bearer: a bearer token's principal is empty",
+        ),
+        (
+            &["--bearer", "two words=ann"][..],
+            "is empty or not a b64token",
+        ),
+        (
+            &["--threads", "sqlite://no-such-dir/threads.db"][..],
+            "--threads: sqlite://no-such-dir/threads.db",
+        ),
+    ] {
+        for example in [serve_example(), web_example()] {
+            let out = std::process::Command::new(&example)
+                .current_dir(&dir)
+                .arg("127.0.0.1:0")
+                .args(args)
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(!out.status.success(), "{args:?}: {}", example.display());
+            assert!(stderr.contains(says), "{args:?}: {stderr}");
+            assert!(out.stdout.is_empty(), "{args:?}: it bound an address");
+        }
+    }
+    // No token is ever repeated in an error.
+    let out = std::process::Command::new(serve_example())
+        .args(["--bearer", "s3cret&=ann"])
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("s3cret"));
+}
