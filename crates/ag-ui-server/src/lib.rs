@@ -15,6 +15,8 @@ mod guard;
 mod negotiate;
 mod request;
 pub mod resume;
+mod runstats;
+pub mod telemetry;
 
 #[cfg(feature = "axum")]
 #[cfg_attr(docsrs, doc(cfg(feature = "axum")))]
@@ -28,6 +30,12 @@ pub mod runs;
 #[cfg(feature = "serve")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serve")))]
 pub mod serve;
+#[cfg(feature = "metrics")]
+#[cfg_attr(docsrs, doc(cfg(feature = "metrics")))]
+pub mod metrics;
+#[cfg(feature = "otel")]
+#[cfg_attr(docsrs, doc(cfg(feature = "otel")))]
+pub mod otel;
 #[cfg(feature = "tower")]
 mod service;
 #[cfg(feature = "tower")]
