@@ -227,7 +227,10 @@ impl Metrics {
                 ("gen_ai_provider_name", provider.clone()),
                 (
                     "error_type",
-                    call.error_type.map(error_code_label).unwrap_or("").to_owned(),
+                    call.error_type
+                        .map(error_code_label)
+                        .unwrap_or("")
+                        .to_owned(),
                 ),
             ])
             .observe(call.duration.as_secs_f64());
@@ -260,8 +263,7 @@ impl Metrics {
     /// The answer of `GET /metrics` (405 for another method).
     pub(crate) fn answer(&self, method: &http::Method) -> http::Response<SseBody> {
         if method != http::Method::GET && method != http::Method::HEAD {
-            let mut response =
-                crate::Rejection::method_not_allowed(method.as_str()).to_response();
+            let mut response = crate::Rejection::method_not_allowed(method.as_str()).to_response();
             response.headers_mut().insert(
                 http::header::ALLOW,
                 http::HeaderValue::from_static("GET, HEAD"),
@@ -289,9 +291,7 @@ impl RunObserver for Metrics {
             .get_or_create(&[("type", event_type.as_str())])
             .inc();
         if let Some(first) = first {
-            self.inner
-                .time_to_first_event
-                .observe(first.as_secs_f64());
+            self.inner.time_to_first_event.observe(first.as_secs_f64());
         }
     }
 

@@ -156,10 +156,7 @@ impl RunStats {
         if !std::mem::replace(&mut self.open, false) {
             return;
         }
-        let (outcome, code) = self
-            .outcome
-            .clone()
-            .unwrap_or((Outcome::Cancelled, None));
+        let (outcome, code) = self.outcome.clone().unwrap_or((Outcome::Cancelled, None));
         let duration = self.started.elapsed();
         if let Some(o) = &self.observer {
             o.run_ended(outcome, code.as_deref(), duration);

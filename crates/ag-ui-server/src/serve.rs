@@ -661,8 +661,8 @@ where
                 #[cfg(feature = "tracing")]
                 if !std::mem::replace(&mut at_limit, true) {
                     tracing::warn!(
-                    max_connections = config.max_connections,
-                    "AG-UI server at its connection limit: new connections wait"
+                        max_connections = config.max_connections,
+                        "AG-UI server at its connection limit: new connections wait"
                     );
                 }
                 #[cfg(not(feature = "tracing"))]
