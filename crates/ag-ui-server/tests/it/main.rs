@@ -14,6 +14,8 @@ mod disconnect;
 mod guard;
 mod http;
 mod layout;
+#[cfg(feature = "metrics")]
+mod metrics;
 mod negotiate;
 mod network;
 mod observe;
@@ -22,3 +24,4 @@ mod routes;
 mod runs;
 mod streaming;
 mod support;
+mod telemetry;
