@@ -469,8 +469,10 @@ impl TurnState {
     ) {
         let usage = self.reported.as_ref();
         if let Some(u) = usage {
-            span.record("gen_ai.usage.input_tokens", u.prompt_tokens);
-            span.record("gen_ai.usage.output_tokens", u.completion_tokens);
+            // Signed: OpenTelemetry's integer attributes are `i64`.
+            let signed = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+            span.record("gen_ai.usage.input_tokens", signed(u.prompt_tokens));
+            span.record("gen_ai.usage.output_tokens", signed(u.completion_tokens));
             if let Some(m) = u.model.as_deref() {
                 span.record("gen_ai.response.model", m);
             }

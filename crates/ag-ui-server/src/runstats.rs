@@ -165,10 +165,10 @@ impl RunStats {
         {
             let error_code = code.as_deref().unwrap_or("");
             if let Some(n) = self.input_tokens {
-                span.record("gen_ai.usage.input_tokens", n);
+                span.record("gen_ai.usage.input_tokens", as_i64(n));
             }
             if let Some(n) = self.output_tokens {
-                span.record("gen_ai.usage.output_tokens", n);
+                span.record("gen_ai.usage.output_tokens", as_i64(n));
             }
             span.record("agui.outcome", outcome.as_str());
             if outcome == Outcome::Error {
@@ -191,6 +191,12 @@ impl RunStats {
         #[cfg(not(feature = "tracing"))]
         let _ = ids;
     }
+}
+
+/// `n` as an `i64` (OpenTelemetry's integer attributes are signed), saturating.
+#[cfg(feature = "tracing")]
+fn as_i64(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
 }
 
 /// The `RUN_ERROR` codes the SDK's crates emit: the values an `error_code` label takes

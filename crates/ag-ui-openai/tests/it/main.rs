@@ -26,6 +26,8 @@ fn model(provider: &Provider) -> OpenAiModel {
     OpenAiModel::new(Client::with_config(config), MODEL)
 }
 
+mod observability;
+
 mod suite {
     ag_ui_testkit::model_agent_suite!(super::model);
 }
