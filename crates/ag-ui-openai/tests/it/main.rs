@@ -26,6 +26,7 @@ fn model(provider: &Provider) -> OpenAiModel {
     OpenAiModel::new(Client::with_config(config), MODEL)
 }
 
+mod example;
 mod observability;
 
 mod suite {

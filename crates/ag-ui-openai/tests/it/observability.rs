@@ -20,13 +20,13 @@ use tracing_subscriber::layer::SubscriberExt;
 use super::model;
 
 /// A loopback OTLP/HTTP collector on a thread of its own: it keeps every span it receives.
-struct Collector {
-    url: String,
-    spans: Arc<Mutex<Vec<Span>>>,
+pub(crate) struct Collector {
+    pub(crate) url: String,
+    pub(crate) spans: Arc<Mutex<Vec<Span>>>,
 }
 
 impl Collector {
-    fn start() -> Collector {
+    pub(crate) fn start() -> Collector {
         let spans: Arc<Mutex<Vec<Span>>> = Arc::default();
         let kept = Arc::clone(&spans);
         let (tx, rx) = std::sync::mpsc::channel();
@@ -65,7 +65,7 @@ impl Collector {
     }
 }
 
-fn attributes(span: &Span) -> BTreeMap<String, Value> {
+pub(crate) fn attributes(span: &Span) -> BTreeMap<String, Value> {
     span.attributes
         .iter()
         .map(|kv| {
@@ -274,6 +274,6 @@ fn runs_are_exported_as_genai_spans_counted_and_provider_failures_logged() {
     );
 }
 
-fn hex(bytes: &[u8]) -> String {
+pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
