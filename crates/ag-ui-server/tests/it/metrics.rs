@@ -167,3 +167,39 @@ async fn without_metrics_there_is_no_metrics_route() {
         .unwrap();
     assert_eq!(scrape.status(), 404);
 }
+
+#[tokio::test]
+async fn joins_and_store_errors_are_counted() {
+    use ag_ui_server::runs::{MemoryStore, Runs};
+    let metrics = Metrics::new();
+    let service = AgentService::new(ContextAgent::new(scripted))
+        .runs(Runs::new(MemoryStore::new()))
+        .metrics(metrics.clone());
+    let server = serve(service).await;
+    let response = post(&server, &input("ok-join", serde_json::json!({}))).await;
+    let _ = response.bytes().await.unwrap();
+    for _ in 0..2 {
+        let joined = client()
+            .get(server.events_url("ok-join"))
+            .header("accept", "text/event-stream")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(joined.status(), 200);
+        let _ = joined.bytes().await.unwrap();
+    }
+    let missing = client()
+        .get(server.events_url("no-such-run"))
+        .header("accept", "text/event-stream")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(missing.status(), 404);
+    metrics.store_error("runs", "append");
+    let s = samples(&metrics.encode());
+    assert_eq!(s["agui_run_joins_total"], 3.0);
+    assert_eq!(s[r#"agui_http_requests_total{route="join",status="200"}"#], 2.0);
+    assert_eq!(s[r#"agui_http_requests_total{route="join",status="404"}"#], 1.0);
+    assert_eq!(s[r#"agui_store_errors_total{store="runs",op="append"}"#], 1.0);
+    assert_eq!(s["agui_runs_started_total"], 1.0);
+}
