@@ -240,7 +240,10 @@ impl<A: Agent> AgentService<A> {
         let answer = tracing::Instrument::instrument(answer, span.clone());
         let mut response = answer.await;
         #[cfg(feature = "tracing")]
-        span.record("http.response.status_code", response.status().as_u16());
+        span.record(
+            "http.response.status_code",
+            i64::from(response.status().as_u16()),
+        );
         #[cfg(feature = "metrics")]
         if let Some(metrics) = &self.config.metrics {
             metrics.http_request(route, response.status().as_u16());

@@ -176,6 +176,11 @@ fn runs_are_exported_as_genai_spans_counted_and_provider_failures_logged() {
     let request = by_name("POST start");
     assert_eq!(request.len(), 1, "{names:?}");
     assert_eq!(hex(&request[0].parent_span_id), "b7ad6b7169203331");
+    let request_attributes = attributes(request[0]);
+    assert_eq!(request_attributes["http.request.method"], "POST");
+    assert_eq!(request_attributes["http.route"], "start");
+    assert_eq!(request_attributes["http.response.status_code"], 200);
+    assert_eq!(request_attributes["request_id"].as_str().unwrap().len(), 32);
     let run = by_name("invoke_agent weather");
     assert_eq!(run.len(), 1, "{names:?}");
     assert_eq!(run[0].parent_span_id, request[0].span_id);
@@ -185,6 +190,8 @@ fn runs_are_exported_as_genai_spans_counted_and_provider_failures_logged() {
     assert_eq!(run_attributes["gen_ai.conversation.id"], "t-obs");
     assert_eq!(run_attributes["gen_ai.usage.input_tokens"], 41);
     assert_eq!(run_attributes["gen_ai.usage.output_tokens"], 9);
+    assert_eq!(run_attributes["agui.outcome"], "success");
+    assert_eq!(run_attributes["thread_id"], "t-obs");
     let chats = by_name("chat gpt-test");
     assert_eq!(chats.len(), 2, "{names:?}");
     for chat in &chats {
@@ -211,6 +218,7 @@ fn runs_are_exported_as_genai_spans_counted_and_provider_failures_logged() {
     assert_eq!(tool["gen_ai.operation.name"], "execute_tool");
     assert_eq!(tool["gen_ai.tool.name"], "get_weather");
     assert_eq!(tool["gen_ai.tool.call.id"], "call_w");
+    assert_eq!(tool["gen_ai.tool.type"], "function");
 
     // The failed call's span has the error type.
     let failed: Vec<BTreeMap<String, Value>> = spans

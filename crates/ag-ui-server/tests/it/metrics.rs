@@ -198,8 +198,17 @@ async fn joins_and_store_errors_are_counted() {
     metrics.store_error("runs", "append");
     let s = samples(&metrics.encode());
     assert_eq!(s["agui_run_joins_total"], 3.0);
-    assert_eq!(s[r#"agui_http_requests_total{route="join",status="200"}"#], 2.0);
-    assert_eq!(s[r#"agui_http_requests_total{route="join",status="404"}"#], 1.0);
-    assert_eq!(s[r#"agui_store_errors_total{store="runs",op="append"}"#], 1.0);
+    assert_eq!(
+        s[r#"agui_http_requests_total{route="join",status="200"}"#],
+        2.0
+    );
+    assert_eq!(
+        s[r#"agui_http_requests_total{route="join",status="404"}"#],
+        1.0
+    );
+    assert_eq!(
+        s[r#"agui_store_errors_total{store="runs",op="append"}"#],
+        1.0
+    );
     assert_eq!(s["agui_runs_started_total"], 1.0);
 }
