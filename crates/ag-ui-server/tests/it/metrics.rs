@@ -212,3 +212,41 @@ async fn joins_and_store_errors_are_counted() {
     );
     assert_eq!(s["agui_runs_started_total"], 1.0);
 }
+
+/// The `serve` example with `--metrics` (built with the `metrics` and `logging` features).
+#[cfg(feature = "logging")]
+#[tokio::test]
+async fn the_serve_example_answers_metrics_with_the_flag() {
+    use ag_ui_testkit::process::{ServeProcess, example_binary};
+    let binary = example_binary("serve", "ag-ui-server");
+    let serve = ServeProcess::start(
+        binary,
+        "127.0.0.1:0",
+        &["--metrics", "--log-format", "json"],
+    );
+    let url = serve.url();
+    let response = client()
+        .post(&url)
+        .header("content-type", "application/json")
+        .header("accept", "text/event-stream")
+        .body(serde_json::to_vec(&input("run-1", serde_json::json!({}))).unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let _ = response.bytes().await.unwrap();
+    let text = client()
+        .get(format!("{url}metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let s = samples(&text);
+    assert_eq!(s["agui_runs_started_total"], 1.0);
+    assert_eq!(
+        s[r#"agui_runs_ended_total{outcome="success",error_code=""}"#],
+        1.0
+    );
+}
