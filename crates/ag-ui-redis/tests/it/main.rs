@@ -10,5 +10,6 @@
 mod both;
 mod failure;
 mod integrity;
+mod observe;
 mod soak;
 mod support;
