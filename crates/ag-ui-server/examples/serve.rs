@@ -191,8 +191,9 @@ mod observe {
 
     #[cfg(feature = "logging")]
     pub(crate) type Logging = ag_ui_server::logging::Logging;
+    /// Nothing to keep without the `logging` feature.
     #[cfg(not(feature = "logging"))]
-    pub(crate) type Logging = ();
+    pub(crate) struct Logging;
 
     /// The stderr subscriber (and, with `otel`, the span export).
     #[cfg(feature = "logging")]
@@ -206,7 +207,7 @@ mod observe {
     pub(crate) fn install(format: Option<&str>) -> Result<Logging, Error> {
         match format {
             Some(_) => Err("--log-format needs the logging feature (--features logging)".into()),
-            None => Ok(()),
+            None => Ok(Logging),
         }
     }
 
@@ -215,7 +216,7 @@ mod observe {
         #[cfg(feature = "logging")]
         logging.shutdown();
         #[cfg(not(feature = "logging"))]
-        let () = logging;
+        let Logging = logging;
     }
 
     /// `service` with metrics when `on`.

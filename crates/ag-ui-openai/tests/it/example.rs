@@ -60,8 +60,8 @@ async fn run(url: &str, run: &str, traceparent: Option<&str>) -> Value {
     let text = response.text().await.unwrap();
     let last = text
         .lines()
-        .filter_map(|l| l.strip_prefix("data: "))
-        .last()
+        .rev()
+        .find_map(|l| l.strip_prefix("data: "))
         .unwrap();
     serde_json::from_str(last).unwrap()
 }
