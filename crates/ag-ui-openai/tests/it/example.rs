@@ -234,3 +234,79 @@ async fn openai_agent_logs_counts_and_exports_what_its_runs_do() {
         .unwrap();
     assert_eq!(attributes(tool)["gen_ai.tool.call.id"], "call_t");
 }
+
+/// Debian's `prometheus` scraping the running example: after a known set of runs its query
+/// API reports the runs by outcome and the tokens the provider returned.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn prometheus_scraping_openai_agent_reports_the_runs_and_tokens() {
+    use ag_ui_testkit::prometheus::PrometheusServer;
+    let provider = Provider::start(vec![
+        answer(10, 2),
+        refusal(),
+        answer(20, 3),
+        answer(30, 4),
+        refusal(),
+        answer(40, 5),
+    ])
+    .await;
+    let mut child = Command::new(example_binary("openai_agent", "ag-ui-openai"))
+        .args(["127.0.0.1:0", "--metrics"])
+        .env("OPENAI_BASE_URL", provider.base_url())
+        .env("OPENAI_API_KEY", "sk-example-secret")
+        .env("OPENAI_MODEL", "gpt-test")
+        .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let _example = Example(child);
+    let mut addr = String::new();
+    std::io::BufReader::new(stdout)
+        .read_line(&mut addr)
+        .unwrap();
+    let addr = addr.trim().to_owned();
+    let url = format!("http://{addr}/");
+    for i in 0..6 {
+        let _ = run(&url, &format!("p-{i}"), None).await;
+    }
+    let prometheus = PrometheusServer::start(&addr, "/metrics");
+    // The value of `promql` once Prometheus has scraped it (bounded wait).
+    let value = |promql: &'static str| {
+        let query = prometheus.query_url(promql);
+        async move {
+            let started = Instant::now();
+            loop {
+                let answer: Value = match reqwest_client().get(&query).send().await {
+                    Ok(r) => r.json().await.unwrap_or(Value::Null),
+                    Err(_) => Value::Null,
+                };
+                if let Some(v) = answer["data"]["result"][0]["value"][1].as_str() {
+                    return v.parse::<f64>().unwrap();
+                }
+                assert!(
+                    started.elapsed() < LIMIT * 3,
+                    "prometheus has no {promql}: {answer}"
+                );
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+        }
+    };
+    assert_eq!(
+        value(r#"agui_runs_ended_total{outcome="success",error_code=""}"#).await,
+        4.0
+    );
+    assert_eq!(
+        value(r#"agui_runs_ended_total{outcome="error",error_code="provider_error"}"#).await,
+        2.0
+    );
+    assert_eq!(value("agui_runs_started_total").await, 6.0);
+    assert_eq!(
+        value(r#"sum(gen_ai_client_token_usage_sum{gen_ai_token_type="input"})"#).await,
+        100.0
+    );
+    assert_eq!(
+        value(r#"sum(gen_ai_client_token_usage_sum{gen_ai_token_type="output"})"#).await,
+        14.0
+    );
+}
