@@ -54,7 +54,12 @@ impl<M> Clone for Settings<M> {
 /// (`RUN_FINISHED` with `pendingToolCallIds`), and the UI sends its result with the next
 /// run. A history the provider would refuse (a call without a result, arguments that are
 /// not JSON) is repaired for the request (`ag_ui_core::provider_history`) and each repair
-/// logged at warn. Cheap to clone.
+/// logged at warn. Each model call runs in a `tracing` span `chat` (exported as
+/// `chat {model}` with the OpenTelemetry GenAI attributes), each backend tool call in one
+/// named `execute_tool`; a provider failure is logged at warn with the provider's status and
+/// message; each call is reported to the run's
+/// [`ModelCallHook`](ag_ui_server::telemetry::ModelCallHook) when the server installed one
+/// (its metrics). Cheap to clone.
 pub struct ModelAgent<M> {
     pub(crate) inner: Arc<Settings<M>>,
 }

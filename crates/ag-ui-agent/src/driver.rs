@@ -3,15 +3,19 @@
 
 use std::future::Future;
 use std::pin::pin;
+use std::time::Instant;
 
 use ag_ui_builders::{ModelChunk, ProviderUsage, RunEmitter, SequentialIds, tool_call};
 use ag_ui_core::{
     AssistantMessage, HistoryRepair, Message, RunAgentInput, ToolCall, ToolCallId, ToolMessage,
     provider_history,
 };
+use ag_ui_server::telemetry::{ModelCall, ModelCallHook};
 use ag_ui_server::{Agent, AgentStream, Cancellation, EmitError, Emitter, RunContext, emit};
 use futures_util::StreamExt;
 use futures_util::future::{Either, select};
+use tracing::Instrument;
+use tracing::field::Empty;
 
 use crate::agent::{CODE_STEP_LIMIT, ModelAgent, UNMAPPED_EVENT};
 use crate::model::{
@@ -45,8 +49,9 @@ impl<M: CompletionModel> ModelAgent<M> {
         if let Some(state) = input.state.clone() {
             run = run.with_state_baseline(state);
         }
+        let hook = context.extensions().get::<ModelCallHook>().cloned();
         emit(run, move |mut run| async move {
-            drive(&agent, &mut run, &input, &tool_context).await
+            drive(&agent, &mut run, &input, &tool_context, hook.as_ref()).await
         })
     }
 }
@@ -98,6 +103,7 @@ async fn drive<M: CompletionModel>(
     run: &mut Emitter,
     input: &RunAgentInput,
     ctx: &ToolContext,
+    hook: Option<&ModelCallHook>,
 ) -> Result<(), EmitError> {
     let settings = &agent.inner;
     let cancel = ctx.cancellation();
@@ -120,8 +126,20 @@ async fn drive<M: CompletionModel>(
             }
             request
         };
-        let stream = settings.model.stream(request);
-        let Some(turn) = model_turn(stream, run, cancel).await? else {
+        let model = settings.model.model_name();
+        let provider = settings.model.provider_name();
+        let span = chat_span(provider, model);
+        let started = Instant::now();
+        let mut state = TurnState::default();
+        let stream = {
+            let _entered = span.enter();
+            settings.model.stream(request)
+        };
+        let turn = model_turn(stream, run, cancel, &mut state)
+            .instrument(span.clone())
+            .await;
+        state.record(&span, provider, model, started, hook);
+        let Some(turn) = turn? else {
             return Ok(());
         };
         if turn.calls.is_empty() {
@@ -163,11 +181,26 @@ async fn answer<M: CompletionModel>(
     for call in calls {
         let name = call.function.name.as_str();
         let answer = if tools.contains(name) {
+            let span = tracing::info_span!(
+                "execute_tool",
+                otel.name = %format!("execute_tool {name}"),
+                gen_ai.operation.name = "execute_tool",
+                gen_ai.tool.name = name,
+                gen_ai.tool.call.id = call.id.as_str(),
+                gen_ai.tool.type = "function",
+                error.type = Empty,
+                otel.status_code = Empty,
+            );
             let answered = until_cancelled(
                 ctx.cancellation(),
                 tools.call(name, &call.function.arguments, ctx.clone()),
             )
+            .instrument(span.clone())
             .await;
+            if let Some(ToolAnswer::Error(_)) = &answered {
+                span.record("error.type", "tool_error");
+                span.record("otel.status_code", "ERROR");
+            }
             emit_state(run, ctx).await?;
             match answered {
                 Some(answer) => answer,
@@ -236,8 +269,8 @@ async fn model_turn(
     mut stream: crate::model::ModelStream,
     run: &mut Emitter,
     cancel: &Cancellation,
+    turn: &mut TurnState,
 ) -> Result<Option<Turn>, EmitError> {
-    let mut turn = TurnState::default();
     loop {
         let Some(next) = until_cancelled(cancel, stream.next()).await else {
             run.emit(RunEmitter::cancel).await?;
@@ -252,6 +285,13 @@ async fn model_turn(
                 }
             }
             Some(Err(e)) => {
+                tracing::warn!(
+                    status = e.status(),
+                    code = e.code(),
+                    provider_message = e.detail().unwrap_or(""),
+                    "model provider call failed: {}",
+                    e.message()
+                );
                 run.emit(|r| turn.fail(r, &e)).await?;
                 return Ok(None);
             }
@@ -270,6 +310,33 @@ struct TurnState {
     usage: Option<ProviderUsage>,
     /// The run was ended with `RUN_ERROR`.
     failed: bool,
+    /// The call's usage as reported (kept after `usage` is handed to the run).
+    reported: Option<ProviderUsage>,
+    /// The code the call failed with.
+    error: Option<&'static str>,
+}
+
+/// The span of one model call (`chat {model}`), with the GenAI attributes known before it.
+fn chat_span(provider: &str, model: &str) -> tracing::Span {
+    let name = if model.is_empty() {
+        "chat".to_owned()
+    } else {
+        format!("chat {model}")
+    };
+    tracing::info_span!(
+        "chat",
+        otel.name = %name,
+        otel.kind = "client",
+        gen_ai.operation.name = "chat",
+        gen_ai.provider.name = provider,
+        gen_ai.request.model = model,
+        gen_ai.response.model = Empty,
+        gen_ai.usage.input_tokens = Empty,
+        gen_ai.usage.output_tokens = Empty,
+        gen_ai.response.finish_reasons = Empty,
+        error.type = Empty,
+        otel.status_code = Empty,
+    )
 }
 
 impl TurnState {
@@ -330,7 +397,10 @@ impl TurnState {
                     r.tool_call_end(id.clone())?;
                 }
             }
-            ModelEvent::Usage(usage) => self.usage = Some(usage),
+            ModelEvent::Usage(usage) => {
+                self.reported = Some(usage.clone());
+                self.usage = Some(usage);
+            }
             ModelEvent::Finish(finish) => self.finish = Some(finish),
             _ => {}
         }
@@ -344,6 +414,7 @@ impl TurnState {
         error: &ModelError,
     ) -> Result<(), ag_ui_builders::BuildError> {
         self.failed = true;
+        self.error = Some(error.code());
         if let Some(u) = self.usage.take() {
             r.usage(u);
         }
@@ -383,6 +454,49 @@ impl TurnState {
             text: std::mem::take(&mut self.text),
             calls,
         }))
+    }
+}
+
+impl TurnState {
+    /// Records the call on its span and hands it to the metrics hook.
+    fn record(
+        &self,
+        span: &tracing::Span,
+        provider: &str,
+        model: &str,
+        started: Instant,
+        hook: Option<&ModelCallHook>,
+    ) {
+        let usage = self.reported.as_ref();
+        if let Some(u) = usage {
+            // Signed: OpenTelemetry's integer attributes are `i64`.
+            let signed = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+            span.record("gen_ai.usage.input_tokens", signed(u.prompt_tokens));
+            span.record("gen_ai.usage.output_tokens", signed(u.completion_tokens));
+            if let Some(m) = u.model.as_deref() {
+                span.record("gen_ai.response.model", m);
+            }
+        }
+        if let Some(finish) = self.finish {
+            let reason = match finish {
+                Finish::Stop if !self.calls.is_empty() => "tool_calls",
+                Finish::Stop => "stop",
+                Finish::Length => "length",
+                Finish::ContentFilter => "content_filter",
+            };
+            span.record("gen_ai.response.finish_reasons", format!("[\"{reason}\"]"));
+        }
+        if let Some(code) = self.error {
+            span.record("error.type", code);
+            span.record("otel.status_code", "ERROR");
+        }
+        if let Some(hook) = hook {
+            let mut call = ModelCall::chat(provider, model, started.elapsed());
+            call.input_tokens = usage.map(|u| u.prompt_tokens);
+            call.output_tokens = usage.map(|u| u.completion_tokens);
+            call.error_type = self.error;
+            hook.record(&call);
+        }
     }
 }
 

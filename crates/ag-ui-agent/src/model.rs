@@ -146,6 +146,8 @@ pub enum ModelEvent {
 pub struct ModelError {
     code: &'static str,
     message: String,
+    status: Option<u16>,
+    detail: Option<String>,
 }
 
 impl ModelError {
@@ -157,6 +159,8 @@ impl ModelError {
         Self {
             code: CODE_PROVIDER_ERROR,
             message: message.into(),
+            status: None,
+            detail: None,
         }
     }
 
@@ -166,6 +170,8 @@ impl ModelError {
         Self {
             code: CODE_INCOMPLETE,
             message: "the model provider's stream ended before the model finished".to_owned(),
+            status: None,
+            detail: None,
         }
     }
 
@@ -174,7 +180,36 @@ impl ModelError {
         Self {
             code,
             message: message.into(),
+            status: None,
+            detail: None,
         }
+    }
+
+    /// This error with the provider's HTTP status (logged, never sent to the client).
+    #[must_use]
+    pub fn with_status(mut self, status: u16) -> Self {
+        self.status = Some(status);
+        self
+    }
+
+    /// This error with what the provider said (its error message, logged at warn and never
+    /// sent to the client). The adapter keeps keys and prompts out of it.
+    #[must_use]
+    pub fn with_detail(mut self, detail: impl Into<String>) -> Self {
+        self.detail = Some(detail.into());
+        self
+    }
+
+    /// The provider's HTTP status, when the adapter knows it.
+    #[must_use]
+    pub fn status(&self) -> Option<u16> {
+        self.status
+    }
+
+    /// What the provider said, when the adapter kept it (for the log only).
+    #[must_use]
+    pub fn detail(&self) -> Option<&str> {
+        self.detail.as_deref()
     }
 
     /// The `RUN_ERROR.code`.
@@ -214,4 +249,16 @@ pub trait CompletionModel: Send + Sync + 'static {
     /// Sends `request` and streams the answer. A failure before the answer starts is the
     /// stream's first item.
     fn stream(&self, request: Self::Request) -> ModelStream;
+
+    /// The provider's name, for spans and metrics (`gen_ai.provider.name`: `openai`…);
+    /// `""` by default (unknown).
+    fn provider_name(&self) -> &str {
+        ""
+    }
+
+    /// The model asked for, for spans and metrics (`gen_ai.request.model`); `""` by default
+    /// (unknown).
+    fn model_name(&self) -> &str {
+        ""
+    }
 }

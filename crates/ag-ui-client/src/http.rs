@@ -362,7 +362,24 @@ impl HttpAgent {
             Some(r) if !r.is_empty() => request::check_resume(self.thread.pending_interrupts(), r),
             _ => Ok(()),
         };
-        self.start(input, warnings, check)
+        #[cfg(feature = "otel")]
+        let traceparent = options
+            .traceparent
+            .clone()
+            .or_else(request::current_traceparent);
+        #[cfg(not(feature = "otel"))]
+        let traceparent = options.traceparent.clone();
+        let mut trace = HeaderMap::new();
+        let pairs = [
+            ("traceparent", traceparent.as_deref()),
+            ("tracestate", options.tracestate.as_deref()),
+        ];
+        for (name, value) in pairs {
+            if let Some(value) = value.and_then(|v| HeaderValue::from_str(v).ok()) {
+                trace.insert(name, value);
+            }
+        }
+        self.start_with(input, warnings, check, trace)
     }
 
     /// Sends a user message and runs: [`HttpAgent::add_user_message`] then
@@ -435,13 +452,26 @@ impl HttpAgent {
         warnings: Vec<RunWarning>,
         check: Result<(), ClientError>,
     ) -> HttpRun<'_> {
+        self.start_with(input, warnings, check, HeaderMap::new())
+    }
+
+    /// [`start`](Self::start), with `extra` headers (the trace context) on the request.
+    fn start_with(
+        &mut self,
+        input: RunAgentInput,
+        warnings: Vec<RunWarning>,
+        check: Result<(), ClientError>,
+        extra: HeaderMap,
+    ) -> HttpRun<'_> {
         let run_id = input.run_id.clone();
+        let mut headers = self.headers.clone();
+        headers.extend(extra);
         let request = check
             .and_then(|()| request::encode(&input))
             .and_then(|body| {
                 self.client
                     .post(self.url.clone())
-                    .headers(self.headers.clone())
+                    .headers(headers)
                     .body(body)
                     .build()
                     .map_err(|e| ClientError::Config {

@@ -27,6 +27,9 @@ pub use error::{ClientError, ClientErrorKind, TimeoutPhase};
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub use http::{HttpAgent, HttpAgentBuilder, HttpRun};
+#[cfg(feature = "otel")]
+#[cfg_attr(docsrs, doc(cfg(feature = "otel")))]
+pub use request::current_traceparent;
 pub use request::{
     RunOptions, build_input, build_input_as, normalize_input, normalize_input_as, read_input,
 };

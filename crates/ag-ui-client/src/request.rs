@@ -29,6 +29,12 @@ pub struct RunOptions {
     pub forwarded_props: Option<Value>,
     /// Answers to the interrupts of the previous run.
     pub resume: Option<Vec<ResumeEntry>>,
+    /// The W3C `traceparent` sent with the run request, so the server continues the
+    /// application's trace. Without it, and with the `otel` feature, the current `tracing`
+    /// span's OpenTelemetry context is sent when it has one.
+    pub traceparent: Option<String>,
+    /// The W3C `tracestate` sent beside [`traceparent`](Self::traceparent).
+    pub tracestate: Option<String>,
 }
 
 impl RunOptions {
@@ -87,6 +93,39 @@ impl RunOptions {
         self.resume = Some(entries.into_iter().collect());
         self
     }
+
+    /// Sends `traceparent` (a W3C `traceparent` value, `00-{trace id}-{span id}-{flags}`)
+    /// and `tracestate` with the run request, so the server continues this trace.
+    #[must_use]
+    pub fn trace_context(
+        mut self,
+        traceparent: impl Into<String>,
+        tracestate: Option<String>,
+    ) -> Self {
+        self.traceparent = Some(traceparent.into());
+        self.tracestate = tracestate;
+        self
+    }
+}
+
+/// The `traceparent` of the current `tracing` span's OpenTelemetry context (feature
+/// `otel`, with a `tracing-opentelemetry` layer installed); `None` when it has none.
+#[cfg(feature = "otel")]
+#[must_use]
+pub fn current_traceparent() -> Option<String> {
+    use opentelemetry::trace::TraceContextExt;
+    use tracing_opentelemetry::OpenTelemetrySpanExt;
+    let context = tracing::Span::current().context();
+    let span = context.span();
+    let sc = span.span_context();
+    sc.is_valid().then(|| {
+        format!(
+            "00-{}-{}-{:02x}",
+            sc.trace_id(),
+            sc.span_id(),
+            sc.trace_flags().to_u8()
+        )
+    })
 }
 
 /// Builds the input for a run of `thread` with `options`, for an agent whose protocol

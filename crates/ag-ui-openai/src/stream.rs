@@ -86,6 +86,14 @@ impl<C: Config + Clone + 'static> CompletionModel for OpenAiModel<C> {
         (out, unmapped)
     }
 
+    fn provider_name(&self) -> &str {
+        "openai"
+    }
+
+    fn model_name(&self) -> &str {
+        &self.model
+    }
+
     fn stream(&self, request: Self::Request) -> ModelStream {
         let client = self.client.clone();
         let model = request.model.clone();
@@ -104,9 +112,64 @@ impl<C: Config + Clone + 'static> CompletionModel for OpenAiModel<C> {
                     let model = model.clone();
                     Box::pin(chunks.flat_map(move |item| stream::iter(events(item, &model))))
                 }
-                Err(e) => Box::pin(stream::iter([Err(ModelError::provider(redact(&e)))])),
+                Err(e) => Box::pin(stream::iter([Err(provider_error(&e))])),
             }
         }))
+    }
+}
+
+/// The [`ModelError`] of `error`: the redacted message for the client, and, for the log,
+/// the provider's HTTP status and its own message (keys masked, at most
+/// [`DETAIL_LIMIT`] characters).
+fn provider_error(error: &OpenAIError) -> ModelError {
+    let mut out = ModelError::provider(redact(error));
+    let (status, detail) = match error {
+        OpenAIError::ApiError(e) => (
+            Some(e.status_code.as_u16()),
+            Some(e.api_error.message.clone()),
+        ),
+        OpenAIError::Reqwest(e) => (e.status().map(|s| s.as_u16()), Some(e.to_string())),
+        OpenAIError::JSONDeserialize(_, content) => {
+            #[derive(serde::Deserialize)]
+            struct Wrapped {
+                error: async_openai::error::ApiError,
+            }
+            let message = serde_json::from_str::<Wrapped>(content)
+                .map(|w| w.error.message)
+                .ok();
+            (None, message)
+        }
+        OpenAIError::StreamError(e) => (None, Some(e.to_string())),
+        _ => (None, None),
+    };
+    if let Some(status) = status {
+        out = out.with_status(status);
+    }
+    if let Some(detail) = detail {
+        out = out.with_detail(mask_keys(&detail));
+    }
+    out
+}
+
+/// The longest provider message kept for the log, in characters.
+const DETAIL_LIMIT: usize = 500;
+
+/// `text` with every word that looks like a key (`sk-…`, `Bearer …`'s token) masked, cut to
+/// [`DETAIL_LIMIT`] characters.
+fn mask_keys(text: &str) -> String {
+    let mut out = String::with_capacity(text.len().min(DETAIL_LIMIT));
+    let mut bearer = false;
+    for (i, word) in text.split(' ').enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        let secret = bearer || word.starts_with("sk-") || word.starts_with("key-");
+        bearer = word.eq_ignore_ascii_case("bearer");
+        out.push_str(if secret { "[redacted]" } else { word });
+    }
+    match out.char_indices().nth(DETAIL_LIMIT) {
+        Some((cut, _)) => format!("{}…", &out[..cut]),
+        None => out,
     }
 }
 
@@ -202,21 +265,21 @@ fn events(
 ) -> Vec<Result<ModelEvent, ModelError>> {
     let value = match item {
         Ok(value) => value,
-        Err(e) => return vec![Err(ModelError::provider(redact(&e)))],
+        Err(e) => return vec![Err(provider_error(&e))],
     };
     if value.get("error").is_some_and(serde_json::Value::is_object) {
         let e = OpenAIError::JSONDeserialize(
             serde::de::Error::custom("an error in place of a chunk"),
             value.to_string(),
         );
-        return vec![Err(ModelError::provider(redact(&e)))];
+        return vec![Err(provider_error(&e))];
     }
     let reasoning = reasoning_of(&value);
     let chunk = match serde_json::from_value::<CreateChatCompletionStreamResponse>(value) {
         Ok(chunk) => chunk,
         Err(e) => {
             let e = OpenAIError::JSONDeserialize(e, String::new());
-            return vec![Err(ModelError::provider(redact(&e)))];
+            return vec![Err(provider_error(&e))];
         }
     };
     let mut out = Vec::new();

@@ -4,7 +4,12 @@
 //! `cargo run -p ag-ui-redis --example serve_redis -- [ADDR] [--store memory|redis://HOST:PORT/DB]
 //! [--lease-ms N] [--prefix P] [--pace-ms N] [--keep-alive-ms N]
 //! [--on-disconnect cancel|continue|grace-ms=N] [--retention-ms N] [--cors-origin ORIGIN]...
-//! [--threads postgres://…|sqlite://PATH] [--bearer TOKEN=PRINCIPAL]...`
+//! [--threads postgres://…|sqlite://PATH] [--bearer TOKEN=PRINCIPAL]...
+//! [--metrics] [--log-format text|json]`
+//!
+//! `--metrics` serves Prometheus metrics at `GET /metrics`; the log goes to stderr
+//! (`RUST_LOG` filters it, default `info`); spans are exported when
+//! `OTEL_EXPORTER_OTLP_ENDPOINT` is set (see `docs/observability.md`).
 //!
 //! ADDR defaults to `127.0.0.1:0` (port 0 picks a free port). The bound address is the
 //! first line on stdout; the server runs until it is killed. `--cors-origin` lets browser
@@ -72,6 +77,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut retention = None;
     let mut origins = Vec::new();
     let mut threads = ThreadsOptions::default();
+    let (mut metrics, mut log_format) = (false, ag_ui_server::logging::LogFormat::Text);
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         if threads.take(&arg, &mut args)? {
@@ -90,6 +96,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             "--lease-ms" => lease = Some(millis(&arg, value(&arg)?)?),
             "--store" => store = value(&arg)?,
             "--prefix" => prefix = Some(value(&arg)?),
+            "--metrics" => metrics = true,
+            "--log-format" => log_format = value(&arg)?.parse()?,
             "--on-disconnect" => on_disconnect = Some(policy(&value(&arg)?)?),
             "--cors-origin" => {
                 let origin = value(&arg)?;
@@ -110,6 +118,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             _ => addr = arg,
         }
     }
+    let logging = ag_ui_server::logging::install(log_format)?;
     let mut runs = if store == "memory" {
         if lease.is_some() || prefix.is_some() {
             return Err("--lease-ms and --prefix need --store redis://…".into());
@@ -148,10 +157,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .with_description("the ag-ui-server demo agent"),
         )
         .with_transport(TransportCapabilities::new().with_streaming(true));
-    let service = AgentService::new(DemoAgent::with_pace(pace))
+    let mut service = AgentService::new(DemoAgent::with_pace(pace))
         .keep_alive(Some(keep_alive))
         .capabilities(capabilities)
         .runs(runs);
+    if metrics {
+        service = service.metrics(ag_ui_server::metrics::Metrics::new());
+    }
     let mut router = ag_ui_server::axum::service_router(service);
     if !origins.is_empty() {
         router = router.layer(ag_ui_server::cors::cors_layer(origins));
@@ -161,7 +173,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     writeln!(out, "{}", listener.local_addr()?)?;
     out.flush()?;
     drop(out);
-    ag_ui_server::axum::serve(listener, router).await?;
+    let served = tokio::select! {
+        served = ag_ui_server::axum::serve(listener, router) => served,
+        _ = tokio::signal::ctrl_c() => Ok(()),
+    };
+    logging.shutdown();
+    served?;
     Ok(())
 }
 

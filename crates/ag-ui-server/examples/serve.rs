@@ -30,6 +30,10 @@
 //! `--cors-origin ORIGIN` lets browser pages from ORIGIN call every route
 //! (`ag_ui_server::cors::cors_layer`: `GET` and `POST`, `Last-Event-ID` allowed,
 //! `Content-Location` readable).
+//!
+//! Built with `--features metrics,logging,otel`: `--metrics` serves Prometheus metrics at
+//! `GET /metrics`, the log goes to stderr (`RUST_LOG`, `--log-format text|json`), and spans
+//! are exported when `OTEL_EXPORTER_OTLP_ENDPOINT` is set (see `docs/observability.md`).
 
 use std::io::Write;
 use std::time::Duration;
@@ -67,6 +71,8 @@ ADDR                     address to bind (default 127.0.0.1:0: a free loopback p
                          at GET /threads/{threadId}
 --on-disconnect POLICY   with --resumable: cancel, continue or grace-ms=N (default: a 30 s grace)
 --retention-ms N         with --resumable: how long an ended run stays joinable (default 300000)
+--metrics                Prometheus metrics at GET /metrics (feature metrics)
+--log-format FORMAT      text or json: the log on stderr (feature logging; RUST_LOG filters)
 ";
 use ag_ui_server::runs::{DisconnectPolicy, MemoryLimits, MemoryStore, Runs};
 
@@ -87,6 +93,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut on_disconnect = None;
     let mut retention = None;
     let mut threads = ThreadsOptions::default();
+    let (mut metrics, mut log_format) = (false, None);
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         if threads.take(&arg, &mut args)? {
@@ -132,6 +139,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 retention = Some(Duration::from_millis(number(&arg, value(&arg)?)?));
             }
             "--resumable" => resumable = true,
+            "--metrics" => metrics = true,
+            "--log-format" => log_format = Some(value(&arg)?),
             "--on-disconnect" => on_disconnect = Some(policy(&value(&arg)?)?),
             "--store" | "--lease-ms" => {
                 return Err(format!(
@@ -172,6 +181,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         service = service.runs(threads.apply(runs).await?);
     }
+    let logging = observe::install(log_format.as_deref())?;
+    let service = observe::metrics(service, metrics)?;
     let mut router = ag_ui_server::axum::service_router(service);
     if !origins.is_empty() {
         router = router.layer(ag_ui_server::cors::cors_layer(origins));
@@ -181,8 +192,75 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     writeln!(out, "{}", listener.local_addr()?)?;
     out.flush()?;
     drop(out);
-    ag_ui_server::axum::serve_with(listener, router, config).await?;
+    let served = tokio::select! {
+        served = ag_ui_server::axum::serve_with(listener, router, config) => served,
+        _ = tokio::signal::ctrl_c() => Ok(()),
+    };
+    observe::shutdown(logging);
+    served?;
     Ok(())
+}
+
+/// `--metrics` and `--log-format`, with the features that serve them or an error that
+/// names the missing feature.
+mod observe {
+    use ag_ui_server::{Agent, AgentService};
+
+    type Error = Box<dyn std::error::Error>;
+
+    #[cfg(feature = "logging")]
+    pub(crate) type Logging = ag_ui_server::logging::Logging;
+    /// Nothing to keep without the `logging` feature.
+    #[cfg(not(feature = "logging"))]
+    pub(crate) struct Logging;
+
+    /// The stderr subscriber (and, with `otel`, the span export).
+    #[cfg(feature = "logging")]
+    pub(crate) fn install(format: Option<&str>) -> Result<Logging, Error> {
+        Ok(ag_ui_server::logging::install(
+            format.unwrap_or("text").parse()?,
+        )?)
+    }
+
+    #[cfg(not(feature = "logging"))]
+    pub(crate) fn install(format: Option<&str>) -> Result<Logging, Error> {
+        match format {
+            Some(_) => Err("--log-format needs the logging feature (--features logging)".into()),
+            None => Ok(Logging),
+        }
+    }
+
+    /// Sends the last spans.
+    pub(crate) fn shutdown(logging: Logging) {
+        #[cfg(feature = "logging")]
+        logging.shutdown();
+        #[cfg(not(feature = "logging"))]
+        let Logging = logging;
+    }
+
+    /// `service` with metrics when `on`.
+    #[cfg(feature = "metrics")]
+    pub(crate) fn metrics<A: Agent>(
+        service: AgentService<A>,
+        on: bool,
+    ) -> Result<AgentService<A>, Error> {
+        Ok(if on {
+            service.metrics(ag_ui_server::metrics::Metrics::new())
+        } else {
+            service
+        })
+    }
+
+    #[cfg(not(feature = "metrics"))]
+    pub(crate) fn metrics<A: Agent>(
+        service: AgentService<A>,
+        on: bool,
+    ) -> Result<AgentService<A>, Error> {
+        if on {
+            return Err("--metrics needs the metrics feature (--features metrics)".into());
+        }
+        Ok(service)
+    }
 }
 
 /// `cancel`, `continue` or `grace-ms=N`.

@@ -58,7 +58,8 @@ pub fn router<A: Agent>(agent: A) -> Router {
 /// A router serving a configured `service` at `POST /`, and, when it has resumable runs
 /// or capabilities configured ([`AgentService::has_routes`]), at each of the paths below
 /// `/` it answers (`/runs/{runId}/events`, `/runs/{runId}/stop`, `/threads/{threadId}`,
-/// `/capabilities`), each routed by itself; any other path gets a JSON 404
+/// `/capabilities`), and, with metrics configured ([`AgentService::has_metrics`]), at
+/// `/metrics`, each routed by itself; any other path gets a JSON 404
 /// ([`not_found`]), whatever its method: a `POST` to a path the service does not serve
 /// starts no run.
 ///
@@ -74,6 +75,9 @@ pub fn service_router<A: Agent>(service: AgentService<A>) -> Router {
         for pattern in crate::runs::http::PATTERNS {
             router = router.route_service(pattern, service.clone());
         }
+    }
+    if service.has_metrics() {
+        router = router.route_service("/metrics", service.clone());
     }
     router.fallback(not_found)
 }

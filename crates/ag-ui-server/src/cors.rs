@@ -36,9 +36,10 @@ pub const PREFLIGHT_MAX_AGE: Duration = Duration::from_secs(600);
 /// A `CorsLayer` admitting `origins` (exact `scheme://host[:port]` values) to `GET` and
 /// `POST` (every route of [`AgentService`](crate::AgentService): starting, joining and
 /// stopping runs, connecting to threads, the capabilities), with the headers AG-UI clients
-/// send (`content-type`, `accept`, `authorization`, `last-event-id`, `x-request-id`, and
-/// CopilotKit's `x-copilotkit-runtime-client-gql-version`), letting pages read
-/// `content-location` (where a run can be joined), `x-request-id` and `www-authenticate`,
+/// send (`content-type`, `accept`, `authorization`, `last-event-id`, `x-request-id`,
+/// `traceparent`, `tracestate`, and CopilotKit's `x-copilotkit-runtime-client-gql-version`),
+/// letting pages read `content-location` (where a run can be joined), `x-request-id`,
+/// `traceparent` and `www-authenticate`,
 /// caching preflights for [`PREFLIGHT_MAX_AGE`].
 pub fn cors_layer(origins: impl IntoIterator<Item = HeaderValue>) -> CorsLayer {
     let origins: Vec<HeaderValue> = origins.into_iter().collect();
@@ -51,11 +52,14 @@ pub fn cors_layer(origins: impl IntoIterator<Item = HeaderValue>) -> CorsLayer {
             http::header::AUTHORIZATION,
             HeaderName::from_static("last-event-id"),
             HeaderName::from_static("x-request-id"),
+            HeaderName::from_static("traceparent"),
+            HeaderName::from_static("tracestate"),
             HeaderName::from_static("x-copilotkit-runtime-client-gql-version"),
         ])
         .expose_headers([
             http::header::CONTENT_LOCATION,
             HeaderName::from_static("x-request-id"),
+            HeaderName::from_static("traceparent"),
             http::header::WWW_AUTHENTICATE,
         ])
         .max_age(PREFLIGHT_MAX_AGE)

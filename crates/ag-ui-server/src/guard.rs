@@ -147,6 +147,11 @@ pub struct GuardOptions {
     pub expose_errors: bool,
     /// Receives every [`Report`]. None by default.
     pub hook: Option<Hook>,
+    /// The agent's name, for the run's span (`invoke_agent {name}`, `gen_ai.agent.name`).
+    /// None by default (the span is then named `invoke_agent`).
+    pub agent_name: Option<Arc<str>>,
+    /// Counts runs and their events (the metrics, when configured).
+    pub(crate) observer: Option<crate::runstats::Observer>,
 }
 
 impl Default for GuardOptions {
@@ -155,6 +160,8 @@ impl Default for GuardOptions {
             verify: true,
             expose_errors: false,
             hook: None,
+            agent_name: None,
+            observer: None,
         }
     }
 }
@@ -165,7 +172,8 @@ impl std::fmt::Debug for GuardOptions {
             .field("verify", &self.verify)
             .field("expose_errors", &self.expose_errors)
             .field("hook", &self.hook.as_ref().map(|_| "Fn(&Report)"))
-            .finish()
+            .field("agent_name", &self.agent_name)
+            .finish_non_exhaustive()
     }
 }
 
@@ -251,12 +259,7 @@ fn trace(report: &Report<'_>) {
 }
 
 /// The ids a guard's reports carry.
-#[derive(Debug, Default)]
-struct Ids {
-    thread_id: Option<String>,
-    run_id: Option<String>,
-    request_id: Option<String>,
-}
+type Ids = crate::runstats::RunIds;
 
 /// An agent's event stream with the server's guarantees:
 ///
@@ -284,6 +287,7 @@ pub struct RunGuard {
     ready: VecDeque<Event>,
     ended: bool,
     ids: Ids,
+    stats: crate::runstats::RunStats,
     #[cfg(feature = "tracing")]
     span: tracing::Span,
     pre_1_0_peer: bool,
@@ -316,6 +320,7 @@ impl RunGuard {
             ready: VecDeque::new(),
             ended: false,
             ids: Ids::default(),
+            stats: crate::runstats::RunStats::idle(),
             #[cfg(feature = "tracing")]
             span: tracing::Span::none(),
             pre_1_0_peer: false,
@@ -326,15 +331,46 @@ impl RunGuard {
     fn with_ids(mut self, ids: Ids) -> Self {
         #[cfg(feature = "tracing")]
         {
+            let agent = self.options.agent_name.as_deref().unwrap_or("");
+            let name = if agent.is_empty() {
+                "invoke_agent".to_owned()
+            } else {
+                format!("invoke_agent {agent}")
+            };
             self.span = tracing::info_span!(
                 "ag_ui_run",
+                otel.name = %name,
+                gen_ai.operation.name = "invoke_agent",
+                gen_ai.agent.name = agent,
+                gen_ai.conversation.id = ids.thread_id.as_deref().unwrap_or(""),
                 thread_id = ids.thread_id.as_deref().unwrap_or(""),
                 run_id = ids.run_id.as_deref().unwrap_or(""),
                 request_id = ids.request_id.as_deref().unwrap_or(""),
+                gen_ai.usage.input_tokens = tracing::field::Empty,
+                gen_ai.usage.output_tokens = tracing::field::Empty,
+                agui.outcome = tracing::field::Empty,
+                error.type = tracing::field::Empty,
+                otel.status_code = tracing::field::Empty,
             );
+        }
+        {
+            #[cfg(feature = "tracing")]
+            let _entered = self.span.enter();
+            self.stats = crate::runstats::RunStats::start(&ids, self.options.observer.clone());
         }
         self.ids = ids;
         self
+    }
+
+    /// The run is over: its end logged and counted (once).
+    fn end_stats(&mut self) {
+        #[cfg(feature = "tracing")]
+        let _entered = self.span.enter();
+        self.stats.end(
+            &self.ids,
+            #[cfg(feature = "tracing")]
+            &self.span,
+        );
     }
 
     /// Starts `agent` on `input` and guards its stream. A panic in [`Agent::run`] itself
@@ -382,6 +418,7 @@ impl RunGuard {
             thread_id: Some(context.thread_id().as_str().to_owned()),
             run_id: Some(context.run_id().as_str().to_owned()),
             request_id: context.request_id().map(str::to_owned),
+            principal: context.principal().map(str::to_owned),
         };
         let mut guard =
             Self::new(Box::pin(futures_util::stream::empty()), cancel, options).with_ids(ids);
@@ -558,13 +595,20 @@ impl Stream for RunGuard {
                     this.report(ReportKind::Downgraded(&left_out));
                 }
                 match sent {
-                    Some(event) => return Poll::Ready(Some(event)),
+                    Some(event) => {
+                        this.stats.event(&event);
+                        if this.ended && this.ready.is_empty() {
+                            this.end_stats();
+                        }
+                        return Poll::Ready(Some(event));
+                    }
                     // An event the caller's version does not know is withheld.
                     None => continue,
                 }
             }
             let Some(inner) = this.inner.as_mut() else {
                 this.ended = true;
+                this.end_stats();
                 return Poll::Ready(None);
             };
             match catch_unwind(AssertUnwindSafe(|| inner.as_mut().poll_next(cx))) {
@@ -580,6 +624,7 @@ impl Stream for RunGuard {
 
 impl Drop for RunGuard {
     fn drop(&mut self) {
+        self.end_stats();
         if !self.ended {
             self.cancel.cancel();
             self.report(ReportKind::Disconnected);

@@ -645,9 +645,33 @@ where
     let config = Arc::new(config);
     let builder = Arc::new(config.builder());
     let permits = Arc::new(tokio::sync::Semaphore::new(config.max_connections));
+    #[cfg(feature = "tracing")]
+    if let Ok(addr) = listener.local_addr() {
+        tracing::info!(%addr, max_connections = config.max_connections, "AG-UI server listening");
+    }
+    // Logged once each time the limit is reached, not per waiting connection.
+    let mut at_limit = false;
     loop {
-        let Ok(permit) = Arc::clone(&permits).acquire_owned().await else {
-            return Ok(());
+        let permit = match Arc::clone(&permits).try_acquire_owned() {
+            Ok(permit) => {
+                at_limit = false;
+                permit
+            }
+            Err(_) => {
+                #[cfg(feature = "tracing")]
+                if !std::mem::replace(&mut at_limit, true) {
+                    tracing::warn!(
+                        max_connections = config.max_connections,
+                        "AG-UI server at its connection limit: new connections wait"
+                    );
+                }
+                #[cfg(not(feature = "tracing"))]
+                let _ = std::mem::replace(&mut at_limit, true);
+                let Ok(permit) = Arc::clone(&permits).acquire_owned().await else {
+                    return Ok(());
+                };
+                permit
+            }
         };
         let (tcp, peer) = match listener.accept().await {
             Ok(accepted) => accepted,

@@ -52,6 +52,9 @@ struct Config {
     runs: Option<crate::runs::Runs>,
     /// The document served at `GET {agent path}/capabilities`, when configured.
     capabilities: Option<ag_ui_core::AgentCapabilities>,
+    /// The metrics kept and served at `GET {agent path}/metrics`, when configured.
+    #[cfg(feature = "metrics")]
+    metrics: Option<crate::metrics::Metrics>,
 }
 
 impl<A> Clone for AgentService<A> {
@@ -86,6 +89,8 @@ impl<A: Agent> AgentService<A> {
                 run: GuardOptions::default(),
                 runs: None,
                 capabilities: None,
+                #[cfg(feature = "metrics")]
+                metrics: None,
             }),
         }
     }
@@ -147,6 +152,35 @@ impl<A: Agent> AgentService<A> {
         self.edit(|s| s.capabilities = Some(capabilities))
     }
 
+    /// Names the agent in its runs' spans (`invoke_agent {name}`, `gen_ai.agent.name`).
+    #[must_use]
+    pub fn agent_name(self, name: impl Into<String>) -> Self {
+        let name: Arc<str> = Arc::from(name.into());
+        self.edit(|s| s.run.agent_name = Some(name))
+    }
+
+    /// Keeps the Prometheus `metrics` of this service's requests and runs, and serves them
+    /// at `GET {agent path}/metrics` (see [`crate::metrics`]). Agents that report their model
+    /// calls (as `ag-ui-agent`'s loop does) find the hook in the run's context.
+    #[cfg(feature = "metrics")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "metrics")))]
+    #[must_use]
+    pub fn metrics(self, metrics: crate::metrics::Metrics) -> Self {
+        self.edit(|s| {
+            s.run.observer = Some(metrics.observer());
+            s.metrics = Some(metrics);
+        })
+    }
+
+    /// Whether `GET {agent path}/metrics` is answered (metrics are configured).
+    #[must_use]
+    pub fn has_metrics(&self) -> bool {
+        #[cfg(feature = "metrics")]
+        return self.config.metrics.is_some();
+        #[cfg(not(feature = "metrics"))]
+        false
+    }
+
     /// Whether requests other than `POST {agent path}` are answered (runs or capabilities
     /// are configured).
     #[must_use]
@@ -161,12 +195,108 @@ impl<A: Agent> AgentService<A> {
     }
 
     /// Answers one request (what [`tower_service::Service::call`] does).
+    ///
+    /// Every request gets a request id (its `x-request-id` when usable, see
+    /// [`request_id_or_new`](crate::telemetry::request_id_or_new)) and a trace context (its
+    /// `traceparent` continued, or a new trace, see
+    /// [`TraceContext`](crate::telemetry::TraceContext)); the response carries both
+    /// (`x-request-id`, `traceparent`), and with the `tracing` feature the request is
+    /// handled in an `ag_ui_request` span that has them.
     pub async fn handle<B>(&self, mut request: Request<B>) -> Response<SseBody>
     where
         B: http_body::Body,
         B::Error: Into<BoxError>,
     {
+        use crate::telemetry::{REQUEST_ID_HEADER, TraceContext, request_id_or_new};
+        let headers = request.headers();
+        let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+        let request_id = request_id_or_new(header(REQUEST_ID_HEADER));
+        let trace = TraceContext::from_headers(header("traceparent"), header("tracestate"));
+        let route = self.route_label(request.uri().path());
+        #[cfg(feature = "tracing")]
+        let span = tracing::info_span!(
+            "ag_ui_request",
+            otel.name = %format!("{} {}", request.method(), route),
+            otel.kind = "server",
+            http.request.method = %request.method(),
+            http.route = route,
+            http.response.status_code = tracing::field::Empty,
+            request_id = %request_id,
+            trace_id = %trace.trace_id(),
+        );
+        #[cfg(feature = "otel")]
+        let trace = crate::otel::continue_trace(&span, trace);
+        if let Ok(value) = HeaderValue::from_str(&request_id) {
+            request.headers_mut().insert(REQUEST_ID_HEADER, value);
+        }
+        let traceparent = HeaderValue::from_str(&trace.server.to_string());
+        request.extensions_mut().insert(trace);
+        #[cfg(feature = "metrics")]
+        if let Some(metrics) = &self.config.metrics {
+            request.extensions_mut().insert(metrics.model_call_hook());
+        }
+        let answer = self.answer(request, route);
+        #[cfg(feature = "tracing")]
+        let answer = tracing::Instrument::instrument(answer, span.clone());
+        let mut response = answer.await;
+        #[cfg(feature = "tracing")]
+        span.record(
+            "http.response.status_code",
+            i64::from(response.status().as_u16()),
+        );
+        #[cfg(feature = "metrics")]
+        if let Some(metrics) = &self.config.metrics {
+            metrics.http_request(route, response.status().as_u16());
+        }
+        if let Ok(value) = HeaderValue::from_str(&request_id) {
+            response.headers_mut().insert(REQUEST_ID_HEADER, value);
+        }
+        if let Ok(value) = traceparent {
+            response.headers_mut().insert("traceparent", value);
+        }
+        response
+    }
+
+    /// The fixed name of the route `path` is (the `route` label of the HTTP metrics).
+    fn route_label(&self, path: &str) -> &'static str {
+        use crate::runs::http::{Route, route};
+        let runs_route = if self.has_routes() {
+            route(path).0
+        } else {
+            Route::Start
+        };
+        match runs_route {
+            Route::Start if self.has_metrics() && is_metrics_path(path) => "metrics",
+            Route::Start => "start",
+            Route::Events(_) => "join",
+            Route::Stop(_) => "stop",
+            Route::Thread(_) => "thread",
+            Route::Capabilities => "capabilities",
+            Route::Unknown => "other",
+        }
+    }
+
+    /// Answers `request` on `route` (see [`handle`](Self::handle)).
+    async fn answer<B>(&self, mut request: Request<B>, route: &'static str) -> Response<SseBody>
+    where
+        B: http_body::Body,
+        B::Error: Into<BoxError>,
+    {
         let shared = &*self.config;
+        #[cfg(feature = "metrics")]
+        if route == "metrics"
+            && let Some(metrics) = &shared.metrics
+        {
+            return metrics.answer(request.method());
+        }
+        #[cfg(feature = "metrics")]
+        if route == "join"
+            && let Some(metrics) = &shared.metrics
+        {
+            metrics.join();
+        }
+        #[cfg(not(feature = "metrics"))]
+        let _ = route;
         if self.has_routes() {
             use crate::runs::http as runs_http;
             // Who the request comes from is decided once, first, for every route: a
@@ -273,6 +403,11 @@ impl<A: Agent> AgentService<A> {
             }
         }
     }
+}
+
+/// Whether `path` is the metrics route below the agent path (`/metrics`, `/agent/metrics`).
+fn is_metrics_path(path: &str) -> bool {
+    path == "/metrics" || path.ends_with("/metrics")
 }
 
 /// A request read up to its run: the input, what the forgiving reader forgave, and the

@@ -10,6 +10,7 @@
 pub mod net;
 pub mod postgres;
 pub mod process;
+pub mod prometheus;
 pub mod redis;
 pub mod server;
 

@@ -367,3 +367,58 @@ async fn an_input_read_from_json_upgrades_legacy_binary_parts_with_a_warning() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn a_trace_context_given_in_the_options_is_sent_with_the_run() {
+    bounded(async {
+        let server = TestServer::always(Plan::sse(sse(&chat("a1", "x", "y")))).await;
+        let mut agent = HttpAgent::builder(&server.url).build().unwrap();
+        agent.add_user_message("Hi");
+        let traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+        let options = RunOptions::new().trace_context(traceparent, Some("vendor=x".to_owned()));
+        let (_, end) = collect(agent.run(options)).await;
+        assert!(end.is_ok());
+        let (_, end) = collect(agent.run(RunOptions::new())).await;
+        assert!(end.is_ok());
+        let requests = server.requests();
+        assert_eq!(requests[0].headers["traceparent"], traceparent);
+        assert_eq!(requests[0].headers["tracestate"], "vendor=x");
+        assert!(requests[1].headers.get("traceparent").is_none());
+    })
+    .await;
+}
+
+/// With the `otel` feature, a run started inside a `tracing` span that has an
+/// OpenTelemetry context sends that span as the `traceparent`.
+#[cfg(feature = "otel")]
+#[tokio::test]
+async fn the_current_spans_trace_is_sent_with_the_run() {
+    use opentelemetry::trace::{TraceContextExt, TracerProvider as _};
+    use tracing_opentelemetry::OpenTelemetrySpanExt;
+    use tracing_subscriber::layer::SubscriberExt;
+    let provider = opentelemetry_sdk::trace::SdkTracerProvider::builder().build();
+    let subscriber = tracing_subscriber::registry()
+        .with(tracing_opentelemetry::layer().with_tracer(provider.tracer("test")));
+    let _default = tracing::subscriber::set_default(subscriber);
+    bounded(async {
+        let server = TestServer::always(Plan::sse(sse(&chat("a1", "x", "y")))).await;
+        let mut agent = HttpAgent::builder(&server.url).build().unwrap();
+        agent.add_user_message("Hi");
+        let span = tracing::info_span!("app");
+        let context = span.context();
+        let expected = {
+            let sc = context.span().span_context().clone();
+            format!("00-{}-{}-01", sc.trace_id(), sc.span_id())
+        };
+        let entered = span.enter();
+        let run = agent.run(RunOptions::new());
+        drop(entered);
+        let (_, end) = collect(run).await;
+        assert!(end.is_ok());
+        assert_eq!(
+            server.requests()[0].headers["traceparent"],
+            expected.as_str()
+        );
+    })
+    .await;
+}

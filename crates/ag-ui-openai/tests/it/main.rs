@@ -26,6 +26,9 @@ fn model(provider: &Provider) -> OpenAiModel {
     OpenAiModel::new(Client::with_config(config), MODEL)
 }
 
+mod example;
+mod observability;
+
 mod suite {
     ag_ui_testkit::model_agent_suite!(super::model);
 }

@@ -11,5 +11,6 @@ mod both;
 mod durable;
 mod failure;
 mod integrity;
+mod observe;
 mod soak;
 mod support;

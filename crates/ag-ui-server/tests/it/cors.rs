@@ -68,7 +68,7 @@ fn routes(agent: &str) -> Vec<(String, &'static str, &'static [&'static str])> {
         (
             agent.to_owned(),
             "POST",
-            &["content-type", "x-request-id"][..],
+            &["content-type", "x-request-id", "traceparent", "tracestate"][..],
         ),
         (
             below("runs/run-1/events"),
@@ -145,7 +145,12 @@ async fn every_route_answers_the_allowed_origin_and_lets_it_read_the_join_locati
         assert_eq!(started.status(), 200);
         assert_eq!(started.headers()["access-control-allow-origin"], PAGE);
         let exposed = items(&started, "access-control-expose-headers");
-        for h in ["content-location", "x-request-id", "www-authenticate"] {
+        for h in [
+            "content-location",
+            "x-request-id",
+            "traceparent",
+            "www-authenticate",
+        ] {
             assert!(exposed.iter().any(|e| e == h), "{h} not in {exposed:?}");
         }
         let location = started.headers()["content-location"]

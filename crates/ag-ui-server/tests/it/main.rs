@@ -16,6 +16,8 @@ mod durable;
 mod guard;
 mod http;
 mod layout;
+#[cfg(feature = "metrics")]
+mod metrics;
 mod negotiate;
 mod network;
 mod observe;
@@ -26,3 +28,4 @@ mod streaming;
 mod support;
 mod threads;
 mod threads_memory;
+mod telemetry;
