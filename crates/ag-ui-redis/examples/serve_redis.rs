@@ -63,6 +63,8 @@ ADDR                     address to bind (default 127.0.0.1:0: a free loopback p
 --on-disconnect POLICY   cancel, continue or grace-ms=N (default: continue on Redis)
 --retention-ms N         how long an ended run stays joinable (default 300000)
 --cors-origin ORIGIN     let browser pages from ORIGIN call every route; repeatable
+--metrics                Prometheus metrics at GET /metrics
+--log-format FORMAT      text or json: the log on stderr (RUST_LOG filters; default info)
 ";
 
 #[tokio::main]
