@@ -95,7 +95,9 @@ struct RunLog {
 /// What one response gave: events in order with their ids, and whether it ended with its
 /// terminal event or was cut.
 struct Part {
-    events: Vec<(u64, Value)>,
+    /// Each event with its SSE id (the last `id:` seen in this response; `None` before
+    /// the first).
+    events: Vec<(Option<u64>, Value)>,
     cut: bool,
 }
 
@@ -109,10 +111,7 @@ async fn read_part(response: reqwest::Response, stop_after: Option<usize>) -> Pa
     };
     loop {
         while let Some(m) = reader.next_message() {
-            let id = reader
-                .last_event_id()
-                .and_then(|i| i.parse().ok())
-                .unwrap_or(0);
+            let id = reader.last_event_id().and_then(|i| i.parse().ok());
             let v: Value = serde_json::from_str(&m).unwrap_or(Value::Null);
             part.events.push((id, v));
             if stop_after.is_some_and(|n| part.events.len() >= n) {
@@ -203,7 +202,9 @@ async fn one_run(
                 log.problems
                     .push(format!("an event after the terminal: {event}"));
             }
-            let synthesized = id == last
+            // A subscriber's own end has no id of its own: it repeats the last one, or has
+            // none when it is the first frame of a rejoin.
+            let synthesized = id.is_none_or(|id| id == last)
                 && event["type"] == "RUN_ERROR"
                 && matches!(event["code"].as_str(), Some("store_lost" | "store_error"));
             if synthesized {
@@ -211,12 +212,12 @@ async fn one_run(
                 terminal = Some(event);
                 continue;
             }
-            if id != last + 1 {
+            if id != Some(last + 1) {
                 log.problems.push(format!(
-                    "id {id} after {last} (a gap, a repeat or a reorder)"
+                    "id {id:?} after {last} (a gap, a repeat, a reorder or none)"
                 ));
             }
-            last = id;
+            last = id.unwrap_or(last);
             if last == 1 && event["type"] != "RUN_STARTED" {
                 log.problems.push(format!("the first event is {event}"));
             }
