@@ -26,6 +26,6 @@ mod routes;
 mod runs;
 mod streaming;
 mod support;
+mod telemetry;
 mod threads;
 mod threads_memory;
-mod telemetry;
