@@ -71,6 +71,21 @@ impl Postgres {
     /// be created, or the server does not listen within [`LIMIT`].
     #[must_use]
     pub fn start() -> Postgres {
+        Self::start_with(false)
+    }
+
+    /// As [`start`](Self::start), with TLS on (`ssl=on`): a self-signed certificate for
+    /// `localhost`, made with `openssl` in the cluster's directory. Clients may still
+    /// connect without TLS.
+    ///
+    /// # Panics
+    /// As [`start`](Self::start), and when `openssl` is missing or fails.
+    #[must_use]
+    pub fn start_tls() -> Postgres {
+        Self::start_with(true)
+    }
+
+    fn start_with(tls: bool) -> Postgres {
         let initdb = binary("initdb");
         let postgres = binary("postgres");
         let dir = temp_dir("postgres");
@@ -105,6 +120,18 @@ impl Postgres {
             "initdb failed: {}",
             String::from_utf8_lossy(&output.stderr)
         );
+        let mut tls_args = Vec::new();
+        if tls {
+            let (cert, key) = self_signed(&data, root);
+            tls_args = vec![
+                "-c".to_owned(),
+                "ssl=on".to_owned(),
+                "-c".to_owned(),
+                format!("ssl_cert_file={}", cert.display()),
+                "-c".to_owned(),
+                format!("ssl_key_file={}", key.display()),
+            ];
+        }
         let port = free_port();
         let child = as_user(root, &postgres)
             .arg("-D")
@@ -112,6 +139,7 @@ impl Postgres {
             .args(["-p", &port.to_string(), "-h", "127.0.0.1", "-k"])
             .arg(&dir)
             .args(["-c", "fsync=off", "-c", "full_page_writes=off"])
+            .args(&tls_args)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -162,6 +190,46 @@ impl Drop for Postgres {
         self.stop();
         let _ = std::fs::remove_dir_all(&self.dir);
     }
+}
+
+/// A self-signed certificate and its key for `localhost` in `dir` (the key readable by
+/// the server's user alone, as PostgreSQL demands).
+fn self_signed(dir: &Path, root: bool) -> (PathBuf, PathBuf) {
+    let openssl = require("openssl", "apt-get install openssl");
+    let cert = dir.join("server.crt");
+    let key = dir.join("server.key");
+    let output = Command::new(openssl)
+        .args([
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+        ])
+        .args(["-subj", "/CN=localhost", "-keyout"])
+        .arg(&key)
+        .arg("-out")
+        .arg(&cert)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run openssl: {e}"));
+    assert!(
+        output.status.success(),
+        "openssl req failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    if root {
+        let status = Command::new("chown")
+            .arg(format!("{UNPRIVILEGED}:"))
+            .arg(&cert)
+            .arg(&key)
+            .status()
+            .unwrap_or_else(|e| panic!("cannot run chown: {e}"));
+        assert!(status.success(), "chown {UNPRIVILEGED} {}", key.display());
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600))
+            .unwrap_or_else(|e| panic!("chmod 600 {}: {e}", key.display()));
+    }
+    (cert, key)
 }
 
 /// Whether this process runs as root (PostgreSQL refuses to).

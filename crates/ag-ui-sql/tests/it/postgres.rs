@@ -188,3 +188,27 @@ async fn connections_carry_the_statement_timeout_and_migrate_can_wait() {
         .unwrap();
     assert!(opened.thread(None, "t").await.unwrap().is_none());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sslmode_require_connects_over_tls_and_verify_full_checks_the_certificate() {
+    let server = Postgres::start_tls();
+    let url = database(&server, "tls").await;
+    let store = PostgresThreads::connect(&format!("{url}?sslmode=require"))
+        .await
+        .unwrap_or_else(|e| panic!("sslmode=require: {e}"));
+    let encrypted: bool =
+        sqlx::query_scalar("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()")
+            .fetch_one(store.pool())
+            .await
+            .unwrap();
+    assert!(encrypted, "the connection is not encrypted");
+    store.thread(Some("alice"), "t").await.unwrap();
+    // The certificate is self-signed: a client that verifies it refuses the server.
+    let verified = PostgresThreads::connect(&format!("{url}?sslmode=verify-full")).await;
+    assert!(verified.is_err(), "an untrusted certificate was accepted");
+    // Without TLS on the server, `require` fails rather than falling back to plain text.
+    let plain = Postgres::start();
+    let plain_url = database(&plain, "plain").await;
+    let refused = PostgresThreads::connect(&format!("{plain_url}?sslmode=require")).await;
+    assert!(refused.is_err(), "sslmode=require connected without TLS");
+}
