@@ -81,18 +81,32 @@ impl SqliteThreads {
             source,
         };
         // The writer first: it creates the file and turns WAL on (which needs a write).
-        let writer = SqlitePoolOptions::new()
-            .max_connections(1)
-            .acquire_timeout(config.acquire_timeout)
-            .connect_with(options.clone())
-            .await
-            .map_err(database)?;
-        let reader = SqlitePoolOptions::new()
-            .max_connections(config.pool_size)
-            .acquire_timeout(config.acquire_timeout)
-            .connect_with(options)
-            .await
-            .map_err(database)?;
+        // Switching a new file to WAL takes an exclusive lock for which SQLite may answer
+        // busy at once, without waiting: several processes opening one new file retry.
+        let open = |max: u32| {
+            let options = options.clone();
+            let acquire = config.acquire_timeout;
+            let base = config.retry_backoff;
+            async move {
+                let mut attempt = 0;
+                loop {
+                    let pool = SqlitePoolOptions::new()
+                        .max_connections(max)
+                        .acquire_timeout(acquire)
+                        .connect_with(options.clone())
+                        .await;
+                    match pool {
+                        Err(e) if attempt + 1 < MIGRATE_TRIES && transient(&e) => {
+                            tokio::time::sleep(backoff(base, attempt.min(6))).await;
+                            attempt += 1;
+                        }
+                        r => return r,
+                    }
+                }
+            }
+        };
+        let writer = open(1).await.map_err(database)?;
+        let reader = open(config.pool_size).await.map_err(database)?;
         let store = SqliteThreads {
             reader,
             writer,
