@@ -54,7 +54,7 @@ impl PostgresThreads {
     }
 
     /// Connects to `url` (`postgres://` or `postgresql://`, with libpq's parameters such as
-    /// `sslmode=require`), opens one connection to check that the database answers, and
+    /// `sslmode=require`, which needs the `postgres-tls` feature), opens one connection to check that the database answers, and
     /// applies the pending migrations unless `config.migrate` is off.
     ///
     /// # Errors

@@ -189,6 +189,7 @@ async fn connections_carry_the_statement_timeout_and_migrate_can_wait() {
     assert!(opened.thread(None, "t").await.unwrap().is_none());
 }
 
+#[cfg(feature = "postgres-tls")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sslmode_require_connects_over_tls_and_verify_full_checks_the_certificate() {
     let server = Postgres::start_tls();
@@ -211,4 +212,16 @@ async fn sslmode_require_connects_over_tls_and_verify_full_checks_the_certificat
     let plain_url = database(&plain, "plain").await;
     let refused = PostgresThreads::connect(&format!("{plain_url}?sslmode=require")).await;
     assert!(refused.is_err(), "sslmode=require connected without TLS");
+}
+
+#[cfg(not(feature = "postgres-tls"))]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_postgres_tls_a_url_that_asks_for_tls_is_refused() {
+    let server = Postgres::start_tls();
+    let url = database(&server, "notls").await;
+    let refused = PostgresThreads::connect(&format!("{url}?sslmode=require")).await;
+    let Err(e) = refused else {
+        panic!("sslmode=require connected without a TLS stack");
+    };
+    assert!(e.to_string().to_lowercase().contains("tls"), "{e}");
 }
