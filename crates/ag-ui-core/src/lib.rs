@@ -3,6 +3,7 @@
 
 // The implementation, one layer per folder (docs/design.md). `codec` and `model` were public
 // in the first release; their paths stay as hidden re-exports.
+pub mod api;
 #[doc(hidden)]
 pub mod codec;
 pub(crate) mod hash;

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use ag_ui_core::{Event, RunErrorEvent};
 use ag_ui_server::runs::{
     Cursor, DEFAULT_LEASE, DEFAULT_MAX_EVENTS_PER_RUN, DEFAULT_RETENTION, DisconnectPolicy, Record,
-    RecordStream, RunMeta, RunStatus, RunStore, Runs, StoreError, StoreFuture,
+    RecordStream, RunMeta, RunPhase, RunStore, Runs, StoreError, StoreFuture,
 };
 use ag_ui_server::threads::{decode_fold, encode_fold};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig, MultiplexedConnection};
@@ -599,9 +599,9 @@ impl RedisStore {
             get("owner"),
         );
         meta.status = if get("status") == "ended" {
-            RunStatus::Ended
+            RunPhase::Ended
         } else {
-            RunStatus::Running
+            RunPhase::Running
         };
         if let Some(t) = fields.get("created").and_then(|v| from_epoch_ms(v)) {
             meta.created_at = t;

@@ -5,7 +5,7 @@ use std::future::Future;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use ag_ui_core::{Message, TokenUsage};
-use ag_ui_server::runs::RunStatus;
+use ag_ui_server::runs::RunPhase;
 use ag_ui_server::threads::{RunEndKind, RunRecord, RunSummary, ThreadStoreError, ThreadSummary};
 use serde_json::{Map, Value};
 
@@ -47,10 +47,10 @@ pub(crate) fn parse_cursor(cursor: &str) -> Result<(i64, &str), ThreadStoreError
         .ok_or_else(|| ThreadStoreError::InvalidCursor(cursor.to_owned()))
 }
 
-fn status(word: &str, at: &str) -> Result<RunStatus, ThreadStoreError> {
+fn status(word: &str, at: &str) -> Result<RunPhase, ThreadStoreError> {
     match word {
-        RUNNING => Ok(RunStatus::Running),
-        ENDED => Ok(RunStatus::Ended),
+        RUNNING => Ok(RunPhase::Running),
+        ENDED => Ok(RunPhase::Ended),
         other => Err(ThreadStoreError::Corrupt(format!(
             "{at}: {other:?} is no run status"
         ))),

@@ -14,7 +14,7 @@ use std::pin::Pin;
 use std::time::{Duration, SystemTime};
 
 use ag_ui_core::{Event, Message, ThreadState, TokenUsage};
-use ag_ui_server::runs::RunStatus;
+use ag_ui_server::runs::RunPhase;
 use ag_ui_server::threads::{
     Archived, CODE_RUN_LOST, Owner, RunEndKind, RunEnding, RunStart, StoredThread, ThreadFuture,
     ThreadPage, ThreadPatch, ThreadQuery, ThreadStore, ThreadStoreError, ThreadSummary,
@@ -396,7 +396,7 @@ pub async fn runs_are_recorded(store: &dyn ThreadStore) {
     let last = s.last_run.unwrap();
     assert_eq!(
         (last.run_id.as_str(), last.status, last.outcome),
-        ("r1", RunStatus::Running, None)
+        ("r1", RunPhase::Running, None)
     );
 
     let usage: Vec<TokenUsage> = serde_json::from_value(json!([
@@ -423,7 +423,7 @@ pub async fn runs_are_recorded(store: &dyn ThreadStore) {
     let runs = &back.runs;
     assert_eq!(runs.len(), 2);
     assert_eq!(runs[0].run_id, "r1");
-    assert_eq!(runs[0].status, RunStatus::Ended);
+    assert_eq!(runs[0].status, RunPhase::Ended);
     assert_eq!(runs[0].outcome, Some(RunEndKind::Cancelled));
     assert_eq!(runs[0].started_at, t0);
     assert_eq!(runs[0].ended_at, Some(t0 + Duration::from_secs(2)));
@@ -438,7 +438,7 @@ pub async fn runs_are_recorded(store: &dyn ThreadStore) {
     let last = back.summary.last_run.unwrap();
     assert_eq!(
         (last.run_id.as_str(), last.status, last.outcome),
-        ("r2", RunStatus::Ended, Some(RunEndKind::Error))
+        ("r2", RunPhase::Ended, Some(RunEndKind::Error))
     );
     assert!(back.summary.updated_at >= t0 + Duration::from_secs(3));
 }
@@ -477,7 +477,7 @@ pub async fn a_later_run_keeps_its_fold(store: &dyn ThreadStore) {
     end(store, ALICE, "t", "r1", fold("one-ended", 3)).await;
     let back = get(store, ALICE, "t").await;
     assert_eq!(back.thread.state(), &json!({"n": 2}));
-    assert_eq!(back.runs[0].status, RunStatus::Ended);
+    assert_eq!(back.runs[0].status, RunPhase::Ended);
     assert_eq!(back.active_run().map(|r| r.run_id.as_str()), Some("r2"));
     assert_eq!(back.summary.last_run.unwrap().run_id, "r2");
     end(store, ALICE, "t", "r2", fold("two-ended", 4)).await;
@@ -764,14 +764,14 @@ pub async fn lose_run(store: &dyn ThreadStore) {
     assert!(store.lose_run(ALICE, "t", "r").await.unwrap());
     let back = get(store, ALICE, "t").await;
     let run = &back.runs[0];
-    assert_eq!(run.status, RunStatus::Ended);
+    assert_eq!(run.status, RunPhase::Ended);
     assert_eq!(run.outcome, Some(RunEndKind::Error));
     assert_eq!(run.error_code.as_deref(), Some(CODE_RUN_LOST));
     assert_eq!(run.ended_at, Some(t0));
     let last = back.summary.last_run.unwrap();
     assert_eq!(
         (last.status, last.outcome),
-        (RunStatus::Ended, Some(RunEndKind::Error))
+        (RunPhase::Ended, Some(RunEndKind::Error))
     );
     assert!(!store.lose_run(ALICE, "t", "r").await.unwrap());
     assert!(!store.lose_run(ALICE, "t", "nope").await.unwrap());
@@ -1034,7 +1034,7 @@ pub async fn concurrent_runs_on_one_thread(store: &dyn ThreadStore) {
     let back = get(store, ALICE, "t").await;
     assert_eq!(back.summary.run_count, N as u64);
     assert_eq!(back.runs.len(), N as usize);
-    assert!(back.runs.iter().all(|r| r.status == RunStatus::Ended));
+    assert!(back.runs.iter().all(|r| r.status == RunPhase::Ended));
     let mut ids: Vec<&str> = back.runs.iter().map(|r| r.run_id.as_str()).collect();
     ids.sort_unstable();
     ids.dedup();

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::panic, reason = "tests fail by panicking")]
 
 mod allocations;
+mod api;
 mod bench_corpus;
 mod consumer;
 mod contract;

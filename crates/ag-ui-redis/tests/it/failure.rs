@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use ag_ui_redis::{CODE_RUN_ORPHANED, ConnectError, RedisConfig, RedisStore};
 use ag_ui_server::AgentService;
 use ag_ui_server::demo::DemoAgent;
-use ag_ui_server::runs::{DisconnectPolicy, RunStatus, RunStore};
+use ag_ui_server::runs::{DisconnectPolicy, RunPhase, RunStore};
 use redis::AsyncCommands;
 use serde_json::{Value, json};
 
@@ -83,7 +83,7 @@ async fn an_instance_killed_mid_run_leaves_its_joiners_a_run_orphaned_error() {
     assert_eq!(outcome(&replay.events)["code"], CODE_RUN_ORPHANED);
     // Exactly one RUN_ERROR, at the next cursor, and the run is marked ended for everyone.
     let meta = store.run("run-orphan").await.unwrap().unwrap();
-    assert_eq!(meta.status, RunStatus::Ended);
+    assert_eq!(meta.status, RunPhase::Ended);
     let replay = read(get(b.events_url("run-orphan")).send().await.unwrap()).await;
     assert_eq!(values(&replay.events), values(&seen));
     let want_ids: Vec<Option<String>> = (1..=seen.len()).map(|i| Some(i.to_string())).collect();

@@ -8,7 +8,7 @@ use ag_ui_redis::CODE_RUN_ORPHANED;
 use ag_ui_server::AgentService;
 use ag_ui_server::demo::DemoAgent;
 use ag_ui_server::runs::{
-    CODE_STORE_LOST, DisconnectPolicy, Record, RunMeta, RunStatus, RunStore, StoreError,
+    CODE_STORE_LOST, DisconnectPolicy, Record, RunMeta, RunPhase, RunStore, StoreError,
 };
 use serde_json::json;
 
@@ -87,7 +87,7 @@ async fn paused(lease: Option<Duration>, pause: Duration) {
     }
     for run in &runs {
         let meta = store.run(run).await.unwrap().unwrap();
-        assert_eq!(meta.status, RunStatus::Ended);
+        assert_eq!(meta.status, RunPhase::Ended);
     }
 }
 
@@ -183,7 +183,7 @@ async fn an_owner_gone_after_its_terminal_event_gets_no_second_one() {
     assert_eq!(after.status, 200);
     assert!(after.events.is_empty(), "{:?}", after.events);
     let meta = store.run("run-ghost").await.unwrap().unwrap();
-    assert_eq!(meta.status, RunStatus::Ended);
+    assert_eq!(meta.status, RunPhase::Ended);
     let again = read(get(b.events_url("run-ghost")).send().await.unwrap()).await;
     assert_eq!(
         crate::support::values(&again.events),

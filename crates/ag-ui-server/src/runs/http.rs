@@ -512,7 +512,7 @@ async fn connect(
 /// running and no live run stands behind it).
 fn live_run_lost(stored: &StoredThread) -> bool {
     stored.runs.last().is_some_and(|r| {
-        r.status == super::RunStatus::Running || r.error_code.as_deref() == Some(CODE_RUN_LOST)
+        r.status == super::RunPhase::Running || r.error_code.as_deref() == Some(CODE_RUN_LOST)
     })
 }
 

@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime};
 use futures_core::Stream;
 
 use super::store::{
-    Cursor, Record, RecordStream, RunMeta, RunStatus, RunStore, StoreError, StoreFuture,
+    Cursor, Record, RecordStream, RunMeta, RunPhase, RunStore, StoreError, StoreFuture,
 };
 use crate::Cancellation;
 
@@ -267,7 +267,7 @@ impl MemoryStore {
         let run = self.get(run_id, false)?;
         let limits = &self.inner.limits;
         let mut log = lock(&run.log);
-        if log.meta.status == RunStatus::Ended {
+        if log.meta.status == RunPhase::Ended {
             return Err(StoreError::Ended(run_id.to_owned()));
         }
         // All or nothing: the cursors follow the log's last, each one more than the one before.
@@ -294,7 +294,7 @@ impl MemoryStore {
             }
         }
         if end {
-            log.meta.status = RunStatus::Ended;
+            log.meta.status = RunPhase::Ended;
             log.meta.ended_at = Some(SystemTime::now());
         }
         log.wake_all();
@@ -364,7 +364,7 @@ impl Stream for MemoryTail {
         if let Some(r) = this.buf.pop_front() {
             return Poll::Ready(Some(Ok(r)));
         }
-        if log.meta.status == RunStatus::Ended {
+        if log.meta.status == RunPhase::Ended {
             this.done = true;
             return Poll::Ready(None);
         }
@@ -410,7 +410,7 @@ impl RunStore for MemoryStore {
             let running = {
                 let mut log = lock(&run.log);
                 log.meta.stop_requested = true;
-                log.meta.status == RunStatus::Running
+                log.meta.status == RunPhase::Running
             };
             run.stop.cancel();
             running
@@ -435,7 +435,7 @@ impl RunStore for MemoryStore {
         // One process: the owner cannot die without the store.
         let r = self.log(run_id).and_then(|run| {
             let log = lock(&run.log);
-            if log.meta.status == RunStatus::Running && log.meta.owner == owner {
+            if log.meta.status == RunPhase::Running && log.meta.owner == owner {
                 Ok(())
             } else {
                 Err(StoreError::Ended(run_id.to_owned()))

@@ -47,7 +47,7 @@ pub use memory::{
     MemoryLimits, MemoryStore,
 };
 pub use store::{
-    Cursor, Record, RecordStream, RunMeta, RunStatus, RunStore, StoreError, StoreFuture,
+    Cursor, Record, RecordStream, RunMeta, RunPhase, RunStore, StoreError, StoreFuture,
 };
 
 use crate::Rejection;

@@ -5,6 +5,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::{Duration, SystemTime};
 
+pub use ag_ui_core::api::RunPhase;
 use ag_ui_core::ThreadState;
 use bytes::Bytes;
 use futures_core::Stream;
@@ -98,16 +99,6 @@ pub(crate) fn write_id(out: &mut Vec<u8>, cursor: Cursor) {
     out.push(b'\n');
 }
 
-/// Whether a run is still producing events.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum RunStatus {
-    /// The run's agent is running; its log may grow.
-    Running,
-    /// The run's log holds its terminal event; nothing more is appended.
-    Ended,
-}
-
 /// What the store keeps about a run besides its events.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
@@ -123,7 +114,7 @@ pub struct RunMeta {
     /// The instance that runs the agent and appends to the log (its lease holder).
     pub owner: String,
     /// Running or ended.
-    pub status: RunStatus,
+    pub status: RunPhase,
     /// When the run was created.
     pub created_at: SystemTime,
     /// When it ended, once it has.
@@ -151,7 +142,7 @@ impl RunMeta {
             thread_id: thread_id.into(),
             principal,
             owner: owner.into(),
-            status: RunStatus::Running,
+            status: RunPhase::Running,
             created_at: SystemTime::now(),
             ended_at: None,
             stop_requested: false,

@@ -119,7 +119,7 @@ async fn ended_runs_expire_after_the_retention() {
     assert!(store.run("r").await.unwrap().is_some());
     assert_eq!(
         store.run("r").await.unwrap().unwrap().status,
-        RunStatus::Ended
+        RunPhase::Ended
     );
     tokio::time::sleep(Duration::from_millis(80)).await;
     assert!(store.run("r").await.unwrap().is_none());

@@ -7,12 +7,15 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use ag_ui_core::ThreadState;
 
-use super::store::{
-    Archived, CODE_RUN_LOST, Owner, RunEndKind, RunEnding, RunRecord, RunStart, RunSummary,
-    StoredThread, ThreadFuture, ThreadPage, ThreadPatch, ThreadQuery, ThreadStore,
-    ThreadStoreError, ThreadSummary, owner_key,
+use ag_ui_core::api::{
+    MAX_LIST_LIMIT, RunEndKind, RunPhase, RunRecord, RunSummary, ThreadPage,
+    ThreadPatch, ThreadQuery, ThreadSummary,
 };
-use crate::runs::RunStatus;
+
+use super::store::{
+    CODE_RUN_LOST, Owner, RunEnding, RunStart, StoredThread, ThreadFuture, ThreadStore,
+    ThreadStoreError, owner_key,
+};
 
 /// Default [`MemoryThreads::max_threads`]: 10,000.
 pub const DEFAULT_MAX_THREADS: usize = 10_000;
@@ -99,10 +102,8 @@ fn parse_cursor(cursor: &str) -> Result<(u128, &str), ThreadStoreError> {
 impl Entry {
     fn refresh_summary(&mut self) {
         self.summary.run_count = self.runs.len() as u64;
-        self.summary.last_run = self.runs.last().map(|r| RunSummary {
-            run_id: r.record.run_id.clone(),
-            status: r.record.status,
-            outcome: r.record.outcome,
+        self.summary.last_run = self.runs.last().map(|r| {
+            RunSummary::new(r.record.run_id.clone(), r.record.status, r.record.outcome)
         });
     }
 
@@ -112,10 +113,10 @@ impl Entry {
 }
 
 fn lose(run: &mut Run) -> bool {
-    if run.record.status != RunStatus::Running {
+    if run.record.status != RunPhase::Running {
         return false;
     }
-    run.record.status = RunStatus::Ended;
+    run.record.status = RunPhase::Ended;
     run.record.outcome = Some(RunEndKind::Error);
     run.record.error_code = Some(CODE_RUN_LOST.to_owned());
     run.record.ended_at = Some(run.checkpoint_at);
@@ -134,7 +135,7 @@ impl ThreadStore for MemoryThreads {
             let victim = state
                 .threads
                 .iter()
-                .filter(|(_, e)| e.runs.iter().all(|r| r.record.status != RunStatus::Running))
+                .filter(|(_, e)| e.runs.iter().all(|r| r.record.status != RunPhase::Running))
                 .min_by_key(|(_, e)| e.summary.updated_at)
                 .map(|(k, _)| k.clone());
             if let Some(v) = victim {
@@ -142,16 +143,7 @@ impl ThreadStore for MemoryThreads {
             }
         }
         let entry = state.threads.entry(k).or_insert_with(|| Entry {
-            summary: ThreadSummary {
-                thread_id: run.thread_id.clone(),
-                title: None,
-                metadata: serde_json::Map::new(),
-                created_at: run.started_at,
-                updated_at: run.started_at,
-                archived: false,
-                run_count: 0,
-                last_run: None,
-            },
+            summary: ThreadSummary::new(run.thread_id.clone(), run.started_at),
             thread: ThreadState::new(),
             runs: Vec::new(),
         });
@@ -160,17 +152,10 @@ impl ThreadStore for MemoryThreads {
         }
         entry.thread = run.thread;
         entry.summary.updated_at = run.started_at;
+        let mut record = RunRecord::new(run.run_id, run.started_at);
+        record.input_messages = run.input_messages;
         entry.runs.push(Run {
-            record: RunRecord {
-                run_id: run.run_id,
-                status: RunStatus::Running,
-                outcome: None,
-                started_at: run.started_at,
-                ended_at: None,
-                usage: Vec::new(),
-                error_code: None,
-                input_messages: run.input_messages,
-            },
+            record,
             checkpoint_at: run.started_at,
         });
         entry.refresh_summary();
@@ -192,7 +177,7 @@ impl ThreadStore for MemoryThreads {
         let Some(run) = entry.run_mut(run_id) else {
             return ready(Err(ThreadStoreError::NotFound(thread_id.to_owned())));
         };
-        if run.record.status != RunStatus::Running {
+        if run.record.status != RunPhase::Running {
             return ready(Ok(()));
         }
         run.checkpoint_at = now;
@@ -215,7 +200,7 @@ impl ThreadStore for MemoryThreads {
         };
         let later = index + 1 < entry.runs.len();
         let run = &mut entry.runs[index];
-        run.record.status = RunStatus::Ended;
+        run.record.status = RunPhase::Ended;
         run.record.outcome = Some(end.outcome);
         run.record.ended_at = Some(end.ended_at);
         run.record.usage = end.usage;
@@ -261,11 +246,7 @@ impl ThreadStore for MemoryThreads {
             .iter()
             .filter(|((o, _), _)| o == owner)
             .map(|(_, e)| &e.summary)
-            .filter(|s| match query.archived {
-                Archived::Exclude => !s.archived,
-                Archived::Only => s.archived,
-                Archived::Any => true,
-            })
+            .filter(|s| query.archived.admits(s.archived))
             .filter(|s| {
                 query
                     .metadata
@@ -287,7 +268,7 @@ impl ThreadStore for MemoryThreads {
                 .cmp(&micros(a.updated_at))
                 .then_with(|| b.thread_id.cmp(&a.thread_id))
         });
-        let limit = query.limit.clamp(1, super::store::MAX_LIST_LIMIT);
+        let limit = query.limit.clamp(1, MAX_LIST_LIMIT);
         let more = matching.len() > limit;
         let threads: Vec<ThreadSummary> = matching.into_iter().take(limit).cloned().collect();
         let next_cursor = if more {
@@ -295,10 +276,7 @@ impl ThreadStore for MemoryThreads {
         } else {
             None
         };
-        ready(Ok(ThreadPage {
-            threads,
-            next_cursor,
-        }))
+        ready(Ok(ThreadPage::new(threads, next_cursor)))
     }
 
     fn update<'a>(
@@ -330,7 +308,7 @@ impl ThreadStore for MemoryThreads {
         let busy = state
             .threads
             .get(&k)
-            .is_some_and(|e| e.runs.iter().any(|r| r.record.status == RunStatus::Running));
+            .is_some_and(|e| e.runs.iter().any(|r| r.record.status == RunPhase::Running));
         if busy {
             return ready(Err(ThreadStoreError::Busy(thread_id.to_owned())));
         }
@@ -362,7 +340,7 @@ impl ThreadStore for MemoryThreads {
         for e in state.threads.values_mut() {
             let mut any = false;
             for r in &mut e.runs {
-                if r.record.status == RunStatus::Running && r.checkpoint_at < before && lose(r) {
+                if r.record.status == RunPhase::Running && r.checkpoint_at < before && lose(r) {
                     n += 1;
                     any = true;
                 }

@@ -4,14 +4,18 @@
 //! The runs feature ([`Runs`](crate::runs::Runs)) writes a thread when a run starts, at
 //! a bounded interval while it goes on, and when it ends. [`MemoryThreads`] keeps threads
 //! for the life of the process; `ag-ui-sql` keeps them in PostgreSQL (for services, many
-//! instances sharing one database) or SQLite (one machine, one file).
+//! instances sharing one database) or SQLite (one machine, one file). The records and
+//! queries, which are also the threads API's JSON, come from [`ag_ui_core::api`].
 
 mod memory;
 mod store;
 
 pub use memory::{DEFAULT_MAX_THREADS, MemoryThreads};
+pub use ag_ui_core::api::{
+    Archived, DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, Multitask, RunEndKind, RunPhase, RunRecord,
+    RunSummary, ThreadDetail, ThreadPage, ThreadPatch, ThreadQuery, ThreadSummary,
+};
 pub use store::{
-    Archived, CODE_RUN_LOST, DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, Owner, RunEndKind, RunEnding,
-    RunRecord, RunStart, RunSummary, StoredThread, ThreadFuture, ThreadPage, ThreadPatch,
-    ThreadQuery, ThreadStore, ThreadStoreError, ThreadSummary, decode_fold, encode_fold, owner_key,
+    CODE_RUN_LOST, Owner, RunEnding, RunStart, StoredThread, ThreadFuture, ThreadStore,
+    ThreadStoreError, decode_fold, encode_fold, owner_key,
 };

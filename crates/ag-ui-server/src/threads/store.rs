@@ -4,10 +4,11 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::SystemTime;
 
-use ag_ui_core::{Event, Message, RunFinishedOutcome, ThreadState, TokenUsage};
-use serde_json::{Map, Value};
-
-use crate::runs::RunStatus;
+use ag_ui_core::api::{
+    RunEndKind, RunPhase, RunRecord, ThreadDetail, ThreadPage, ThreadPatch, ThreadQuery,
+    ThreadSummary,
+};
+use ag_ui_core::{Event, Message, ThreadState, TokenUsage};
 
 /// Who a thread belongs to: the principal the service's authorisation named, `None` for
 /// the anonymous principal (every request of a service without authorisation). A store
@@ -22,173 +23,10 @@ pub fn owner_key(owner: Owner<'_>) -> &str {
     owner.unwrap_or("")
 }
 
-/// How a run ended, as a thread's run record tells it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum RunEndKind {
-    /// `RUN_FINISHED` with a success outcome (or none).
-    Success,
-    /// `RUN_FINISHED` paused on interrupts.
-    Interrupt,
-    /// `RUN_FINISHED` with a cancelled outcome.
-    Cancelled,
-    /// `RUN_ERROR`, or a run that never ended (its instance stopped: see
-    /// [`CODE_RUN_LOST`]).
-    Error,
-}
-
-impl RunEndKind {
-    /// Every outcome, in declaration order.
-    pub const ALL: [RunEndKind; 4] = [
-        RunEndKind::Success,
-        RunEndKind::Interrupt,
-        RunEndKind::Cancelled,
-        RunEndKind::Error,
-    ];
-
-    /// The outcome's word in JSON and in a store's column: `success`, `interrupt`,
-    /// `cancelled`, `error`.
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RunEndKind::Success => "success",
-            RunEndKind::Interrupt => "interrupt",
-            RunEndKind::Cancelled => "cancelled",
-            RunEndKind::Error => "error",
-        }
-    }
-
-    /// The outcome named `word` (see [`as_str`](Self::as_str)).
-    #[must_use]
-    pub fn from_word(word: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|o| o.as_str() == word)
-    }
-
-    /// The outcome of a run that ended with `event`, its terminal event (`None` for any
-    /// other event).
-    #[must_use]
-    pub fn of_terminal(event: &Event) -> Option<Self> {
-        match event {
-            Event::RunError(_) => Some(RunEndKind::Error),
-            Event::RunFinished(e) => Some(match &e.outcome {
-                Some(RunFinishedOutcome::Interrupt(_)) => RunEndKind::Interrupt,
-                Some(RunFinishedOutcome::Cancelled(_)) => RunEndKind::Cancelled,
-                _ => RunEndKind::Success,
-            }),
-            _ => None,
-        }
-    }
-}
-
 /// `errorCode` of a run whose instance stopped before it ended (a crash, a kill, a lost
 /// machine): the run is ended as [`RunEndKind::Error`] with this code, and the thread
 /// keeps what its last checkpoint held.
 pub const CODE_RUN_LOST: &str = "run_lost";
-
-/// A thread's last run, as a summary shows it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct RunSummary {
-    /// The run's id.
-    pub run_id: String,
-    /// Running or ended.
-    pub status: RunStatus,
-    /// How it ended; `None` while it runs.
-    pub outcome: Option<RunEndKind>,
-}
-
-impl RunSummary {
-    /// A run summary (for a store in another crate: the struct is non-exhaustive).
-    #[must_use]
-    pub fn new(run_id: impl Into<String>, status: RunStatus, outcome: Option<RunEndKind>) -> Self {
-        RunSummary {
-            run_id: run_id.into(),
-            status,
-            outcome,
-        }
-    }
-}
-
-/// What a thread list shows of a thread.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub struct ThreadSummary {
-    /// The thread's id (unique per owner: two principals may each have a thread of the
-    /// same id, and neither sees the other's).
-    pub thread_id: String,
-    /// Its title, when one was given.
-    pub title: Option<String>,
-    /// Its metadata (an object; `{}` when none was given).
-    pub metadata: Map<String, Value>,
-    /// When its first run started.
-    pub created_at: SystemTime,
-    /// When it last changed (a run started, checkpointed or ended; an update).
-    pub updated_at: SystemTime,
-    /// Whether it is archived.
-    pub archived: bool,
-    /// How many runs it has had.
-    pub run_count: u64,
-    /// Its latest run (by start).
-    pub last_run: Option<RunSummary>,
-}
-
-impl ThreadSummary {
-    /// A thread created at `created_at` and not changed since: no title, metadata `{}`,
-    /// not archived, no runs. A store sets the other fields (they are public).
-    #[must_use]
-    pub fn new(thread_id: impl Into<String>, created_at: SystemTime) -> Self {
-        ThreadSummary {
-            thread_id: thread_id.into(),
-            title: None,
-            metadata: Map::new(),
-            created_at,
-            updated_at: created_at,
-            archived: false,
-            run_count: 0,
-            last_run: None,
-        }
-    }
-}
-
-/// What a thread keeps of one of its runs.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub struct RunRecord {
-    /// The run's id.
-    pub run_id: String,
-    /// Running or ended.
-    pub status: RunStatus,
-    /// How it ended; `None` while it runs.
-    pub outcome: Option<RunEndKind>,
-    /// When it started.
-    pub started_at: SystemTime,
-    /// When it ended.
-    pub ended_at: Option<SystemTime>,
-    /// The usage its terminal event reported (empty when it reported none).
-    pub usage: Vec<TokenUsage>,
-    /// The `code` of its `RUN_ERROR` (or [`CODE_RUN_LOST`]).
-    pub error_code: Option<String>,
-    /// The messages its input brought that the thread did not have before it.
-    pub input_messages: Vec<Message>,
-}
-
-impl RunRecord {
-    /// A run started at `started_at` and running: no outcome, end, usage, error code or
-    /// input messages. A store sets the other fields (they are public).
-    #[must_use]
-    pub fn new(run_id: impl Into<String>, started_at: SystemTime) -> Self {
-        RunRecord {
-            run_id: run_id.into(),
-            status: RunStatus::Running,
-            outcome: None,
-            started_at,
-            ended_at: None,
-            usage: Vec::new(),
-            error_code: None,
-            input_messages: Vec::new(),
-        }
-    }
-}
 
 /// A whole stored thread: its summary, its fold and its runs.
 #[derive(Debug, Clone)]
@@ -214,152 +52,22 @@ impl StoredThread {
         }
     }
 
+    /// The thread as `GET {agent}/threads/{threadId}` answers it in JSON: the summary,
+    /// the fold's messages and state, the runs.
+    #[must_use]
+    pub fn detail(&self) -> ThreadDetail {
+        ThreadDetail::new(
+            self.summary.clone(),
+            self.thread.messages().to_vec(),
+            self.thread.state().clone(),
+            self.runs.clone(),
+        )
+    }
+
     /// The run in progress, if any (the latest run, when it is running).
     #[must_use]
     pub fn active_run(&self) -> Option<&RunRecord> {
-        self.runs.last().filter(|r| r.status == RunStatus::Running)
-    }
-}
-
-/// Which threads a list shows by their archived flag.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub enum Archived {
-    /// Threads not archived (the default).
-    #[default]
-    Exclude,
-    /// Archived threads only.
-    Only,
-    /// Both.
-    Any,
-}
-
-/// Most threads one list page holds.
-pub const MAX_LIST_LIMIT: usize = 100;
-/// Threads per list page when the query names no limit.
-pub const DEFAULT_LIST_LIMIT: usize = 20;
-
-/// A thread list query: one owner's threads, most recently updated first.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct ThreadQuery {
-    /// Threads per page, 1..=[`MAX_LIST_LIMIT`] (a store clamps it).
-    pub limit: usize,
-    /// Where the page starts: the previous page's [`ThreadPage::next_cursor`].
-    pub cursor: Option<String>,
-    /// Which threads by their archived flag.
-    pub archived: Archived,
-    /// Metadata filters: each `(key, value)` keeps the threads whose metadata has the
-    /// string `value` at `key`; several combine with AND.
-    pub metadata: Vec<(String, String)>,
-}
-
-impl Default for ThreadQuery {
-    fn default() -> Self {
-        ThreadQuery {
-            limit: DEFAULT_LIST_LIMIT,
-            cursor: None,
-            archived: Archived::Exclude,
-            metadata: Vec::new(),
-        }
-    }
-}
-
-impl ThreadQuery {
-    /// The first page of non-archived threads, [`DEFAULT_LIST_LIMIT`] to a page.
-    #[must_use]
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Sets the page size (clamped to 1..=[`MAX_LIST_LIMIT`]).
-    #[must_use]
-    pub fn limit(mut self, limit: usize) -> Self {
-        self.limit = limit.clamp(1, MAX_LIST_LIMIT);
-        self
-    }
-
-    /// Starts after the page whose [`ThreadPage::next_cursor`] this is.
-    #[must_use]
-    pub fn cursor(mut self, cursor: impl Into<String>) -> Self {
-        self.cursor = Some(cursor.into());
-        self
-    }
-
-    /// Which threads by their archived flag.
-    #[must_use]
-    pub fn archived(mut self, archived: Archived) -> Self {
-        self.archived = archived;
-        self
-    }
-
-    /// Keeps only the threads whose metadata has the string `value` at `key`.
-    #[must_use]
-    pub fn metadata(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
-        self.metadata.push((key.into(), value.into()));
-        self
-    }
-}
-
-/// One page of a thread list.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub struct ThreadPage {
-    /// The threads, most recently updated first.
-    pub threads: Vec<ThreadSummary>,
-    /// The cursor of the next page; `None` on the last.
-    pub next_cursor: Option<String>,
-}
-
-impl ThreadPage {
-    /// A page (for a store in another crate: the struct is non-exhaustive).
-    #[must_use]
-    pub fn new(threads: Vec<ThreadSummary>, next_cursor: Option<String>) -> Self {
-        ThreadPage {
-            threads,
-            next_cursor,
-        }
-    }
-}
-
-/// A change to a thread's own fields; `None` leaves a field as it is.
-#[derive(Debug, Clone, PartialEq, Default)]
-#[non_exhaustive]
-pub struct ThreadPatch {
-    /// The new title (`Some(None)` clears it).
-    pub title: Option<Option<String>>,
-    /// The new metadata (replacing the old).
-    pub metadata: Option<Map<String, Value>>,
-    /// Archives or restores the thread.
-    pub archived: Option<bool>,
-}
-
-impl ThreadPatch {
-    /// A patch that changes nothing.
-    #[must_use]
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Sets (or, with `None`, clears) the title.
-    #[must_use]
-    pub fn title(mut self, title: Option<String>) -> Self {
-        self.title = Some(title);
-        self
-    }
-
-    /// Replaces the metadata.
-    #[must_use]
-    pub fn metadata(mut self, metadata: Map<String, Value>) -> Self {
-        self.metadata = Some(metadata);
-        self
-    }
-
-    /// Archives (`true`) or restores (`false`) the thread.
-    #[must_use]
-    pub fn archived(mut self, archived: bool) -> Self {
-        self.archived = Some(archived);
-        self
+        self.runs.last().filter(|r| r.status == RunPhase::Running)
     }
 }
 

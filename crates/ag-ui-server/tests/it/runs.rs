@@ -547,7 +547,7 @@ async fn the_maximum_duration_cancels_the_run() {
 /// how the run ended (read by a join once the store says it has) and how long after the
 /// drop it ended.
 async fn slow_run_after_disconnect(policy: DisconnectPolicy, run: &str) -> (Value, Duration) {
-    use ag_ui_server::runs::{RunStatus, RunStore};
+    use ag_ui_server::runs::{RunPhase, RunStore};
     let store = MemoryStore::new();
     let runs = Runs::new(store.clone()).on_disconnect(policy);
     let server = serve(AgentService::new(DemoAgent::new()).runs(runs)).await;
@@ -558,7 +558,7 @@ async fn slow_run_after_disconnect(policy: DisconnectPolicy, run: &str) -> (Valu
     loop {
         tokio::time::sleep(Duration::from_millis(20)).await;
         let meta = store.run(run).await.unwrap().unwrap();
-        if meta.status == RunStatus::Ended {
+        if meta.status == RunPhase::Ended {
             break;
         }
         assert!(dropped.elapsed() < LIMIT);
@@ -597,7 +597,7 @@ async fn the_disconnect_policy_decides_what_a_run_without_subscribers_does() {
 
 #[tokio::test]
 async fn a_join_within_the_grace_period_keeps_the_run_going() {
-    use ag_ui_server::runs::{RunStatus, RunStore};
+    use ag_ui_server::runs::{RunPhase, RunStore};
     let store = MemoryStore::new();
     let runs =
         Runs::new(store.clone()).on_disconnect(DisconnectPolicy::Grace(Duration::from_millis(400)));
@@ -622,7 +622,7 @@ async fn a_join_within_the_grace_period_keeps_the_run_going() {
     tokio::time::sleep(Duration::from_millis(900)).await;
     assert_eq!(
         store.run("run-rejoin").await.unwrap().unwrap().status,
-        RunStatus::Running
+        RunPhase::Running
     );
     // The joiner gets the following seconds' text.
     let next = joined.next().await.unwrap();

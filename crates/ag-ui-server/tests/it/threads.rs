@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
 use ag_ui_core::{Event, RunAgentInput, SseReader};
-use ag_ui_server::runs::{RunStatus, Runs};
+use ag_ui_server::runs::{RunPhase, Runs};
 use ag_ui_server::threads::{
     CODE_RUN_LOST, MemoryThreads, Owner, RunEndKind, RunStart, StoredThread, ThreadFuture,
     ThreadPage, ThreadPatch, ThreadQuery, ThreadStore, ThreadStoreError, ThreadSummary,
@@ -158,7 +158,7 @@ async fn a_runs_thread_is_written_at_its_start_checkpointed_and_ended() {
     // Written at the start: the run running, the input's messages new to the thread.
     let begun = threads.thread(None, "thread-1").await.unwrap().unwrap();
     assert_eq!(begun.runs.len(), 1);
-    assert_eq!(begun.runs[0].status, RunStatus::Running);
+    assert_eq!(begun.runs[0].status, RunPhase::Running);
     assert_eq!(
         serde_json::to_value(&begun.runs[0].input_messages).unwrap(),
         first["messages"]
@@ -169,7 +169,7 @@ async fn a_runs_thread_is_written_at_its_start_checkpointed_and_ended() {
         t.thread.message("a-run-1").is_some()
     })
     .await;
-    assert_eq!(checkpoint.runs[0].status, RunStatus::Running);
+    assert_eq!(checkpoint.runs[0].status, RunPhase::Running);
     assert_eq!(
         messages(&checkpoint),
         json!([{"id": "u1", "role": "user", "content": "What is the weather?"},
@@ -179,7 +179,7 @@ async fn a_runs_thread_is_written_at_its_start_checkpointed_and_ended() {
     assert_eq!(streamed.last().unwrap()["type"], "RUN_FINISHED");
     // Ended: the outcome, the usage and the whole fold.
     let ended = until(&threads, None, "thread-1", |t| {
-        t.runs[0].status == RunStatus::Ended
+        t.runs[0].status == RunPhase::Ended
     })
     .await;
     let run = &ended.runs[0];
@@ -204,7 +204,7 @@ async fn a_runs_thread_is_written_at_its_start_checkpointed_and_ended() {
     let streamed = events(start(&server, None, &second).await).await;
     assert_eq!(streamed.last().unwrap()["type"], "RUN_ERROR");
     let ended = until(&threads, None, "thread-1", |t| {
-        t.runs.len() == 2 && t.runs[1].status == RunStatus::Ended
+        t.runs.len() == 2 && t.runs[1].status == RunPhase::Ended
     })
     .await;
     let run = &ended.runs[1];
@@ -320,7 +320,7 @@ async fn a_running_run_the_run_store_does_not_know_is_reported_lost() {
     }
     let stored = threads.thread(None, "thread-x").await.unwrap().unwrap();
     let run = &stored.runs[0];
-    assert_eq!(run.status, RunStatus::Ended);
+    assert_eq!(run.status, RunPhase::Ended);
     assert_eq!(run.outcome, Some(RunEndKind::Error));
     assert_eq!(run.error_code.as_deref(), Some(CODE_RUN_LOST));
 }
@@ -391,7 +391,7 @@ async fn the_sweep_marks_stale_runs_lost_and_expires_archived_threads() {
         let _ = connect(&server, None, "nope").await;
         let stale = threads.thread(None, "thread-stale").await.unwrap().unwrap();
         let old = threads.thread(None, "thread-old").await.unwrap();
-        if stale.runs[0].status == RunStatus::Ended && old.is_none() {
+        if stale.runs[0].status == RunPhase::Ended && old.is_none() {
             assert_eq!(stale.runs[0].error_code.as_deref(), Some(CODE_RUN_LOST));
             break;
         }
@@ -403,7 +403,7 @@ async fn the_sweep_marks_stale_runs_lost_and_expires_archived_threads() {
     let _ = connect(&server, None, "nope").await;
     tokio::time::sleep(Duration::from_millis(30)).await;
     let live = threads.thread(None, "thread-1").await.unwrap().unwrap();
-    assert_eq!(live.runs[0].status, RunStatus::Running, "{live:?}");
+    assert_eq!(live.runs[0].status, RunPhase::Running, "{live:?}");
     let streamed = reading.await.unwrap();
     assert_eq!(streamed.last().unwrap()["type"], "RUN_FINISHED");
 }
@@ -595,12 +595,12 @@ async fn failed_thread_writes_are_tried_again() {
     );
     let reading = tokio::spawn(events(response));
     until(&flaky.inner, None, "thread-1", |t| {
-        t.runs[0].status == RunStatus::Running
+        t.runs[0].status == RunPhase::Running
     })
     .await;
     reading.await.unwrap();
     let ended = until(&flaky.inner, None, "thread-1", |t| {
-        t.runs[0].status == RunStatus::Ended
+        t.runs[0].status == RunPhase::Ended
     })
     .await;
     assert_eq!(ended.runs[0].outcome, Some(RunEndKind::Success));
