@@ -21,6 +21,6 @@ mod time;
 
 pub use threads::{
     Archived, DEFAULT_LIST_LIMIT, InvalidParameter, MAX_LIST_LIMIT, METADATA_FILTER_PREFIX,
-    Multitask, RunEndKind, RunPhase, RunRecord, RunSummary, ThreadDetail, ThreadPage,
-    ThreadPatch, ThreadQuery, ThreadSummary,
+    Multitask, RunEndKind, RunPhase, RunRecord, RunSummary, ThreadDetail, ThreadPage, ThreadPatch,
+    ThreadQuery, ThreadSummary,
 };

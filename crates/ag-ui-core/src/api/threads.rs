@@ -585,7 +585,10 @@ impl ThreadPatch {
                     "metadata" => "an object",
                     _ => "a boolean",
                 };
-                return Err(InvalidParameter::new(format!("$.{k}"), format!("is not {want}")));
+                return Err(InvalidParameter::new(
+                    format!("$.{k}"),
+                    format!("is not {want}"),
+                ));
             }
         }
         serde_json::from_value(value).map_err(|e| InvalidParameter::new("$", e.to_string()))
@@ -660,7 +663,9 @@ mod usage {
         }
     }
 
-    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<TokenUsage>, D::Error> {
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Vec<TokenUsage>, D::Error> {
         Ok(Option::<Vec<TokenUsage>>::deserialize(d)?.unwrap_or_default())
     }
 }

@@ -18,7 +18,11 @@ fn a_summary_is_the_documented_object_and_reads_back() {
     let mut s = ThreadSummary::new("t/1", at(1_765_000_000_123));
     s.updated_at = at(1_765_000_100_000);
     s.run_count = 2;
-    s.last_run = Some(RunSummary::new("r2", RunPhase::Ended, Some(RunEndKind::Interrupt)));
+    s.last_run = Some(RunSummary::new(
+        "r2",
+        RunPhase::Ended,
+        Some(RunEndKind::Interrupt),
+    ));
     let v = serde_json::to_value(&s).unwrap();
     assert_eq!(
         v,
@@ -52,8 +56,10 @@ fn a_run_record_writes_null_while_running_and_the_usage_array_once_ended() {
     ended.ended_at = Some(at(1500));
     ended.usage = vec![serde_json::from_value::<TokenUsage>(json!({"inputTokens": 3})).unwrap()];
     ended.rolled_back = true;
-    ended.input_messages =
-        vec![serde_json::from_value::<Message>(json!({"id": "m", "role": "user", "content": "hi"})).unwrap()];
+    ended.input_messages = vec![
+        serde_json::from_value::<Message>(json!({"id": "m", "role": "user", "content": "hi"}))
+            .unwrap(),
+    ];
     let v = serde_json::to_value(&ended).unwrap();
     assert_eq!(v["usage"], json!([{"inputTokens": 3}]));
     assert_eq!(v["endedAt"], "1970-01-01T00:00:01.500Z");
@@ -78,8 +84,10 @@ fn a_detail_flattens_the_summary() {
 
 #[test]
 fn list_queries_read_and_write_their_parameters() {
-    let q = ThreadQuery::from_query("limit=100&cursor=a%2Bb&archived=true&metadata.k%20x=v%26w&other=1")
-        .unwrap();
+    let q = ThreadQuery::from_query(
+        "limit=100&cursor=a%2Bb&archived=true&metadata.k%20x=v%26w&other=1",
+    )
+    .unwrap();
     assert_eq!(q.limit, 100);
     assert_eq!(q.cursor.as_deref(), Some("a+b"));
     assert_eq!(q.archived, Archived::Only);

@@ -5,8 +5,8 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::{Duration, SystemTime};
 
-pub use ag_ui_core::api::RunPhase;
 use ag_ui_core::ThreadState;
+pub use ag_ui_core::api::RunPhase;
 use bytes::Bytes;
 use futures_core::Stream;
 

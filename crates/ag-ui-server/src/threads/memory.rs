@@ -8,8 +8,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use ag_ui_core::ThreadState;
 
 use ag_ui_core::api::{
-    MAX_LIST_LIMIT, RunEndKind, RunPhase, RunRecord, RunSummary, ThreadPage,
-    ThreadPatch, ThreadQuery, ThreadSummary,
+    MAX_LIST_LIMIT, RunEndKind, RunPhase, RunRecord, RunSummary, ThreadPage, ThreadPatch,
+    ThreadQuery, ThreadSummary,
 };
 
 use super::store::{
@@ -102,9 +102,10 @@ fn parse_cursor(cursor: &str) -> Result<(u128, &str), ThreadStoreError> {
 impl Entry {
     fn refresh_summary(&mut self) {
         self.summary.run_count = self.runs.len() as u64;
-        self.summary.last_run = self.runs.last().map(|r| {
-            RunSummary::new(r.record.run_id.clone(), r.record.status, r.record.outcome)
-        });
+        self.summary.last_run = self
+            .runs
+            .last()
+            .map(|r| RunSummary::new(r.record.run_id.clone(), r.record.status, r.record.outcome));
     }
 
     fn run_mut(&mut self, run_id: &str) -> Option<&mut Run> {

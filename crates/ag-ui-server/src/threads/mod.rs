@@ -10,11 +10,11 @@
 mod memory;
 mod store;
 
-pub use memory::{DEFAULT_MAX_THREADS, MemoryThreads};
 pub use ag_ui_core::api::{
     Archived, DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, Multitask, RunEndKind, RunPhase, RunRecord,
     RunSummary, ThreadDetail, ThreadPage, ThreadPatch, ThreadQuery, ThreadSummary,
 };
+pub use memory::{DEFAULT_MAX_THREADS, MemoryThreads};
 pub use store::{
     CODE_RUN_LOST, Owner, RunEnding, RunStart, StoredThread, ThreadFuture, ThreadStore,
     ThreadStoreError, decode_fold, encode_fold, owner_key,
