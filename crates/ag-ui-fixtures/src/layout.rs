@@ -397,6 +397,11 @@ fn resolve(
             })?;
     if let Some(next) = path.get(used) {
         if let Some(target) = exports.get(&(module.clone(), next.clone())) {
+            if target.is_empty() {
+                // A re-export of another crate's item (`pub use other_crate::X`): the use
+                // lands in the facade, never at the crate's root.
+                return Some(module);
+            }
             let mut through = target.clone();
             through.extend(path[used + 1..].iter().cloned());
             if let Some(found) = resolve(&through, files, exports, depth + 1) {
@@ -863,6 +868,44 @@ use crate::a as _a;
                 "{runs::http, service}: runs::http -(crate::service::json)-> service -(crate::runs::http)-> runs::http"
             ]
         );
+        std::fs::remove_dir_all(root).unwrap();
+    }
+
+    /// A facade re-exporting another crate's items (`pub use other::api::Kind;`) is where
+    /// a path through it lands, not the crate's root: `crate::threads::Kind::A` in `runs`
+    /// uses `threads`, and no circle through `lib` is made up.
+    #[test]
+    fn a_reexport_from_another_crate_lands_in_the_facade() {
+        let root = tree(
+            "external",
+            &[
+                (
+                    "lib.rs",
+                    "pub mod runs;
+pub mod threads;
+pub use runs::Runs;
+",
+                ),
+                (
+                    "threads/mod.rs",
+                    "pub use other::api::{Kind, Phase};
+",
+                ),
+                (
+                    "runs/mod.rs",
+                    "pub struct Runs;
+fn f() { let _ = crate::threads::Kind::A; }
+",
+                ),
+            ],
+        );
+        let layout = Layout::scan(&root).unwrap();
+        assert_eq!(
+            layout.why("runs", "threads"),
+            Some("crate::threads::Kind::A")
+        );
+        assert!(!layout.uses("runs").contains("lib"));
+        assert_eq!(layout.cycles(), Vec::<String>::new());
         std::fs::remove_dir_all(root).unwrap();
     }
 

@@ -17,7 +17,7 @@ use http::{Method, Response, StatusCode};
 use super::driver::{Drive, Driver};
 use super::journal::{Journal, new_messages};
 use super::log::log_warn;
-use super::store::{Cursor, RecordStream, RunMeta, StoreError};
+use super::store::{Cursor, RecordStream, RunMeta, RunPhase, StoreError};
 use super::{CODE_STORE_ERROR, CODE_STORE_LOST, Runs, Subscriber};
 use crate::body::{SseBody, json_response, sse_response};
 use crate::guard::GuardOptions;
@@ -512,7 +512,7 @@ async fn connect(
 /// running and no live run stands behind it).
 fn live_run_lost(stored: &StoredThread) -> bool {
     stored.runs.last().is_some_and(|r| {
-        r.status == super::RunPhase::Running || r.error_code.as_deref() == Some(CODE_RUN_LOST)
+        r.status == RunPhase::Running || r.error_code.as_deref() == Some(CODE_RUN_LOST)
     })
 }
 
