@@ -50,6 +50,18 @@ async fn the_thread_store_suite() {
     }
 }
 
+/// The threads API suite (ag-ui-testkit): the JSON thread routes over loopback HTTP, on
+/// PostgreSQL.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_threads_api_suite() {
+    let server = Postgres::start();
+    let url = database(&server, "threads_api").await;
+    let store = PostgresThreads::connect(&url)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    ag_ui_testkit::threads_api::suite(std::sync::Arc::new(store)).await;
+}
+
 async fn versions(url: &str) -> Vec<i64> {
     let mut conn = PgConnection::connect(url).await.unwrap();
     sqlx::query_scalar("SELECT version FROM _sqlx_migrations WHERE success ORDER BY version")

@@ -23,6 +23,15 @@ mod suite {
     ag_ui_testkit::thread_store_suite!(super::fresh().await);
 }
 
+/// The threads API suite (ag-ui-testkit): the JSON thread routes over loopback HTTP, on
+/// a SQLite file.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_threads_api_suite() {
+    let fresh = fresh().await;
+    ag_ui_testkit::threads_api::suite(std::sync::Arc::new(fresh.store.clone())).await;
+    drop(fresh);
+}
+
 async fn versions(url: &str) -> Vec<i64> {
     let mut conn = SqliteConnection::connect(url).await.unwrap();
     sqlx::query_scalar("SELECT version FROM _sqlx_migrations WHERE success ORDER BY version")
