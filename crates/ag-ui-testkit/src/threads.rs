@@ -91,6 +91,9 @@ pub const CASES: &[(&str, ThreadStoreCase)] = &[
     ("hostile_ids_are_plain_data", |s| {
         Box::pin(hostile_ids_are_plain_data(s))
     }),
+    ("concurrent_runs_on_one_thread", |s| {
+        Box::pin(concurrent_runs_on_one_thread(s))
+    }),
     ("rollback_restores_the_fold", |s| {
         Box::pin(rollback_restores_the_fold(s))
     }),

@@ -260,6 +260,11 @@ pub trait ThreadStore: Send + Sync + 'static {
 
     /// One page of the owner's threads, most recently updated first (ties by id).
     ///
+    /// A cursor names the last thread of its page (its update time and id), and the next
+    /// page starts after it: threads created while the pages are read come before it,
+    /// so every thread that existed at the first page and was not updated meanwhile is
+    /// listed exactly once.
+    ///
     /// # Errors
     /// [`ThreadStoreError::InvalidCursor`] for a cursor this store did not give; a backend
     /// failure.
