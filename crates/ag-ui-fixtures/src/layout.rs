@@ -396,12 +396,15 @@ fn resolve(
                 files.contains_key(&name).then_some((name, i))
             })?;
     if let Some(next) = path.get(used) {
+        // A name another crate's (`pub use other::Name`, kept as an empty path) is the
+        // facade's own: nothing to follow.
+        if exports
+            .get(&(module.clone(), next.clone()))
+            .is_some_and(Vec::is_empty)
+        {
+            return Some(module);
+        }
         if let Some(target) = exports.get(&(module.clone(), next.clone())) {
-            if target.is_empty() {
-                // A re-export of another crate's item (`pub use other_crate::X`): the use
-                // lands in the facade, never at the crate's root.
-                return Some(module);
-            }
             let mut through = target.clone();
             through.extend(path[used + 1..].iter().cloned());
             if let Some(found) = resolve(&through, files, exports, depth + 1) {
@@ -409,7 +412,10 @@ fn resolve(
             }
         }
         // A glob re-export (`pub use model::event::*`) may be where the name comes from.
-        if let Some(glob) = exports.get(&(module.clone(), "*".to_owned())) {
+        if let Some(glob) = exports
+            .get(&(module.clone(), "*".to_owned()))
+            .filter(|g| !g.is_empty())
+        {
             let mut through = glob[..glob.len().saturating_sub(1)].to_vec();
             through.extend(path[used..].iter().cloned());
             if let Some(found) = resolve(&through, files, exports, depth + 1) {
@@ -877,7 +883,7 @@ use crate::a as _a;
     #[test]
     fn a_reexport_from_another_crate_lands_in_the_facade() {
         let root = tree(
-            "external",
+            "external-facade",
             &[
                 (
                     "lib.rs",
@@ -963,6 +969,31 @@ fn f() { let _ = crate::threads::Kind::A; }
         }
         assert!(scanned >= dirs.len(), "scanned {scanned} trees in {dirs:?}");
         assert_eq!(found, Vec::<String>::new(), "files importing each other");
+    }
+
+    /// A facade re-exporting another crate's enum: a path to one of its variants through
+    /// the facade lands in the facade, not at the crate's root.
+    #[test]
+    fn a_variant_of_another_crates_reexported_enum_lands_in_the_facade() {
+        let root = tree(
+            "external",
+            &[
+                ("lib.rs", "mod a;\nmod b;\nmod c;\npub use a::A;\n"),
+                ("a.rs", "pub struct A(crate::b::Kind);\n"),
+                (
+                    "b.rs",
+                    "pub use other::{Kind, Phase};\npub use more::*;\n\
+                     fn f() -> bool { crate::b::Kind::Done == super::b::Phase::Up }\n",
+                ),
+                ("c.rs", "fn g() { let _ = crate::b::Phase::Up; }\n"),
+            ],
+        );
+        let layout = Layout::scan(&root).unwrap();
+        assert!(layout.uses("a").contains("b"), "{:?}", layout.uses("a"));
+        assert!(layout.uses("b").is_empty(), "{:?}", layout.uses("b"));
+        assert!(layout.uses("c").contains("b"), "{:?}", layout.uses("c"));
+        assert_eq!(layout.cycles(), Vec::<String>::new());
+        std::fs::remove_dir_all(root).unwrap();
     }
 
     #[test]

@@ -281,7 +281,13 @@ pub(crate) async fn start(
     if let Some((j, thread)) = &journal {
         let stored = j.stored().await;
         let fresh = new_messages(&input.messages, stored.as_ref());
-        j.begin(RunStart::new(&thread_id, &run_id, fresh, thread.clone()))
+        // The request's trace (the caller's `traceparent` continued, or the one the
+        // service began) is kept with the run's record.
+        let trace_id = parts
+            .extensions
+            .get::<crate::telemetry::TraceContext>()
+            .map(crate::telemetry::TraceContext::trace_id);
+        j.begin(RunStart::new(&thread_id, &run_id, fresh, thread.clone()).with_trace_id(trace_id))
             .await;
     }
     let records = store
