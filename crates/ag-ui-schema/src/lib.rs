@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+pub mod openapi;
+
 use ag_ui_core as core;
 use ag_ui_core::{EventType, ProtocolVersion};
 use schemars::generate::{SchemaGenerator, SchemaSettings};

@@ -6,6 +6,8 @@
 //! ag-ui-schema --out DIR            write every version's file into DIR
 //! ag-ui-schema --check FILE_OR_DIR  exit 1 unless FILE (or every version's file in DIR) is the schema
 //! ag-ui-schema --protocol 1.1 …     the same for one version only (1.0 or 1.1)
+//! ag-ui-schema --openapi            print the OpenAPI document of ag-ui-server's routes
+//! ag-ui-schema --openapi --check F  exit 1 unless F is that document
 //! ```
 
 use std::io::Write;
@@ -21,7 +23,9 @@ const USAGE: &str = "usage: ag-ui-schema [--protocol VERSION] [--out DIR | --che
     \n  --out DIR              write DIR/ag-ui.schema.json (1.0) and DIR/ag-ui-1.1.schema.json\
     \n                         (DIR is created if missing)\
     \n  --check FILE_OR_DIR    compare FILE, or each version's file in DIR, with the schema;\
-    \n                         exit 1 when one is missing or differs";
+    \n                         exit 1 when one is missing or differs\
+    \n  --openapi              the OpenAPI 3.1 document of ag-ui-server's routes instead\
+    \n                         (printed, or with --out FILE / --check FILE)";
 
 enum Command {
     Print,
@@ -76,7 +80,12 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, String>
 }
 
 fn main() -> ExitCode {
-    let args = match parse(std::env::args().skip(1)) {
+    let mut raw: Vec<String> = std::env::args().skip(1).collect();
+    if let Some(at) = raw.iter().position(|a| a == "--openapi") {
+        raw.remove(at);
+        return openapi(raw);
+    }
+    let args = match parse(raw.into_iter()) {
         Ok(Some(a)) => a,
         Ok(None) => {
             println!("{USAGE}");
@@ -155,6 +164,43 @@ fn check(file: &Path, text: &str, version: ProtocolVersion) -> ExitCode {
         Err(e) => {
             eprintln!("ag-ui-schema: cannot read {}: {e}", file.display());
             ExitCode::FAILURE
+        }
+    }
+}
+
+/// `--openapi`: prints, writes (`--out FILE`) or checks (`--check FILE`) the OpenAPI
+/// document.
+fn openapi(args: Vec<String>) -> ExitCode {
+    let text = match ag_ui_schema::openapi::openapi_text() {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("ag-ui-schema: cannot generate the OpenAPI document: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        [] => print(&text),
+        ["--out", file] => write(Path::new(file), &text),
+        ["--check", file] => match std::fs::read_to_string(file) {
+            Ok(found) if found == text => {
+                eprintln!("{file} is up to date");
+                ExitCode::SUCCESS
+            }
+            Ok(_) => {
+                eprintln!(
+                    "ag-ui-schema: {file} differs from the OpenAPI document; regenerate it with \
+                     `cargo run -q -p ag-ui-schema -- --openapi --out {file}`"
+                );
+                ExitCode::FAILURE
+            }
+            Err(e) => {
+                eprintln!("ag-ui-schema: cannot read {file}: {e}");
+                ExitCode::FAILURE
+            }
+        },
+        _ => {
+            eprintln!("ag-ui-schema: --openapi takes --out FILE or --check FILE\n{USAGE}");
+            ExitCode::from(2)
         }
     }
 }

@@ -273,6 +273,7 @@ impl<A: Agent> AgentService<A> {
             Route::Threads => "threads",
             Route::Thread(_) => "thread",
             Route::Capabilities => "capabilities",
+            Route::OpenApi => "openapi",
             Route::Unknown => "other",
         }
     }

@@ -11,6 +11,7 @@ use crate::{Event, Message, RunFinishedOutcome, TokenUsage};
 use super::time;
 
 /// Whether a run is still producing events: `"running"` or `"ended"` in JSON.
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 #[non_exhaustive]
@@ -42,6 +43,7 @@ impl RunPhase {
 
 /// How a run ended, as a thread's run record tells it: `"success"`, `"interrupt"`,
 /// `"cancelled"` or `"error"` in JSON.
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 #[non_exhaustive]
@@ -100,6 +102,7 @@ impl RunEndKind {
 }
 
 /// A thread's last run, as a summary shows it: `{"runId", "status", "outcome"}`.
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -126,6 +129,7 @@ impl RunSummary {
 
 /// What a thread list shows of a thread: `{"threadId", "title", "metadata", "createdAt",
 /// "updatedAt", "archived", "runCount", "lastRun"}`, times in RFC 3339 (UTC).
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -139,9 +143,11 @@ pub struct ThreadSummary {
     pub metadata: Map<String, Value>,
     /// When its first run started.
     #[serde(with = "time::rfc3339")]
+    #[cfg_attr(feature = "schemars", schemars(with = "String", extend("format" = "date-time")))]
     pub created_at: SystemTime,
     /// When it last changed (a run started, checkpointed or ended; an update).
     #[serde(with = "time::rfc3339")]
+    #[cfg_attr(feature = "schemars", schemars(with = "String", extend("format" = "date-time")))]
     pub updated_at: SystemTime,
     /// Whether it is archived.
     pub archived: bool,
@@ -171,6 +177,7 @@ impl ThreadSummary {
 
 /// What a thread keeps of one of its runs: `{"runId", "status", "outcome", "startedAt",
 /// "endedAt", "usage", "errorCode", "rolledBack", "traceId", "inputMessages"}`.
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -183,13 +190,16 @@ pub struct RunRecord {
     pub outcome: Option<RunEndKind>,
     /// When it started.
     #[serde(with = "time::rfc3339")]
+    #[cfg_attr(feature = "schemars", schemars(with = "String", extend("format" = "date-time")))]
     pub started_at: SystemTime,
     /// When it ended (`null` while it runs).
     #[serde(with = "time::rfc3339_option")]
+    #[cfg_attr(feature = "schemars", schemars(with = "Option<String>", extend("format" = "date-time")))]
     pub ended_at: Option<SystemTime>,
     /// The usage its terminal event reported: the event's `usage` array in JSON, `null`
     /// when it reported none.
     #[serde(with = "usage")]
+    #[cfg_attr(feature = "schemars", schemars(with = "Option<Vec<TokenUsage>>"))]
     pub usage: Vec<TokenUsage>,
     /// The `code` of its `RUN_ERROR` (or of a run lost with its instance).
     pub error_code: Option<String>,
@@ -229,6 +239,7 @@ impl RunRecord {
 
 /// A whole thread as `GET {agent}/threads/{threadId}` answers it in JSON: the summary's
 /// fields, then `"messages"`, `"state"` and `"runs"` (oldest first).
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -488,6 +499,7 @@ impl ThreadQuery {
 }
 
 /// One page of a thread list: `{"threads": [summary…], "nextCursor": string or null}`.
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -512,6 +524,7 @@ impl ThreadPage {
 /// A change to a thread's own fields; `None` leaves a field as it is. In JSON (the body
 /// of `PATCH {agent}/threads/{threadId}`): `{"title"?: string or null, "metadata"?:
 /// object, "archived"?: boolean}`, no other member.
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[non_exhaustive]

@@ -7,5 +7,6 @@ mod bundle;
 mod drift;
 mod fixtures;
 mod layout;
+mod openapi;
 mod support;
 mod versions;

@@ -226,3 +226,44 @@ async fn the_service_mounted_at_one_path_serves_that_path_only() {
     let (status, _) = refusal(start(&format!("{base}/no/such/path"), "run-2").await).await;
     assert_eq!(status, 404);
 }
+
+/// `GET {agent}/openapi.json`: the routes' OpenAPI document, its server the agent's path.
+#[tokio::test]
+async fn the_openapi_document_is_served_with_the_agents_path() {
+    for nested in [false, true] {
+        let (_server, base) = mounted(full_service(), nested).await;
+        let response = client()
+            .get(format!("{base}/openapi.json"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200, "nested: {nested}");
+        assert_eq!(response.headers()["content-type"], "application/json");
+        let doc: serde_json::Value =
+            serde_json::from_slice(&response.bytes().await.unwrap()).unwrap();
+        assert_eq!(doc["openapi"], "3.1.0");
+        let path = reqwest::Url::parse(&base)
+            .unwrap()
+            .path()
+            .trim_end_matches('/')
+            .to_owned();
+        let want = if path.is_empty() {
+            "/".to_owned()
+        } else {
+            path
+        };
+        assert_eq!(
+            doc["servers"],
+            serde_json::json!([{"url": want}]),
+            "nested: {nested}"
+        );
+        assert!(doc["paths"]["/threads/{threadId}"]["patch"].is_object());
+        let post = client()
+            .post(format!("{base}/openapi.json"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(post.status(), 405);
+        assert_eq!(post.headers()["allow"], "GET");
+    }
+}
