@@ -678,9 +678,12 @@ mod tests {
     #[cfg(feature = "axum")]
     #[test]
     fn the_openapi_document_has_every_route() {
-        let doc: serde_json::Value = serde_json::from_str(OPENAPI).unwrap();
-        let mut documented: Vec<String> =
-            doc["paths"].as_object().unwrap().keys().cloned().collect();
+        let doc: serde_json::Value =
+            serde_json::from_str(OPENAPI).unwrap_or_else(|e| panic!("openapi.json: {e}"));
+        let mut documented: Vec<String> = doc["paths"]
+            .as_object()
+            .map(|p| p.keys().cloned().collect())
+            .unwrap_or_default();
         let mut routed: Vec<String> = PATTERNS
             .iter()
             .map(|p| {
