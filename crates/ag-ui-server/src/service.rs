@@ -271,6 +271,7 @@ impl<A: Agent> AgentService<A> {
             Route::Events(_) => "join",
             Route::Stop(_) => "stop",
             Route::Thread(_) => "thread",
+            Route::Follow(_) => "follow",
             Route::Capabilities => "capabilities",
             Route::Unknown => "other",
         }
@@ -356,7 +357,7 @@ impl<A: Agent> AgentService<A> {
                         }
                         runs_http::start(
                             runs,
-                            &*self.agent,
+                            Arc::clone(&self.agent) as Arc<dyn Agent>,
                             request.context,
                             base_len,
                             request.input,

@@ -8,6 +8,7 @@
 )]
 
 mod both;
+mod claims;
 mod durable;
 mod failure;
 mod integrity;
