@@ -12,6 +12,7 @@ mod claims;
 mod durable;
 mod failure;
 mod integrity;
+mod multitask;
 mod observe;
 mod soak;
 mod support;
