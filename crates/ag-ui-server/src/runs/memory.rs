@@ -94,7 +94,9 @@ impl MemoryLimits {
 
 /// A [`RunStore`] in this process's memory, bounded by its [`MemoryLimits`]. Needs no
 /// runtime and no setup; expired runs are removed as the store is used.
-/// Runs are joinable from this process only.
+/// Runs are joinable from this process only. Each thread's feed of runs (for the follow
+/// stream) is kept while one of its runs is kept or someone follows it; a thread forgotten
+/// this way numbers its next run 1 again.
 #[derive(Debug, Default, Clone)]
 pub struct MemoryStore {
     inner: Arc<Shared>,
@@ -253,6 +255,17 @@ impl MemoryStore {
         self.purge(&mut state);
         if state.runs.contains_key(&meta.run_id) {
             return Err(StoreError::Exists(meta.run_id));
+        }
+        if state.threads.len() >= self.inner.limits.max_runs.saturating_mul(2) {
+            // Threads none of whose runs is kept, and nobody follows, are forgotten.
+            let State { runs, threads } = &mut *state;
+            threads.retain(|_, feed| {
+                Arc::strong_count(feed) > 1 || {
+                    let feed = lock(feed);
+                    feed.running.is_some()
+                        || feed.entries.iter().any(|r| runs.contains_key(&r.run_id))
+                }
+            });
         }
         let feed = Arc::clone(state.threads.entry(thread_key(&meta)).or_default());
         let mut feed = lock(&feed);

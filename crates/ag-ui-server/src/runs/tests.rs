@@ -391,3 +391,24 @@ async fn a_feed_cursor_older_than_the_kept_runs_is_refused() {
     let mut feed = store.thread_runs(None, "t", 5).await.unwrap();
     assert_eq!(next_run(&mut feed).await, (6, "r6".to_owned()));
 }
+
+#[tokio::test]
+async fn the_feeds_of_threads_whose_runs_are_gone_are_forgotten() {
+    let store = MemoryStore::with_limits(MemoryLimits::default().max_runs(2));
+    let followed = store.thread_runs(None, "t-0", 0).await.unwrap();
+    for i in 0..10 {
+        let run = format!("r{i}");
+        store
+            .create_run(on(&run, &format!("t-{i}"), None))
+            .await
+            .unwrap();
+        store.end_run(&run, Vec::new()).await.unwrap();
+    }
+    // A followed thread's feed stays, with its numbering.
+    assert_eq!(store.thread_seq(None, "t-0").await.unwrap(), 1);
+    drop(followed);
+    // A forgotten thread starts over.
+    assert_eq!(store.thread_seq(None, "t-1").await.unwrap(), 0);
+    // A thread whose run is kept keeps its feed.
+    assert_eq!(store.thread_seq(None, "t-9").await.unwrap(), 1);
+}

@@ -183,3 +183,37 @@ async fn a_follow_is_refused_a_bad_last_event_id_and_a_json_accept() {
         .unwrap();
     assert_eq!(r.status(), 405);
 }
+
+#[tokio::test]
+async fn the_follow_route_is_routed_below_a_nested_agent_path() {
+    let service = AgentService::new(DemoAgent::new()).runs(Runs::in_memory());
+    let router = ::axum::Router::new().nest("/agent", ag_ui_server::axum::service_router(service));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let task =
+        tokio::spawn(async move { ag_ui_server::axum::serve(listener, router).await.unwrap() });
+    let base = format!("http://{addr}/agent");
+    let mut events = Reader::new(
+        client()
+            .get(format!("{base}/threads/t%2F1/events"))
+            .header("accept", "text/event-stream")
+            .send()
+            .await
+            .unwrap(),
+    );
+    let mut b = input("run-n", json!({"scenario": "chat"}));
+    b["threadId"] = json!("t/1");
+    let r = client()
+        .post(&base)
+        .header("content-type", "application/json")
+        .header("accept", "text/event-stream")
+        .body(serde_json::to_vec(&b).unwrap())
+        .send()
+        .await
+        .unwrap();
+    let started = Reader::new(r).all().await;
+    let (id, first) = events.next().await.unwrap();
+    assert_eq!(id, "1.1");
+    assert_eq!(first, started[0].1);
+    task.abort();
+}
