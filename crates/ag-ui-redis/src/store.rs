@@ -714,6 +714,7 @@ impl RedisStore {
             buf: VecDeque::new(),
             conn: None,
             done: false,
+            outage: None,
         };
         feed.take(first)?;
         Ok(Box::pin(futures_util::stream::unfold(feed, FeedTail::next)))
@@ -1172,6 +1173,8 @@ struct FeedTail {
     buf: VecDeque<ThreadRun>,
     conn: Option<MultiplexedConnection>,
     done: bool,
+    /// Since when the store has failed under this follower, while it does.
+    outage: Option<Instant>,
 }
 
 impl FeedTail {
@@ -1248,9 +1251,22 @@ impl FeedTail {
             if self.done {
                 return None;
             }
-            if let Err(e) = self.fetch().await {
-                self.done = true;
-                return Some((Err(e), self));
+            match self.fetch().await {
+                Ok(()) => self.outage = None,
+                Err(StoreError::Backend(e)) => {
+                    // Rides out a store outage of up to the lease, as a run's subscriber does.
+                    self.conn = None;
+                    let since = *self.outage.get_or_insert_with(Instant::now);
+                    if since.elapsed() >= self.store.inner.config.lease {
+                        self.done = true;
+                        return Some((Err(StoreError::Backend(e)), self));
+                    }
+                    tokio::time::sleep(OUTAGE_RETRY).await;
+                }
+                Err(e) => {
+                    self.done = true;
+                    return Some((Err(e), self));
+                }
             }
         }
     }

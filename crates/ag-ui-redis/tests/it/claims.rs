@@ -150,3 +150,35 @@ async fn a_feed_cursor_older_than_the_kept_runs_is_refused() {
     let mut feed = store.thread_runs(None, "t", n - 2).await.unwrap();
     assert_eq!(next_run(&mut feed).await, (n - 1, format!("r{}", n - 1)));
 }
+
+#[tokio::test]
+async fn a_feed_follower_rides_out_a_short_redis_outage() {
+    let mut redis = RedisServer::start();
+    let store = redis
+        .store(|c| {
+            c.lease(Duration::from_secs(3))
+                .poll_interval(Duration::from_millis(100))
+        })
+        .await;
+    let mut feed = store.thread_runs(None, "t", 0).await.unwrap();
+    let next = tokio::spawn(async move { next_run(&mut feed).await });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    redis.kill();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    redis.resume();
+    // The shared connection reconnects on its next commands.
+    let mut created = Err(StoreError::NotFound(String::new()));
+    for _ in 0..50 {
+        created = store.create_run(on("r", "t", None)).await;
+        if created.is_ok() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    created.unwrap();
+    let got = tokio::time::timeout(Duration::from_secs(10), next)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(got, (1, "r".to_owned()));
+}
