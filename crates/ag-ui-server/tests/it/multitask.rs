@@ -212,3 +212,43 @@ async fn interrupt_stops_the_running_run_before_the_racing_one_starts() {
 async fn rollback_stops_the_running_run_before_the_racing_one_starts() {
     interrupts("rollback").await;
 }
+
+#[tokio::test]
+async fn two_principals_threads_of_one_id_do_not_block_each_other() {
+    let runs = Runs::in_memory().authorize(|parts| {
+        Ok(parts
+            .headers
+            .get("x-user")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned))
+    });
+    let server = serve(AgentService::new(DemoAgent::new()).runs(runs)).await;
+    let as_user = |user: &'static str, run: &'static str| {
+        client()
+            .post(server.url())
+            .header("content-type", "application/json")
+            .header("accept", "text/event-stream")
+            .header("x-user", user)
+            .body(serde_json::to_vec(&body(run, "slow")).unwrap())
+            .send()
+    };
+    let (a, b) = tokio::join!(as_user("alice", "run-a"), as_user("bob", "run-b"));
+    let (a, b) = (a.unwrap(), b.unwrap());
+    assert_eq!((a.status().as_u16(), b.status().as_u16()), (200, 200));
+    // Alice's thread is busy for alice alone.
+    let refused = as_user("alice", "run-c").await.unwrap();
+    assert_eq!(refused.status(), 409);
+    for (user, run) in [("alice", "run-a"), ("bob", "run-b")] {
+        let r = client()
+            .post(format!("{}runs/{run}/stop", server.url()))
+            .header("x-user", user)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 202);
+    }
+    for response in [a, b] {
+        let (events, _, _) = timed(response).await;
+        assert_eq!(events.last().unwrap()["outcome"]["type"], "cancelled");
+    }
+}
