@@ -178,7 +178,8 @@ impl Runs {
     /// the run when the running one has ended (bounded by the
     /// [maximum duration](Self::max_duration), or an hour), `interrupt` stops the running
     /// run as `POST …/stop` does and starts once its end is logged, `rollback` does the
-    /// same and rolls the thread back to before the stopped run.
+    /// same and is to roll the stored thread back to before the stopped run (a thread
+    /// store operation; without it the thread keeps what the stopped run added).
     pub fn multitask(mut self, policy: ag_ui_core::api::Multitask) -> Self {
         self.multitask = policy;
         self
