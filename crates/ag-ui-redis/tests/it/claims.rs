@@ -182,3 +182,34 @@ async fn a_feed_follower_rides_out_a_short_redis_outage() {
         .unwrap();
     assert_eq!(got, (1, "r".to_owned()));
 }
+
+#[tokio::test]
+async fn a_long_runs_claim_is_renewed_with_its_lease() {
+    use ag_ui_server::AgentService;
+    use ag_ui_server::demo::DemoAgent;
+
+    use crate::support::{Open, client, post, serve, slow};
+
+    let redis = RedisServer::start();
+    let store = redis.store(|c| c.lease(Duration::from_millis(300))).await;
+    let server = serve(AgentService::new(DemoAgent::new()).runs(store.runs())).await;
+    let mut running =
+        Open::start(post(server.url(), &slow("run-long")).send().await.unwrap()).await;
+    running.next().await.unwrap();
+    // Past the claim's own time-to-live (two leases), several times over.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let refused = post(server.url(), &slow("run-next")).send().await.unwrap();
+    assert_eq!(refused.status(), 409);
+    let stop = client()
+        .post(format!("{}runs/run-long/stop", server.url()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stop.status(), 202);
+    running.rest().await;
+    let next = post(server.url(), &crate::support::chat("run-next"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(next.status(), 200);
+}
