@@ -720,6 +720,33 @@ impl RedisStore {
         Ok(Box::pin(futures_util::stream::unfold(feed, FeedTail::next)))
     }
 
+    async fn running(
+        &self,
+        principal: Option<&str>,
+        thread_id: &str,
+    ) -> Result<Option<String>, StoreError> {
+        let keys = ThreadKeys::new(&self.inner.config.prefix, principal, thread_id);
+        let mut con = self.con(1);
+        let holder: Option<String> = redis::cmd("GET")
+            .arg(&keys.claim)
+            .query_async(&mut con)
+            .await
+            .map_err(backend)?;
+        let Some(holder) = holder else {
+            return Ok(None);
+        };
+        // A claim outlives its run's end by a moment (released right after it).
+        let k = self.keys(&holder);
+        let mut con = self.con(1);
+        let status: Option<String> = redis::cmd("HGET")
+            .arg(&k.meta)
+            .arg("status")
+            .query_async(&mut con)
+            .await
+            .map_err(backend)?;
+        Ok((status.as_deref() == Some("running")).then_some(holder))
+    }
+
     async fn seq(&self, principal: Option<&str>, thread_id: &str) -> Result<u64, StoreError> {
         let keys = ThreadKeys::new(&self.inner.config.prefix, principal, thread_id);
         let mut con = self.con(1);
@@ -1287,6 +1314,14 @@ impl RunStore for RedisStore {
         after: u64,
     ) -> StoreFuture<'a, ThreadRunStream> {
         Box::pin(self.open_feed(principal, thread_id, after))
+    }
+
+    fn thread_run<'a>(
+        &'a self,
+        principal: Option<&'a str>,
+        thread_id: &'a str,
+    ) -> StoreFuture<'a, Option<String>> {
+        Box::pin(self.running(principal, thread_id))
     }
 
     fn thread_seq<'a>(

@@ -24,6 +24,7 @@ async fn next_run(feed: &mut ThreadRunStream) -> (u64, String) {
 async fn a_thread_has_one_running_run_and_its_end_frees_it() {
     let redis = RedisServer::start();
     let store = redis.store(|c| c).await;
+    let other = redis.store(|c| c).await;
     store.create_run(on("r1", "t:1", None)).await.unwrap();
     match store.create_run(on("r2", "t:1", None)).await {
         Err(StoreError::ThreadBusy { thread_id, run_id }) => {
@@ -39,14 +40,18 @@ async fn a_thread_has_one_running_run_and_its_end_frees_it() {
         .await
         .unwrap();
     store.create_run(on("r4", "t", None)).await.unwrap();
+    assert_eq!(
+        other.thread_run(None, "t:1").await.unwrap().as_deref(),
+        Some("r1")
+    );
     store.end_run("r1", Vec::new()).await.unwrap();
+    assert_eq!(other.thread_run(None, "t:1").await.unwrap(), None);
     store.create_run(on("r2", "t:1", None)).await.unwrap();
     assert!(matches!(
         store.create_run(on("r5", "t:1", Some("bob"))).await,
         Err(StoreError::ThreadBusy { .. })
     ));
     // A second instance sees the same claims.
-    let other = redis.store(|c| c).await;
     assert!(matches!(
         other.create_run(on("r6", "t:1", None)).await,
         Err(StoreError::ThreadBusy { .. })

@@ -532,6 +532,22 @@ impl RunStore for MemoryStore {
         Box::pin(async move { r })
     }
 
+    fn thread_run<'a>(
+        &'a self,
+        principal: Option<&'a str>,
+        thread_id: &'a str,
+    ) -> StoreFuture<'a, Option<String>> {
+        let running = {
+            let state = lock(&self.inner.state);
+            let key = (principal.map(str::to_owned), thread_id.to_owned());
+            state
+                .threads
+                .get(&key)
+                .and_then(|f| lock(f).running.clone())
+        };
+        Box::pin(async move { Ok(running) })
+    }
+
     fn thread_seq<'a>(
         &'a self,
         principal: Option<&'a str>,

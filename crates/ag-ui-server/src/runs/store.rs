@@ -313,6 +313,17 @@ pub trait RunStore: Send + Sync + 'static {
         after: u64,
     ) -> StoreFuture<'a, ThreadRunStream>;
 
+    /// The id of the running run of `principal`'s thread `thread_id`, `None` when the
+    /// thread is idle (what a route that must not act on a busy thread asks).
+    ///
+    /// # Errors
+    /// A backend failure.
+    fn thread_run<'a>(
+        &'a self,
+        principal: Option<&'a str>,
+        thread_id: &'a str,
+    ) -> StoreFuture<'a, Option<String>>;
+
     /// The sequence number of the last run created on `principal`'s thread `thread_id`
     /// (`0` when none is known): where a feed of the runs from now on starts.
     ///

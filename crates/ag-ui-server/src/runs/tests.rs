@@ -322,7 +322,12 @@ async fn a_thread_has_one_running_run_and_its_end_frees_it() {
     // Another principal's thread of the same id, and another thread, are free.
     store.create_run(on("r3", "t", Some("bob"))).await.unwrap();
     store.create_run(on("r4", "u", None)).await.unwrap();
+    assert_eq!(
+        store.thread_run(None, "t").await.unwrap().as_deref(),
+        Some("r1")
+    );
     store.end_run("r1", Vec::new()).await.unwrap();
+    assert_eq!(store.thread_run(None, "t").await.unwrap(), None);
     store.create_run(on("r2", "t", None)).await.unwrap();
     assert!(matches!(
         store.create_run(on("r5", "t", Some("bob"))).await,
