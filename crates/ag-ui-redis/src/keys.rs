@@ -36,6 +36,37 @@ impl RunKeys {
     }
 }
 
+/// The keys of one thread (a principal's thread id). The escaped principal and thread id
+/// are the hash tag, so a thread's keys share a slot, apart from its runs' keys: the
+/// scripts on them touch no run key.
+#[derive(Debug, Clone)]
+pub(crate) struct ThreadKeys {
+    /// The claim: the id of the thread's running run, with a time-to-live renewed with
+    /// the run's lease.
+    pub(crate) claim: String,
+    /// The last sequence number given to a run of the thread.
+    pub(crate) seq: String,
+    /// The feed: a stream of the runs created, id `0-<seq>`, field `run`.
+    pub(crate) feed: String,
+}
+
+impl ThreadKeys {
+    pub(crate) fn new(prefix: &str, principal: Option<&str>, thread_id: &str) -> Self {
+        // `:` never occurs in an escaped id: `a<principal>:<thread>` and `n:<thread>`
+        // cannot meet.
+        let tag = match principal {
+            Some(p) => format!("a{}:{}", escape(p), escape(thread_id)),
+            None => format!("n:{}", escape(thread_id)),
+        };
+        let base = format!("{prefix}thread:{{{tag}}}");
+        ThreadKeys {
+            seq: format!("{base}:seq"),
+            feed: format!("{base}:feed"),
+            claim: base,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -54,6 +85,14 @@ mod tests {
         assert_ne!(
             RunKeys::new("p:", "a:log").meta,
             RunKeys::new("p:", "a").log
+        );
+        // Principals and thread ids stay apart.
+        let t = ThreadKeys::new("p:", Some("a:b"), "c");
+        assert_eq!(t.claim, "p:thread:{aa%3Ab:c}");
+        assert_ne!(t.claim, ThreadKeys::new("p:", Some("a"), "b:c").claim);
+        assert_ne!(
+            ThreadKeys::new("p:", None, "t").claim,
+            ThreadKeys::new("p:", Some(""), "t").claim
         );
     }
 }

@@ -138,3 +138,45 @@ return 1
 ",
     )
 });
+
+/// Claims a thread for a run just created and adds the run to the thread's feed, unless
+/// another run holds the claim. KEYS: the thread's `claim`, `seq` and `feed`. ARGV: run id,
+/// claim TTL ms, feed length, feed TTL ms. Returns `{1, seq}`, or `{0, the holder's id}`.
+pub(crate) static CLAIM: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+local holder = redis.call('GET', KEYS[1])
+if holder and holder ~= ARGV[1] then return {0, holder} end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+local seq = redis.call('INCR', KEYS[2])
+redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[3], '0-' .. seq, 'run', ARGV[1])
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
+redis.call('PEXPIRE', KEYS[3], ARGV[4])
+return {1, tostring(seq)}
+",
+    )
+});
+
+/// Renews a thread's claim while `run` holds it. KEYS: the claim. ARGV: run id, TTL ms.
+/// Returns 1, or 0 when the claim is not the run's.
+pub(crate) static RENEW_CLAIM: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+",
+    )
+});
+
+/// Releases a thread's claim held by `run` (and nobody else's). KEYS: the claim. ARGV:
+/// run id. Returns 1 when it was released, 0 when the claim was not the run's.
+pub(crate) static RELEASE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1])
+return 1
+",
+    )
+});

@@ -9,13 +9,14 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use ag_ui_core::{Event, RunErrorEvent};
 use ag_ui_server::runs::{
     Cursor, DEFAULT_LEASE, DEFAULT_MAX_EVENTS_PER_RUN, DEFAULT_RETENTION, DisconnectPolicy, Record,
-    RecordStream, RunMeta, RunPhase, RunStore, Runs, StoreError, StoreFuture,
+    RecordStream, RunMeta, RunPhase, RunStore, Runs, StoreError, StoreFuture, THREAD_FEED_LEN,
+    ThreadRun, ThreadRunStream,
 };
 use ag_ui_server::threads::{decode_fold, encode_fold};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig, MultiplexedConnection};
 use redis::{AsyncConnectionConfig, Client, Value};
 
-use crate::keys::RunKeys;
+use crate::keys::{RunKeys, ThreadKeys};
 use crate::scripts;
 
 /// `code` of the `RUN_ERROR` that ends a run whose owner stopped renewing its lease (the
@@ -33,6 +34,9 @@ pub const DEFAULT_RESPONSE_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Entries one read takes from a run's stream (each entry is one appended batch).
 const READ_COUNT: usize = 512;
+
+/// How long a thread's sequence number and feed are kept after its last run started.
+pub(crate) const FEED_TTL: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// How a [`RedisStore`] connects and what it keeps.
 ///
@@ -219,6 +223,13 @@ pub enum ConnectError {
 /// | `<p>run:{<id>}` | hash | thread, principal, owner, status, created, ended, stop, orphaned, input (the thread as the run's input left it) | lease + retention, renewed; retention after the end |
 /// | `<p>run:{<id>}:log` | stream | one entry per appended batch, id `0-<last cursor>`, fields `<cursor> <json>`…; the end entry `1-0` | as the hash |
 /// | `<p>run:{<id>}:stop` | list | a token per stop request, popped by the owner | as the hash |
+/// | `<p>thread:{<thread>}` | string | the id of the thread's running run (its claim) | two leases, renewed with the run's; deleted at the run's end |
+/// | `<p>thread:{<thread>}:seq` | string | the last sequence number given to a run of the thread | a day after the thread's last run started |
+/// | `<p>thread:{<thread>}:feed` | stream | the thread's runs, id `0-<seq>`, field `run`; about the last 1000 | as `:seq` |
+///
+/// `<thread>` is `a<principal>:<thread id>` (escaped), or `n:<thread id>` for the
+/// anonymous principal. A thread's keys share a slot of their own; no script touches both
+/// a run's keys and a thread's.
 ///
 /// Threads are not kept here: they go to the service's
 /// [`ThreadStore`](ag_ui_server::threads::ThreadStore) (PostgreSQL for services), beside
@@ -234,6 +245,8 @@ struct Inner {
     manager: ConnectionManager,
     commands: AtomicU64,
     persists: std::sync::OnceLock<Option<bool>>,
+    /// The thread keys of the runs this instance created and has not ended.
+    claims: std::sync::Mutex<std::collections::HashMap<String, ThreadKeys>>,
 }
 
 impl fmt::Debug for RedisStore {
@@ -379,6 +392,7 @@ impl RedisStore {
                 manager,
                 commands: AtomicU64::new(0),
                 persists: std::sync::OnceLock::new(),
+                claims: std::sync::Mutex::new(std::collections::HashMap::new()),
             }),
         };
         let mut con = store.con(1);
@@ -524,11 +538,224 @@ impl RedisStore {
             .invoke_async(&mut con)
             .await
             .map_err(backend)?;
-        if created == 1 {
-            Ok(())
-        } else {
-            Err(StoreError::Exists(meta.run_id))
+        if created != 1 {
+            return Err(StoreError::Exists(meta.run_id));
         }
+        let t = ThreadKeys::new(
+            &self.inner.config.prefix,
+            meta.principal.as_deref(),
+            &meta.thread_id,
+        );
+        let mut claimed = self.claim(&t, &meta.run_id).await;
+        if let Ok(Some(holder)) = &claimed
+            && self.ended_or_gone(holder).await
+        {
+            // The holder's end is logged and its claim about to go (its owner releases it
+            // right after the end): it holds the thread no more.
+            self.release_claim(&t, holder).await;
+            claimed = self.claim(&t, &meta.run_id).await;
+        }
+        match claimed {
+            Ok(None) => {
+                self.claims().insert(meta.run_id.clone(), t);
+                Ok(())
+            }
+            Ok(Some(holder)) => {
+                self.discard(&k).await;
+                Err(StoreError::ThreadBusy {
+                    thread_id: meta.thread_id,
+                    run_id: holder,
+                })
+            }
+            Err(e) => {
+                self.discard(&k).await;
+                Err(e)
+            }
+        }
+    }
+
+    fn claims(&self) -> std::sync::MutexGuard<'_, std::collections::HashMap<String, ThreadKeys>> {
+        match self.inner.claims.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        }
+    }
+
+    /// How long a thread's claim lives without a renewal: two leases.
+    fn claim_ttl(&self, lease: Duration) -> u64 {
+        ms(lease * 2)
+    }
+
+    /// Claims the thread for `run_id` and adds it to the feed; `Some(holder)` when another
+    /// run holds the claim.
+    async fn claim(&self, t: &ThreadKeys, run_id: &str) -> Result<Option<String>, StoreError> {
+        let mut con = self.con(1);
+        let v: Value = scripts::CLAIM
+            .key(&t.claim)
+            .key(&t.seq)
+            .key(&t.feed)
+            .arg(run_id)
+            .arg(self.claim_ttl(self.inner.config.lease))
+            .arg(THREAD_FEED_LEN)
+            .arg(ms(FEED_TTL))
+            .invoke_async(&mut con)
+            .await
+            .map_err(backend)?;
+        let mut it = items(v).into_iter();
+        match (it.next(), it.next().and_then(string_of)) {
+            (Some(Value::Int(1)), Some(_)) => Ok(None),
+            (Some(Value::Int(0)), Some(holder)) => Ok(Some(holder)),
+            _ => Err(bad_reply("a thread claim's answer")),
+        }
+    }
+
+    /// Removes a run just created whose thread was busy (nobody has seen it).
+    async fn discard(&self, k: &RunKeys) {
+        let mut con = self.con(1);
+        let r: Result<i64, _> = redis::cmd("DEL")
+            .arg(&k.meta)
+            .arg(&k.log)
+            .arg(&k.stop)
+            .query_async(&mut con)
+            .await;
+        if let Err(e) = r {
+            tracing::warn!(error = %e, "a run refused for its busy thread could not be removed");
+        }
+    }
+
+    /// The thread keys of a run: noted at its creation here, else read from its hash.
+    async fn thread_keys_of(&self, run_id: &str) -> Result<Option<ThreadKeys>, StoreError> {
+        let noted = self.claims().get(run_id).cloned();
+        if let Some(t) = noted {
+            return Ok(Some(t));
+        }
+        let k = self.keys(run_id);
+        let mut con = self.con(1);
+        let (thread, principal): (Option<String>, Option<String>) = redis::cmd("HMGET")
+            .arg(&k.meta)
+            .arg("thread")
+            .arg("principal")
+            .query_async(&mut con)
+            .await
+            .map_err(backend)?;
+        Ok(thread.map(|t| ThreadKeys::new(&self.inner.config.prefix, principal.as_deref(), &t)))
+    }
+
+    /// Whether run `run_id` has ended, or is unknown (a store failure counts as neither).
+    async fn ended_or_gone(&self, run_id: &str) -> bool {
+        let k = self.keys(run_id);
+        let mut con = self.con(1);
+        let status: Result<Option<String>, _> = redis::cmd("HGET")
+            .arg(&k.meta)
+            .arg("status")
+            .query_async(&mut con)
+            .await;
+        matches!(status, Ok(s) if s.as_deref() != Some("running"))
+    }
+
+    /// Releases `t`'s claim if `run_id` holds it.
+    async fn release_claim(&self, t: &ThreadKeys, run_id: &str) {
+        let mut con = self.con(1);
+        let r: Result<i64, _> = scripts::RELEASE
+            .key(&t.claim)
+            .arg(run_id)
+            .invoke_async(&mut con)
+            .await;
+        if let Err(e) = r {
+            tracing::warn!(run_id, error = %e, "an ended run's thread claim could not be released");
+        }
+    }
+
+    /// Releases the thread's claim held by the ended run `run_id`.
+    async fn release(&self, run_id: &str) {
+        let released: Result<(), StoreError> = async {
+            let Some(t) = self.thread_keys_of(run_id).await? else {
+                return Ok(());
+            };
+            let mut con = self.con(1);
+            let _: i64 = scripts::RELEASE
+                .key(&t.claim)
+                .arg(run_id)
+                .invoke_async(&mut con)
+                .await
+                .map_err(backend)?;
+            self.claims().remove(run_id);
+            Ok(())
+        }
+        .await;
+        if let Err(e) = released {
+            // The claim expires by itself within two leases.
+            tracing::warn!(run_id, error = %e, "an ended run's thread claim could not be released");
+        }
+    }
+
+    async fn open_feed(
+        &self,
+        principal: Option<&str>,
+        thread_id: &str,
+        after: u64,
+    ) -> Result<ThreadRunStream, StoreError> {
+        let keys = ThreadKeys::new(&self.inner.config.prefix, principal, thread_id);
+        let mut con = self.con(1);
+        let first: Value = redis::cmd("XREAD")
+            .arg("COUNT")
+            .arg(READ_COUNT)
+            .arg("STREAMS")
+            .arg(&keys.feed)
+            .arg(format!("0-{after}"))
+            .query_async(&mut con)
+            .await
+            .map_err(backend)?;
+        let mut feed = FeedTail {
+            store: self.clone(),
+            keys,
+            thread_id: thread_id.to_owned(),
+            after,
+            buf: VecDeque::new(),
+            conn: None,
+            done: false,
+            outage: None,
+        };
+        feed.take(first)?;
+        Ok(Box::pin(futures_util::stream::unfold(feed, FeedTail::next)))
+    }
+
+    async fn running(
+        &self,
+        principal: Option<&str>,
+        thread_id: &str,
+    ) -> Result<Option<String>, StoreError> {
+        let keys = ThreadKeys::new(&self.inner.config.prefix, principal, thread_id);
+        let mut con = self.con(1);
+        let holder: Option<String> = redis::cmd("GET")
+            .arg(&keys.claim)
+            .query_async(&mut con)
+            .await
+            .map_err(backend)?;
+        let Some(holder) = holder else {
+            return Ok(None);
+        };
+        // A claim outlives its run's end by a moment (released right after it).
+        let k = self.keys(&holder);
+        let mut con = self.con(1);
+        let status: Option<String> = redis::cmd("HGET")
+            .arg(&k.meta)
+            .arg("status")
+            .query_async(&mut con)
+            .await
+            .map_err(backend)?;
+        Ok((status.as_deref() == Some("running")).then_some(holder))
+    }
+
+    async fn seq(&self, principal: Option<&str>, thread_id: &str) -> Result<u64, StoreError> {
+        let keys = ThreadKeys::new(&self.inner.config.prefix, principal, thread_id);
+        let mut con = self.con(1);
+        let seq: Option<u64> = redis::cmd("GET")
+            .arg(&keys.seq)
+            .query_async(&mut con)
+            .await
+            .map_err(backend)?;
+        Ok(seq.unwrap_or(0))
     }
 
     /// Appends `records` to the running run's log and, with `end`, ends the run in the
@@ -566,6 +793,9 @@ impl RedisStore {
         }
         let mut con = self.con(1);
         let r: i64 = call.invoke_async(&mut con).await.map_err(backend)?;
+        if end && matches!(r, 1 | 3 | -2) {
+            self.release(run_id).await;
+        }
         match r {
             -1 => Err(StoreError::NotFound(run_id.to_owned())),
             -2 => Err(StoreError::Ended(run_id.to_owned())),
@@ -674,6 +904,7 @@ impl RedisStore {
             .await
             .map_err(backend)?;
         if r != 0 {
+            self.release(run_id).await;
             tracing::warn!(
                 run_id,
                 lease_ms = ms(self.inner.config.lease),
@@ -796,6 +1027,19 @@ impl RedisStore {
             .invoke_async(&mut con)
             .await
             .map_err(backend)?;
+        let claim = self.claims().get(run_id).cloned();
+        if r == 1
+            && let Some(t) = claim
+        {
+            let mut con = self.con(1);
+            let _: i64 = scripts::RENEW_CLAIM
+                .key(&t.claim)
+                .arg(run_id)
+                .arg(self.claim_ttl(ttl))
+                .invoke_async(&mut con)
+                .await
+                .map_err(backend)?;
+        }
         match r {
             1 => Ok(()),
             0 => Err(StoreError::NotFound(run_id.to_owned())),
@@ -946,12 +1190,146 @@ impl Tail {
     }
 }
 
+/// A follower's position in a thread's feed.
+struct FeedTail {
+    store: RedisStore,
+    keys: ThreadKeys,
+    thread_id: String,
+    /// The sequence number of the last run handed out (or the one asked for).
+    after: u64,
+    buf: VecDeque<ThreadRun>,
+    conn: Option<MultiplexedConnection>,
+    done: bool,
+    /// Since when the store has failed under this follower, while it does.
+    outage: Option<Instant>,
+}
+
+impl FeedTail {
+    /// Takes the runs after `after` from an XREAD reply, refusing a gap.
+    fn take(&mut self, v: Value) -> Result<(), StoreError> {
+        if matches!(v, Value::Nil) {
+            return Ok(());
+        }
+        let mut all = items(v);
+        if let Some(first) = all.first()
+            && matches!(first, Value::Array(_))
+        {
+            all = items(all.swap_remove(0));
+        }
+        for e in items(all.into_iter().nth(1).unwrap_or(Value::Nil)) {
+            let mut parts = items(e).into_iter();
+            let seq: u64 = parts
+                .next()
+                .and_then(string_of)
+                .and_then(|id| id.strip_prefix("0-").and_then(|n| n.parse().ok()))
+                .ok_or_else(|| bad_reply("a feed entry whose id is not 0-<seq>"))?;
+            let mut fields = parts.next().map(items).unwrap_or_default().into_iter();
+            let mut run_id = None;
+            while let (Some(k), Some(v)) = (fields.next(), fields.next()) {
+                if string_of(k).as_deref() == Some("run") {
+                    run_id = string_of(v);
+                }
+            }
+            let run_id = run_id.ok_or_else(|| bad_reply("a feed entry without its run"))?;
+            if seq <= self.after {
+                continue;
+            }
+            if seq != self.after + 1 {
+                return Err(StoreError::FeedExpired {
+                    thread_id: self.thread_id.clone(),
+                    after: self.after,
+                    oldest: seq,
+                });
+            }
+            self.after = seq;
+            self.buf.push_back(ThreadRun::new(seq, run_id));
+        }
+        Ok(())
+    }
+
+    async fn fetch(&mut self) -> Result<(), StoreError> {
+        if self.conn.is_none() {
+            self.conn = Some(self.store.dedicated().await?);
+        }
+        let poll = self.store.poll();
+        let Some(conn) = self.conn.as_mut() else {
+            return Ok(());
+        };
+        self.store.inner.commands.fetch_add(1, Ordering::Relaxed);
+        let v: Value = redis::cmd("XREAD")
+            .arg("COUNT")
+            .arg(READ_COUNT)
+            .arg("BLOCK")
+            .arg(ms(poll))
+            .arg("STREAMS")
+            .arg(&self.keys.feed)
+            .arg(format!("0-{}", self.after))
+            .query_async(conn)
+            .await
+            .map_err(backend)?;
+        self.take(v)
+    }
+
+    async fn next(mut self) -> Option<(Result<ThreadRun, StoreError>, FeedTail)> {
+        loop {
+            if let Some(r) = self.buf.pop_front() {
+                return Some((Ok(r), self));
+            }
+            if self.done {
+                return None;
+            }
+            match self.fetch().await {
+                Ok(()) => self.outage = None,
+                Err(StoreError::Backend(e)) => {
+                    // Rides out a store outage of up to the lease, as a run's subscriber does.
+                    self.conn = None;
+                    let since = *self.outage.get_or_insert_with(Instant::now);
+                    if since.elapsed() >= self.store.inner.config.lease {
+                        self.done = true;
+                        return Some((Err(StoreError::Backend(e)), self));
+                    }
+                    tokio::time::sleep(OUTAGE_RETRY).await;
+                }
+                Err(e) => {
+                    self.done = true;
+                    return Some((Err(e), self));
+                }
+            }
+        }
+    }
+}
+
 /// How long a subscriber waits before it reads again after the store failed under it.
 const OUTAGE_RETRY: Duration = Duration::from_millis(100);
 
 impl RunStore for RedisStore {
     fn create_run(&self, meta: RunMeta) -> StoreFuture<'_, ()> {
         Box::pin(self.create(meta))
+    }
+
+    fn thread_runs<'a>(
+        &'a self,
+        principal: Option<&'a str>,
+        thread_id: &'a str,
+        after: u64,
+    ) -> StoreFuture<'a, ThreadRunStream> {
+        Box::pin(self.open_feed(principal, thread_id, after))
+    }
+
+    fn thread_run<'a>(
+        &'a self,
+        principal: Option<&'a str>,
+        thread_id: &'a str,
+    ) -> StoreFuture<'a, Option<String>> {
+        Box::pin(self.running(principal, thread_id))
+    }
+
+    fn thread_seq<'a>(
+        &'a self,
+        principal: Option<&'a str>,
+        thread_id: &'a str,
+    ) -> StoreFuture<'a, u64> {
+        Box::pin(self.seq(principal, thread_id))
     }
 
     fn append<'a>(&'a self, run_id: &'a str, records: Vec<Record>) -> StoreFuture<'a, ()> {

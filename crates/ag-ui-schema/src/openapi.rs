@@ -227,6 +227,21 @@ fn paths() -> Value {
                 },
             },
         },
+        "/threads/{threadId}/events": {"get": {
+            "operationId": "followThread",
+            "summary": "Follow a thread: every run started on it from now on, each from \
+                        RUN_STARTED to its terminal event, by any client on any instance.",
+            "parameters": [path_id("threadId", "The thread's id"),
+                {"name": "Last-Event-ID", "in": "header", "required": false,
+                 "description": "`{seq}.{cursor}` of the last event received: the stream \
+                                 resumes after it.",
+                 "schema": {"type": "string"}}],
+            "responses": {
+                "200": {"description": "The thread's runs as they start.",
+                        "content": sse_content()},
+                "default": refusals(),
+            },
+        }},
         "/capabilities": {"get": {
             "operationId": "getCapabilities",
             "summary": "What the agent and its transport can do.",

@@ -58,7 +58,7 @@ pub fn router<A: Agent>(agent: A) -> Router {
 /// A router serving a configured `service` at `POST /`, and, when it has resumable runs
 /// or capabilities configured ([`AgentService::has_routes`]), at each of the paths below
 /// `/` it answers (`/runs/{runId}/events`, `/runs/{runId}/stop`, `/threads/{threadId}`,
-/// `/capabilities`), and, with metrics configured ([`AgentService::has_metrics`]), at
+/// `/threads/{threadId}/events`, `/capabilities`), and, with metrics configured ([`AgentService::has_metrics`]), at
 /// `/metrics`, each routed by itself; any other path gets a JSON 404
 /// ([`not_found`]), whatever its method: a `POST` to a path the service does not serve
 /// starts no run.

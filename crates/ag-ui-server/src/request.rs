@@ -28,8 +28,8 @@ pub struct Rejection {
     /// `body_timeout`, `body_too_large`, `unsupported_media_type`, `body_unreadable` (and
     /// `bad_request`, `uri_too_long`, `header_fields_too_large`; `unauthorized` from
     /// [`unauthorized`](Self::unauthorized); `run_not_found`, `thread_not_found`,
-    /// `invalid_cursor`, `cursor_expired`, `run_exists`, `store_full`, `store_unavailable`
-    /// from resumable runs).
+    /// `invalid_cursor`, `cursor_expired`, `run_exists`, `thread_busy`,
+    /// `invalid_parameter`, `store_full`, `store_unavailable` from resumable runs).
     pub error: &'static str,
     /// What is wrong, in a sentence.
     pub message: String,

@@ -134,8 +134,9 @@ impl<A: Agent> AgentService<A> {
 
     /// Keeps runs in a log so that they outlive their connection: joinable, stoppable,
     /// with the thread kept (a non-standard extension, see [`crate::runs`]). Adds the
-    /// routes `GET {agent path}/runs/{runId}/events`, `POST {agent path}/runs/{runId}/stop`
-    /// and `GET {agent path}/threads/{threadId}`; mount the service so that they reach it:
+    /// routes `GET {agent path}/runs/{runId}/events`, `POST {agent path}/runs/{runId}/stop`,
+    /// `GET {agent path}/threads/{threadId}` and `GET {agent path}/threads/{threadId}/events`
+    /// (a thread's follow stream); mount the service so that they reach it:
     /// [`crate::axum::service_router`] routes each of them to it, and answers any other
     /// path with a JSON 404. (The service itself takes a path that does not end in one of
     /// its routes for the agent path.)
@@ -272,6 +273,7 @@ impl<A: Agent> AgentService<A> {
             Route::Stop(_) => "stop",
             Route::Threads => "threads",
             Route::Thread(_) => "thread",
+            Route::Follow(_) => "follow",
             Route::Capabilities => "capabilities",
             Route::OpenApi => "openapi",
             Route::Unknown => "other",
@@ -377,7 +379,7 @@ impl<A: Agent> AgentService<A> {
                         }
                         runs_http::start(
                             runs,
-                            &*self.agent,
+                            Arc::clone(&self.agent) as Arc<dyn Agent>,
                             request.context,
                             base_len,
                             request.input,

@@ -12,7 +12,14 @@ use crate::support::{RedisServer, get, post, read, serve_process};
 /// `GET {url}threads/{id}` as the thread it holds: messages, state, and how the last run
 /// ended (not the snapshot's own ids).
 async fn thread_of(url: &str, id: &str) -> Value {
-    let r = read(get(format!("{url}threads/{id}")).send().await.unwrap()).await;
+    let r = read(
+        get(format!("{url}threads/{id}"))
+            .header("accept", "text/event-stream")
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(
         r.status,
         200,

@@ -13,8 +13,8 @@ use redis::AsyncCommands;
 use serde_json::{Value, json};
 
 use crate::support::{
-    ChildGuard, Instance, LIMIT, Open, RedisServer, chat, free_port, get, input, outcome, post,
-    read, read_until, serve, serve_example, slow, values,
+    ChildGuard, Instance, LIMIT, Open, RedisServer, chat, free_port, get, input, on_thread,
+    outcome, post, read, read_until, serve, serve_example, slow, values,
 };
 
 const LEASE: Duration = Duration::from_millis(1000);
@@ -58,7 +58,10 @@ async fn an_instance_killed_mid_run_leaves_its_joiners_a_run_orphaned_error() {
     let first = read_until(post(a.url(), &slow("run-orphan")).send().await.unwrap(), 2).await;
     assert_eq!(first.events.len(), 2);
     let other = read_until(
-        post(a.url(), &slow("run-orphan-2")).send().await.unwrap(),
+        post(a.url(), &on_thread(slow("run-orphan-2"), "thread-2"))
+            .send()
+            .await
+            .unwrap(),
         2,
     )
     .await;
@@ -252,12 +255,19 @@ async fn keys_stay_under_the_prefix_with_escaped_ids_and_expire() {
         [
             "svc-a:run:{r%3A%7Bx%7D%2A}",
             "svc-a:run:{r%3A%7Bx%7D%2A}:log",
+            "svc-a:thread:{n:t%201}:feed",
+            "svc-a:thread:{n:t%201}:seq",
         ],
-        "no stop was asked, and no thread is kept in Redis"
+        "no stop was asked, the thread's claim went with the run's end, and of the thread \
+         only its feed is kept in Redis"
     );
-    for k in &keys {
+    for k in &keys[..2] {
         let ttl: i64 = raw.pttl(k).await.unwrap();
         assert!(ttl > 0 && ttl <= 60_000, "{k}: {ttl}");
+    }
+    for k in &keys[2..] {
+        let ttl: i64 = raw.pttl(k).await.unwrap();
+        assert!(ttl > 60_000 && ttl <= 24 * 3_600_000, "{k}: {ttl}");
     }
     let meta: std::collections::HashMap<String, String> = raw.hgetall(&keys[0]).await.unwrap();
     assert_eq!(meta["status"], "ended");

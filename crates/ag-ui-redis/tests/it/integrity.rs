@@ -12,7 +12,9 @@ use ag_ui_server::runs::{
 };
 use serde_json::json;
 
-use crate::support::{Instance, Open, RedisServer, client, get, outcome, post, read, serve, slow};
+use crate::support::{
+    Instance, Open, RedisServer, client, get, on_thread, outcome, post, read, serve, slow,
+};
 
 const LEASE: Duration = Duration::from_secs(2);
 
@@ -52,7 +54,8 @@ async fn paused(lease: Option<Duration>, pause: Duration) {
     let mut started = Vec::new();
     let mut joined = Vec::new();
     for run in &runs {
-        let mut s = Open::start(post(a.url(), &slow(run)).send().await.unwrap()).await;
+        let body = on_thread(slow(run), &format!("thread-{run}"));
+        let mut s = Open::start(post(a.url(), &body).send().await.unwrap()).await;
         s.next().await.unwrap();
         started.push(s);
         let mut j = Open::start(get(b.events_url(run)).send().await.unwrap()).await;
@@ -79,7 +82,7 @@ async fn paused(lease: Option<Duration>, pause: Duration) {
             assert_eq!(
                 terminals(&events),
                 [
-                    json!({"type": "RUN_FINISHED", "threadId": "thread-1", "runId": events_run(&events), "outcome": {"type": "cancelled"}})
+                    json!({"type": "RUN_FINISHED", "threadId": format!("thread-{}", events_run(&events).as_str().unwrap()), "runId": events_run(&events), "outcome": {"type": "cancelled"}})
                 ],
                 "{events:?}"
             );

@@ -8,9 +8,11 @@
 )]
 
 mod both;
+mod claims;
 mod durable;
 mod failure;
 mod integrity;
+mod multitask;
 mod observe;
 mod soak;
 mod support;

@@ -17,7 +17,7 @@ use ag_ui_core::SseReader;
 use futures_util::StreamExt;
 use serde_json::Value;
 
-use crate::support::{RedisServer, ServeProcess, chat, client, serve_process};
+use crate::support::{RedisServer, ServeProcess, chat, client, on_thread, serve_process};
 
 /// The lease the instances run with; the pause is longer.
 const LEASE_MS: u64 = 2000;
@@ -176,7 +176,7 @@ async fn one_run(
         .post(urls[owner].clone())
         .header("content-type", "application/json")
         .header("accept", "text/event-stream")
-        .body(serde_json::to_vec(&chat(&run_id)).unwrap())
+        .body(serde_json::to_vec(&on_thread(chat(&run_id), &format!("t-{run_id}"))).unwrap())
         .send()
         .await;
     let response = match response {

@@ -134,6 +134,13 @@ pub fn input(run: &str, forwarded: Value) -> Value {
     })
 }
 
+/// `body` on thread `thread` (a thread has one running run at a time: runs meant to go on
+/// together are on threads of their own).
+pub fn on_thread(mut body: Value, thread: &str) -> Value {
+    body["threadId"] = json!(thread);
+    body
+}
+
 pub fn chat(run: &str) -> Value {
     input(run, json!({"scenario": "chat"}))
 }

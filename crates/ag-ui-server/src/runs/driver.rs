@@ -313,7 +313,7 @@ impl Drive {
             match (outcome, fold.map(Fold::finish)) {
                 (Verdict::Ok, Some(thread)) => {
                     let ending = ending.unwrap_or(Ending {
-                        outcome: crate::threads::RunEndKind::Error,
+                        outcome: ag_ui_core::api::RunEndKind::Error,
                         usage: Vec::new(),
                         code: None,
                     });

@@ -21,11 +21,13 @@ pub(crate) use super::principal::authorized;
 use super::principal::principal;
 use super::store::{Cursor, RecordStream, RunMeta, RunPhase, StoreError};
 use super::threads_api::{self, check_id, not_found_thread, thread_store_rejection};
-use super::{CODE_STORE_ERROR, CODE_STORE_LOST, Runs, Subscriber};
+use super::{CODE_QUEUE_TIMEOUT, CODE_STORE_ERROR, CODE_STORE_LOST, Runs, Subscriber};
+use super::{follow, multitask};
 use crate::body::{SseBody, json_response, sse_response};
 use crate::guard::GuardOptions;
 use crate::threads::{CODE_RUN_LOST, RunStart, StoredThread};
 use crate::{Agent, Rejection, RunGuard, accepts_sse};
+use ag_ui_core::api::Multitask;
 
 /// The header a browser's `EventSource` sends when it reconnects.
 pub(crate) const LAST_EVENT_ID: &str = "last-event-id";
@@ -34,11 +36,12 @@ pub(crate) const LAST_EVENT_ID: &str = "last-event-id";
 /// [`crate::axum::service_router`] routes to the service, one by one (other paths get its
 /// JSON 404 and never start a run).
 #[cfg(feature = "axum")]
-pub(crate) const PATTERNS: [&str; 6] = [
+pub(crate) const PATTERNS: [&str; 7] = [
     "/runs/{run_id}/events",
     "/runs/{run_id}/stop",
     "/threads",
     "/threads/{thread_id}",
+    "/threads/{thread_id}/events",
     "/capabilities",
     "/openapi.json",
 ];
@@ -60,6 +63,8 @@ pub(crate) enum Route {
     /// `GET`, `PATCH` or `DELETE {agent path}/threads/{threadId}` (a `GET` preferring
     /// SSE is the thread connect).
     Thread(String),
+    /// `GET {agent path}/threads/{threadId}/events`: the thread's follow stream.
+    Follow(String),
     /// `GET {agent path}/capabilities`.
     Capabilities,
     /// `GET {agent path}/openapi.json`.
@@ -71,7 +76,11 @@ impl Route {
     pub(crate) fn allow(&self) -> &'static str {
         match self {
             Route::Start | Route::Stop(_) | Route::Unknown => "POST",
-            Route::Events(_) | Route::Threads | Route::Capabilities | Route::OpenApi => "GET",
+            Route::Events(_)
+            | Route::Threads
+            | Route::Follow(_)
+            | Route::Capabilities
+            | Route::OpenApi => "GET",
             Route::Thread(_) => "GET, PATCH, DELETE",
         }
     }
@@ -79,7 +88,7 @@ impl Route {
     /// The id in the route's path, if it has one.
     fn id(&self) -> Option<&str> {
         match self {
-            Route::Events(id) | Route::Stop(id) | Route::Thread(id) => Some(id),
+            Route::Events(id) | Route::Stop(id) | Route::Thread(id) | Route::Follow(id) => Some(id),
             Route::Start
             | Route::Unknown
             | Route::Threads
@@ -117,6 +126,10 @@ pub(crate) fn route(path: &str) -> (Route, usize) {
             Some(id) if segments[n - 1] == "events" => Route::Events(id),
             Some(id) => Route::Stop(id),
         };
+        return (r, base(3));
+    }
+    if n >= 3 && segments[n - 3] == "threads" && segments[n - 1] == "events" {
+        let r = decode(segments[n - 2]).map_or(Route::Unknown, Route::Follow);
         return (r, base(3));
     }
     if n >= 2 && segments[n - 2] == "threads" {
@@ -186,6 +199,14 @@ fn store_rejection(e: &StoreError) -> Rejection {
             format!(
                 "the events after cursor {after} are no longer kept (the oldest kept is {oldest}): \
                  join from the start of the thread instead"
+            ),
+        ),
+        StoreError::ThreadBusy { thread_id, run_id } => Rejection::new(
+            409,
+            "thread_busy",
+            format!(
+                "thread {thread_id:?} has a run going on ({run_id:?}): wait for it to end, stop \
+                 it, or start with ?multitask=enqueue, interrupt or rollback"
             ),
         ),
         StoreError::Full(m) => Rejection::new(503, "store_full", m.clone()),
@@ -264,10 +285,11 @@ fn cursor(parts: &http::request::Parts) -> Result<Cursor, Rejection> {
 }
 
 /// Starts `input` as a resumable run: registers it, spawns its driver, and answers with a
-/// subscription to its log from the start.
+/// subscription to its log from the start. A thread with a run going on is the start's
+/// multitask policy's (see [`Runs::multitask`]).
 pub(crate) async fn start(
     runs: &Runs,
-    agent: &dyn Agent,
+    agent: Arc<dyn Agent>,
     context: crate::RunContext,
     base_len: usize,
     input: RunAgentInput,
@@ -281,62 +303,34 @@ pub(crate) async fn start(
         None => context,
     };
     let parts = context.request();
+    let policy = multitask::requested(runs, parts)?;
     let location = format!(
         "{}/runs/{}/events",
         agent_path(parts, base_len),
         encode_segment(input.run_id.as_ref())
     );
-    let run_id = input.run_id.to_string();
-    let thread_id = input.thread_id.to_string();
-    let store = &*runs.store;
-    let mut meta = RunMeta::new(&run_id, &thread_id, who.clone(), &runs.owner);
-    let journal = runs.threads.as_ref().map(|threads| {
-        let thread = ThreadState::new()
-            .with_messages(input.messages.clone())
-            .with_state(input.state.clone().unwrap_or_default());
-        let journal = Journal::new(
-            Arc::clone(threads),
-            who.clone(),
-            thread_id.clone(),
-            run_id.clone(),
-        );
-        (Arc::new(journal), thread)
-    });
-    if let Some((_, thread)) = &journal {
-        meta = meta.with_input_thread(thread.clone());
-    }
-    store
-        .create_run(meta)
-        .await
-        .map_err(|e| store_rejection(&e))?;
-    if let Some((j, thread)) = &journal {
-        let stored = j.stored().await;
-        let fresh = new_messages(&input.messages, stored.as_ref());
-        // The request's trace (the caller's `traceparent` continued, or the one the
-        // service began) is kept with the run's record.
-        let trace_id = parts
-            .extensions
-            .get::<crate::telemetry::TraceContext>()
-            .map(crate::telemetry::TraceContext::trace_id);
-        j.begin(RunStart::new(&thread_id, &run_id, fresh, thread.clone()).with_trace_id(trace_id))
-            .await;
-    }
-    let records = store
-        .tail(&run_id, 0)
-        .await
-        .map_err(|e| store_rejection(&e))?;
-    let local = runs.local.insert(&run_id);
-    let subscriber = local.subscribe();
-    let guard = RunGuard::start_with_context(agent, input, context, options);
-    let drive = Drive {
+    let launch = Launch {
         runs: runs.clone(),
-        run_id: run_id.clone(),
-        journal,
-        guard,
-        local,
+        agent,
+        context,
+        input,
+        options,
+        who,
     };
-    let mut frames = LogFrames::new(VecDeque::new(), Some(records), Some(subscriber));
-    frames.driver = Some(Box::pin(drive.run()));
+    let frames: Pin<Box<dyn Stream<Item = bytes::Bytes> + Send>> = match launch.go().await {
+        Ok(frames) => Box::pin(frames),
+        Err(Launched::Refused(r)) => return Err(r),
+        Err(Launched::Busy(launch, holder)) => match policy {
+            Multitask::Reject => {
+                return Err(store_rejection(&StoreError::ThreadBusy {
+                    thread_id: launch.input.thread_id.to_string(),
+                    run_id: holder,
+                }));
+            }
+            Multitask::Enqueue => queued(*launch, holder),
+            _ => Box::pin(interrupting(*launch, holder, policy).await?),
+        },
+    };
     let mut response = sse_response(frames, keep_alive);
     if let Ok(v) = HeaderValue::from_str(&location) {
         response
@@ -344,6 +338,198 @@ pub(crate) async fn start(
             .insert(http::header::CONTENT_LOCATION, v);
     }
     Ok(response)
+}
+
+/// A start not yet registered: what its run needs.
+struct Launch {
+    runs: Runs,
+    agent: Arc<dyn Agent>,
+    context: crate::RunContext,
+    input: RunAgentInput,
+    options: GuardOptions,
+    who: Option<String>,
+}
+
+/// Why a start was not launched.
+enum Launched {
+    /// The thread has a run going on (its id): the start, to try again.
+    Busy(Box<Launch>, String),
+    /// Refused.
+    Refused(Rejection),
+}
+
+impl Launch {
+    /// Registers the run (claiming its thread), writes its thread's start, spawns its
+    /// driver: the subscription of the response that started it.
+    async fn go(self) -> Result<LogFrames, Launched> {
+        let runs = &self.runs;
+        let who = &self.who;
+        let input = &self.input;
+        let run_id = input.run_id.to_string();
+        let thread_id = input.thread_id.to_string();
+        let store = &*runs.store;
+        let mut meta = RunMeta::new(&run_id, &thread_id, who.clone(), &runs.owner);
+        let journal = runs.threads.as_ref().map(|threads| {
+            let thread = ThreadState::new()
+                .with_messages(input.messages.clone())
+                .with_state(input.state.clone().unwrap_or_default());
+            let journal = Journal::new(
+                Arc::clone(threads),
+                who.clone(),
+                thread_id.clone(),
+                run_id.clone(),
+            );
+            (Arc::new(journal), thread)
+        });
+        if let Some((_, thread)) = &journal {
+            meta = meta.with_input_thread(thread.clone());
+        }
+        match store.create_run(meta).await {
+            Ok(()) => {}
+            Err(StoreError::ThreadBusy { run_id: holder, .. }) => {
+                return Err(Launched::Busy(Box::new(self), holder));
+            }
+            Err(e) => return Err(Launched::Refused(store_rejection(&e))),
+        }
+        if let Some((j, thread)) = &journal {
+            let stored = j.stored().await;
+            let fresh = new_messages(&input.messages, stored.as_ref());
+            // The request's trace (the caller's `traceparent` continued, or the one the
+            // service began) is kept with the run's record.
+            let trace_id = self
+                .context
+                .request()
+                .extensions
+                .get::<crate::telemetry::TraceContext>()
+                .map(crate::telemetry::TraceContext::trace_id);
+            j.begin(
+                RunStart::new(&thread_id, &run_id, fresh, thread.clone()).with_trace_id(trace_id),
+            )
+            .await;
+        }
+        let records = store
+            .tail(&run_id, 0)
+            .await
+            .map_err(|e| Launched::Refused(store_rejection(&e)))?;
+        let Launch {
+            runs,
+            agent,
+            context,
+            input,
+            options,
+            ..
+        } = self;
+        let local = runs.local.insert(&run_id);
+        let subscriber = local.subscribe();
+        let guard = RunGuard::start_with_context(&*agent, input, context, options);
+        let drive = Drive {
+            runs,
+            run_id,
+            journal,
+            guard,
+            local,
+        };
+        let mut frames = LogFrames::new(VecDeque::new(), Some(records), Some(subscriber));
+        frames.driver = Some(Box::pin(drive.run()));
+        Ok(frames)
+    }
+}
+
+/// `interrupt` and `rollback`: stops the thread's running run, waits for its end, then
+/// launches (again, should another start have taken the thread meanwhile).
+async fn interrupting(
+    mut launch: Launch,
+    mut holder: String,
+    policy: Multitask,
+) -> Result<LogFrames, Rejection> {
+    let runs = launch.runs.clone();
+    let who = launch.who.clone();
+    let thread_id = launch.input.thread_id.to_string();
+    let deadline = tokio::time::Instant::now() + multitask::stop_wait(&runs);
+    let mut seen = None;
+    loop {
+        let ended = multitask::interrupt(
+            &runs,
+            who.as_deref(),
+            &thread_id,
+            &holder,
+            policy,
+            &mut seen,
+            deadline,
+        )
+        .await?;
+        if !ended {
+            let mut r = store_rejection(&StoreError::ThreadBusy {
+                thread_id,
+                run_id: holder,
+            });
+            r.message = format!("{}; it was stopped but did not end in time", r.message);
+            return Err(r);
+        }
+        match launch.go().await {
+            Ok(frames) => return Ok(frames),
+            Err(Launched::Refused(r)) => return Err(r),
+            Err(Launched::Busy(l, h)) => {
+                launch = *l;
+                holder = h;
+            }
+        }
+    }
+}
+
+/// `enqueue`: a stream that waits (the response's keep-alive comments go out meanwhile)
+/// until the thread's running run has ended, then launches and carries the new run's
+/// events; or a `RUN_ERROR` when the wait is too long or the start is refused.
+fn queued(launch: Launch, holder: String) -> Pin<Box<dyn Stream<Item = bytes::Bytes> + Send>> {
+    let wait = async move {
+        let mut launch = launch;
+        let mut holder = holder;
+        let runs = launch.runs.clone();
+        let deadline = tokio::time::Instant::now() + multitask::queue_wait(&runs);
+        let mut seen = None;
+        loop {
+            match multitask::wait_end(&runs, &holder, &mut seen, deadline).await {
+                Ok(true) => {}
+                Ok(false) => {
+                    return error_frames(
+                        CODE_QUEUE_TIMEOUT,
+                        format!(
+                            "the thread's run {holder:?} did not end while this start waited \
+                             for it"
+                        ),
+                    );
+                }
+                Err(e) => return error_frames(CODE_STORE_ERROR, e.to_string()),
+            }
+            match launch.go().await {
+                Ok(frames) => {
+                    let frames: Pin<Box<dyn Stream<Item = bytes::Bytes> + Send>> = Box::pin(frames);
+                    return frames;
+                }
+                Err(Launched::Refused(r)) => return error_frames(r.error, r.message),
+                Err(Launched::Busy(l, h)) => {
+                    launch = *l;
+                    holder = h;
+                }
+            }
+        }
+    };
+    Box::pin(futures_util::StreamExt::flatten(
+        futures_util::stream::once(wait),
+    ))
+}
+
+/// A stream of one `RUN_ERROR` frame with `code`.
+fn error_frames(code: &str, message: String) -> Pin<Box<dyn Stream<Item = bytes::Bytes> + Send>> {
+    let event: Event = RunErrorEvent::new(message)
+        .with_code(code.to_owned())
+        .into();
+    let mut frame = Vec::with_capacity(128);
+    let frames = match ag_ui_core::sse::write_sse_frame(&mut frame, &event) {
+        Ok(()) => vec![bytes::Bytes::from(frame)],
+        Err(_) => Vec::new(),
+    };
+    Box::pin(futures_util::stream::iter(frames))
 }
 
 /// Answers a request for one of the extension's routes; `body` is the request's body
@@ -447,6 +633,14 @@ pub(crate) async fn answer(
                 "GET, PATCH or DELETE a thread",
             )),
         },
+        Route::Follow(thread_id) => {
+            method(parts, Method::GET, "GET a thread's follow stream")?;
+            check_accept(parts)?;
+            let who = principal(runs, parts)?;
+            let resume = follow::resume_point(parts)?;
+            let frames = follow::follow(runs, who.as_deref(), &thread_id, resume).await?;
+            Ok(sse_response(frames, keep_alive))
+        }
     }
 }
 
@@ -713,6 +907,15 @@ mod tests {
             route("/agent/threads/t-1"),
             (Route::Thread("t-1".into()), 6)
         );
+        assert_eq!(
+            route("/agent/threads/a%2Fb/events"),
+            (Route::Follow("a/b".into()), 6)
+        );
+        assert_eq!(
+            route("/agent/threads/events"),
+            (Route::Thread("events".into()), 6)
+        );
+        assert_eq!(route("/agent/threads//events"), (Route::Unknown, 6));
         assert_eq!(route("/agent/capabilities"), (Route::Capabilities, 6));
         assert_eq!(route("/capabilities/"), (Route::Capabilities, 0));
         // An empty id, or one that is not UTF-8, is no route, and no start either.

@@ -10,6 +10,7 @@ use futures_core::Stream;
 
 use super::store::{
     Cursor, Record, RecordStream, RunMeta, RunPhase, RunStore, StoreError, StoreFuture,
+    THREAD_FEED_LEN, ThreadRun, ThreadRunStream,
 };
 use crate::Cancellation;
 
@@ -93,7 +94,9 @@ impl MemoryLimits {
 
 /// A [`RunStore`] in this process's memory, bounded by its [`MemoryLimits`]. Needs no
 /// runtime and no setup; expired runs are removed as the store is used.
-/// Runs are joinable from this process only.
+/// Runs are joinable from this process only. Each thread's feed of runs (for the follow
+/// stream) is kept while one of its runs is kept or someone follows it; a thread forgotten
+/// this way numbers its next run 1 again.
 #[derive(Debug, Default, Clone)]
 pub struct MemoryStore {
     inner: Arc<Shared>,
@@ -108,6 +111,31 @@ struct Shared {
 #[derive(Debug, Default)]
 struct State {
     runs: HashMap<String, Arc<RunLog>>,
+    /// Each thread's running run and feed, by principal and thread id.
+    threads: HashMap<(Option<String>, String), Arc<Mutex<Feed>>>,
+}
+
+/// A thread's claim and its feed of runs.
+#[derive(Debug, Default)]
+struct Feed {
+    /// The thread's running run.
+    running: Option<String>,
+    /// The last sequence number given.
+    seq: u64,
+    /// The last [`THREAD_FEED_LEN`] runs created.
+    entries: VecDeque<ThreadRun>,
+    wakers: Vec<Waker>,
+}
+
+impl Feed {
+    /// The sequence number of the oldest entry kept (`seq + 1` when none is).
+    fn oldest(&self) -> u64 {
+        self.entries.front().map_or(self.seq + 1, |r| r.seq)
+    }
+}
+
+fn thread_key(meta: &RunMeta) -> (Option<String>, String) {
+    (meta.principal.clone(), meta.thread_id.clone())
 }
 
 #[derive(Debug)]
@@ -228,6 +256,25 @@ impl MemoryStore {
         if state.runs.contains_key(&meta.run_id) {
             return Err(StoreError::Exists(meta.run_id));
         }
+        if state.threads.len() >= self.inner.limits.max_runs.saturating_mul(2) {
+            // Threads none of whose runs is kept, and nobody follows, are forgotten.
+            let State { runs, threads } = &mut *state;
+            threads.retain(|_, feed| {
+                Arc::strong_count(feed) > 1 || {
+                    let feed = lock(feed);
+                    feed.running.is_some()
+                        || feed.entries.iter().any(|r| runs.contains_key(&r.run_id))
+                }
+            });
+        }
+        let feed = Arc::clone(state.threads.entry(thread_key(&meta)).or_default());
+        let mut feed = lock(&feed);
+        if let Some(running) = &feed.running {
+            return Err(StoreError::ThreadBusy {
+                thread_id: meta.thread_id,
+                run_id: running.clone(),
+            });
+        }
         if state.runs.len() >= self.inner.limits.max_runs {
             // The run that ended first makes room.
             let oldest = state
@@ -248,6 +295,17 @@ impl MemoryStore {
             }
         }
         let id = meta.run_id.clone();
+        feed.running = Some(id.clone());
+        feed.seq += 1;
+        let seq = feed.seq;
+        feed.entries.push_back(ThreadRun::new(seq, id.clone()));
+        while feed.entries.len() as u64 > THREAD_FEED_LEN {
+            feed.entries.pop_front();
+        }
+        for w in feed.wakers.drain(..) {
+            w.wake();
+        }
+        drop(feed);
         let log = RunLog {
             log: Mutex::new(Log {
                 meta,
@@ -264,7 +322,16 @@ impl MemoryStore {
 
     /// Appends `records`; with `end`, also ends the run, under the same lock.
     fn push(&self, run_id: &str, records: Vec<Record>, end: bool) -> Result<(), StoreError> {
-        let run = self.get(run_id, false)?;
+        // An end releases the thread's claim under the store's lock, in the same step.
+        let state = end.then(|| lock(&self.inner.state));
+        let run = match &state {
+            Some(state) => state
+                .runs
+                .get(run_id)
+                .cloned()
+                .ok_or_else(|| StoreError::NotFound(run_id.to_owned()))?,
+            None => self.get(run_id, false)?,
+        };
         let limits = &self.inner.limits;
         let mut log = lock(&run.log);
         if log.meta.status == RunPhase::Ended {
@@ -296,9 +363,38 @@ impl MemoryStore {
         if end {
             log.meta.status = RunPhase::Ended;
             log.meta.ended_at = Some(SystemTime::now());
+            if let Some(feed) = state
+                .as_ref()
+                .and_then(|s| s.threads.get(&thread_key(&log.meta)))
+            {
+                let mut feed = lock(feed);
+                if feed.running.as_deref() == Some(run_id) {
+                    feed.running = None;
+                }
+            }
         }
         log.wake_all();
         Ok(())
+    }
+
+    fn open_feed(
+        &self,
+        principal: Option<&str>,
+        thread_id: &str,
+        after: u64,
+    ) -> Result<ThreadRunStream, StoreError> {
+        let feed = {
+            let mut state = lock(&self.inner.state);
+            let key = (principal.map(str::to_owned), thread_id.to_owned());
+            Arc::clone(state.threads.entry(key).or_default())
+        };
+        check_feed(thread_id, &lock(&feed), after)?;
+        Ok(Box::pin(MemoryFeed {
+            feed,
+            thread_id: thread_id.to_owned(),
+            after,
+            done: false,
+        }))
     }
 
     fn open_tail(&self, run_id: &str, after: Cursor) -> Result<RecordStream, StoreError> {
@@ -328,6 +424,51 @@ fn check_cursor(run_id: &str, log: &Log, after: Cursor) -> Result<(), StoreError
         });
     }
     Ok(())
+}
+
+/// Refuses a sequence number whose following runs are no longer kept.
+fn check_feed(thread_id: &str, feed: &Feed, after: u64) -> Result<(), StoreError> {
+    let oldest = feed.oldest();
+    if after + 1 < oldest && after < feed.seq {
+        return Err(StoreError::FeedExpired {
+            thread_id: thread_id.to_owned(),
+            after,
+            oldest,
+        });
+    }
+    Ok(())
+}
+
+struct MemoryFeed {
+    feed: Arc<Mutex<Feed>>,
+    thread_id: String,
+    /// The sequence number of the last run handed out.
+    after: u64,
+    done: bool,
+}
+
+impl Stream for MemoryFeed {
+    type Item = Result<ThreadRun, StoreError>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = &mut *self;
+        if this.done {
+            return Poll::Ready(None);
+        }
+        let mut feed = lock(&this.feed);
+        if let Err(e) = check_feed(&this.thread_id, &feed, this.after) {
+            this.done = true;
+            return Poll::Ready(Some(Err(e)));
+        }
+        if let Some(next) = feed.entries.iter().find(|r| r.seq > this.after).cloned() {
+            this.after = next.seq;
+            return Poll::Ready(Some(Ok(next)));
+        }
+        if !feed.wakers.iter().any(|w| w.will_wake(cx.waker())) {
+            feed.wakers.push(cx.waker().clone());
+        }
+        Poll::Pending
+    }
 }
 
 struct MemoryTail {
@@ -379,6 +520,45 @@ impl RunStore for MemoryStore {
     fn create_run(&self, meta: RunMeta) -> StoreFuture<'_, ()> {
         let r = self.create(meta);
         Box::pin(async move { r })
+    }
+
+    fn thread_runs<'a>(
+        &'a self,
+        principal: Option<&'a str>,
+        thread_id: &'a str,
+        after: u64,
+    ) -> StoreFuture<'a, ThreadRunStream> {
+        let r = self.open_feed(principal, thread_id, after);
+        Box::pin(async move { r })
+    }
+
+    fn thread_run<'a>(
+        &'a self,
+        principal: Option<&'a str>,
+        thread_id: &'a str,
+    ) -> StoreFuture<'a, Option<String>> {
+        let running = {
+            let state = lock(&self.inner.state);
+            let key = (principal.map(str::to_owned), thread_id.to_owned());
+            state
+                .threads
+                .get(&key)
+                .and_then(|f| lock(f).running.clone())
+        };
+        Box::pin(async move { Ok(running) })
+    }
+
+    fn thread_seq<'a>(
+        &'a self,
+        principal: Option<&'a str>,
+        thread_id: &'a str,
+    ) -> StoreFuture<'a, u64> {
+        let seq = {
+            let state = lock(&self.inner.state);
+            let key = (principal.map(str::to_owned), thread_id.to_owned());
+            state.threads.get(&key).map_or(0, |f| lock(f).seq)
+        };
+        Box::pin(async move { Ok(seq) })
     }
 
     fn append<'a>(&'a self, run_id: &'a str, records: Vec<Record>) -> StoreFuture<'a, ()> {

@@ -26,10 +26,12 @@
 
 mod bearer;
 mod driver;
+mod follow;
 pub(crate) mod http;
 mod journal;
 pub(crate) mod log;
 mod memory;
+mod multitask;
 mod principal;
 mod store;
 pub(crate) mod threads_api;
@@ -50,6 +52,7 @@ pub use memory::{
 };
 pub use store::{
     Cursor, Record, RecordStream, RunMeta, RunPhase, RunStore, StoreError, StoreFuture,
+    THREAD_FEED_LEN, ThreadRun, ThreadRunStream,
 };
 
 use crate::Rejection;
@@ -68,6 +71,10 @@ pub const CODE_STORE_ERROR: &str = "store_error";
 /// was following (its data was lost: a store restarted empty, a failover to a replica
 /// that lacked it, a flush). The run's agent is stopped.
 pub const CODE_STORE_LOST: &str = "store_lost";
+
+/// `code` of the `RUN_ERROR` that ends an enqueued start (`?multitask=enqueue`) whose
+/// thread's running run did not end within the wait.
+pub const CODE_QUEUE_TIMEOUT: &str = "queue_timeout";
 
 /// Default time a run's agent gets to end after a stop (or another cancellation) before
 /// the run is ended for it: 5 s.
@@ -119,6 +126,7 @@ pub struct Runs {
     pub(crate) authorize: Option<Authorize>,
     pub(crate) local: Arc<Local>,
     pub(crate) sweep: Arc<Sweep>,
+    pub(crate) multitask: ag_ui_core::api::Multitask,
 }
 
 impl std::fmt::Debug for Runs {
@@ -133,6 +141,7 @@ impl std::fmt::Debug for Runs {
             .field("checkpoint_every", &self.checkpoint_every)
             .field("archived_ttl", &self.archived_ttl)
             .field("authorize", &self.authorize.as_ref().map(|_| "Fn(&Parts)"))
+            .field("multitask", &self.multitask)
             .finish_non_exhaustive()
     }
 }
@@ -155,12 +164,27 @@ impl Runs {
             authorize: None,
             local: Arc::new(Local::default()),
             sweep: Arc::new(Sweep::default()),
+            multitask: ag_ui_core::api::Multitask::Reject,
         }
     }
 
     /// Resumable runs in a [`MemoryStore`] with the default [`MemoryLimits`].
     pub fn in_memory() -> Self {
         Self::new(MemoryStore::new())
+    }
+
+    /// What a start on a thread with a run going on does (default
+    /// [`Reject`](ag_ui_core::api::Multitask::Reject): 409 `thread_busy`); a start's
+    /// `?multitask=reject|enqueue|interrupt|rollback` overrides it. A thread has one
+    /// running run at a time, whatever the policy: `enqueue` answers at once and starts
+    /// the run when the running one has ended (bounded by the
+    /// [maximum duration](Self::max_duration), or an hour), `interrupt` stops the running
+    /// run as `POST …/stop` does and starts once its end is logged, `rollback` does the
+    /// same and is to roll the stored thread back to before the stopped run (a thread
+    /// store operation; without it the thread keeps what the stopped run added).
+    pub fn multitask(mut self, policy: ag_ui_core::api::Multitask) -> Self {
+        self.multitask = policy;
+        self
     }
 
     /// What happens when a run's last subscriber goes away.

@@ -186,6 +186,28 @@ pub enum StoreError {
         /// The cursor of the oldest record kept.
         oldest: Cursor,
     },
+    /// Another run of the same principal's thread is running: a thread has one running
+    /// run at a time.
+    #[error("thread {thread_id:?} has a run going on ({run_id:?})")]
+    ThreadBusy {
+        /// The thread.
+        thread_id: String,
+        /// The run going on.
+        run_id: String,
+    },
+    /// The thread's feed no longer keeps the runs after the requested sequence number
+    /// (it keeps the last [`THREAD_FEED_LEN`]).
+    #[error(
+        "thread {thread_id:?}: the runs after sequence number {after} are no longer kept (the oldest kept is {oldest})"
+    )]
+    FeedExpired {
+        /// The thread.
+        thread_id: String,
+        /// The sequence number asked for.
+        after: u64,
+        /// The sequence number of the oldest run kept.
+        oldest: u64,
+    },
     /// The store is at capacity (every run it may keep is still running).
     #[error("the run store is full: {0}")]
     Full(String),
@@ -202,6 +224,36 @@ pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>>
 /// An `Err` item ends it (the store failed, or the subscriber fell behind the log's
 /// bounds: [`StoreError::CursorExpired`]).
 pub type RecordStream = Pin<Box<dyn Stream<Item = Result<Record, StoreError>> + Send>>;
+
+/// Runs kept in a thread's feed ([`RunStore::thread_runs`]): the last 1000 started.
+pub const THREAD_FEED_LEN: u64 = 1000;
+
+/// One run of a thread's feed: the run's number on its thread (1 for the first run the
+/// store saw started on it, then 2, 3…) and its id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ThreadRun {
+    /// The run's sequence number on its thread.
+    pub seq: u64,
+    /// The run's id.
+    pub run_id: String,
+}
+
+impl ThreadRun {
+    /// The feed entry of run `run_id`, number `seq` on its thread.
+    #[must_use]
+    pub fn new(seq: u64, run_id: impl Into<String>) -> Self {
+        ThreadRun {
+            seq,
+            run_id: run_id.into(),
+        }
+    }
+}
+
+/// The runs started on a thread after a sequence number, in order, each once: those kept,
+/// then the new ones as they are created. It does not end by itself; an `Err` item ends it
+/// (the store failed, or [`StoreError::FeedExpired`]).
+pub type ThreadRunStream = Pin<Box<dyn Stream<Item = Result<ThreadRun, StoreError>> + Send>>;
 
 /// Where resumable runs keep their live logs: their events, their metadata and stop
 /// requests. Threads (each conversation with its runs and fold) are kept apart, in a
@@ -230,13 +282,58 @@ pub type RecordStream = Pin<Box<dyn Stream<Item = Result<Record, StoreError>> + 
 /// records and ends the run in one atomic step, and a store that ends runs for owners it
 /// finds gone (a distributed one) does so only while the run is still running, in the
 /// same atomic way; whichever comes second is refused ([`StoreError::Ended`]).
+///
+/// **One running run per thread.** A thread (a principal's thread id: two principals'
+/// threads of the same id are two threads) has at most one running run:
+/// [`create_run`](Self::create_run) refuses another with [`StoreError::ThreadBusy`] until
+/// the running one ends (by [`end_run`](Self::end_run), or ended as orphaned). Each run
+/// created goes to its thread's feed ([`thread_runs`](Self::thread_runs)).
 pub trait RunStore: Send + Sync + 'static {
     /// Registers a new run (its log empty).
     ///
+    /// Claims the run's thread for it (one running run per thread) and adds it to the
+    /// thread's feed with the next sequence number.
+    ///
     /// # Errors
-    /// [`StoreError::Exists`] when the id is taken, [`StoreError::Full`] when the store
-    /// keeps as many runs as it may and none can be evicted.
+    /// [`StoreError::Exists`] when the id is taken, [`StoreError::ThreadBusy`] when
+    /// another run of the thread is running, [`StoreError::Full`] when the store keeps as
+    /// many runs as it may and none can be evicted.
     fn create_run(&self, meta: RunMeta) -> StoreFuture<'_, ()>;
+
+    /// The runs created on `principal`'s thread `thread_id` after sequence number `after`
+    /// (`0`: from the first kept): catch-up, then live (see [`ThreadRunStream`]).
+    ///
+    /// # Errors
+    /// [`StoreError::FeedExpired`] when runs after `after` are no longer kept; a backend
+    /// failure.
+    fn thread_runs<'a>(
+        &'a self,
+        principal: Option<&'a str>,
+        thread_id: &'a str,
+        after: u64,
+    ) -> StoreFuture<'a, ThreadRunStream>;
+
+    /// The id of the running run of `principal`'s thread `thread_id`, `None` when the
+    /// thread is idle (what a route that must not act on a busy thread asks).
+    ///
+    /// # Errors
+    /// A backend failure.
+    fn thread_run<'a>(
+        &'a self,
+        principal: Option<&'a str>,
+        thread_id: &'a str,
+    ) -> StoreFuture<'a, Option<String>>;
+
+    /// The sequence number of the last run created on `principal`'s thread `thread_id`
+    /// (`0` when none is known): where a feed of the runs from now on starts.
+    ///
+    /// # Errors
+    /// A backend failure.
+    fn thread_seq<'a>(
+        &'a self,
+        principal: Option<&'a str>,
+        thread_id: &'a str,
+    ) -> StoreFuture<'a, u64>;
 
     /// Appends `records` (their cursors consecutive, following the last appended) to the
     /// run's log and wakes its subscribers. The owner batches what the agent produced

@@ -6,8 +6,9 @@ use futures_util::StreamExt;
 
 use super::*;
 
+/// A run on a thread of its own (a thread has one running run at a time).
 fn meta(run: &str) -> RunMeta {
-    RunMeta::new(run, "t", None, "me")
+    RunMeta::new(run, format!("t-{run}"), None, "me")
 }
 
 fn records(from: Cursor, n: u64) -> Vec<Record> {
@@ -300,4 +301,119 @@ fn a_record_is_its_sse_frame() {
     let mut out = Vec::new();
     super::store::write_id(&mut out, u64::MAX);
     assert_eq!(out, format!("id: {}\n", u64::MAX).into_bytes());
+}
+
+fn on(run: &str, thread: &str, principal: Option<&str>) -> RunMeta {
+    RunMeta::new(run, thread, principal.map(str::to_owned), "me")
+}
+
+#[tokio::test]
+async fn a_thread_has_one_running_run_and_its_end_frees_it() {
+    let store = MemoryStore::new();
+    store.create_run(on("r1", "t", None)).await.unwrap();
+    match store.create_run(on("r2", "t", None)).await {
+        Err(StoreError::ThreadBusy { thread_id, run_id }) => {
+            assert_eq!((thread_id.as_str(), run_id.as_str()), ("t", "r1"));
+        }
+        other => panic!("{other:?}"),
+    }
+    // The refused run was not created.
+    assert!(store.run("r2").await.unwrap().is_none());
+    // Another principal's thread of the same id, and another thread, are free.
+    store.create_run(on("r3", "t", Some("bob"))).await.unwrap();
+    store.create_run(on("r4", "u", None)).await.unwrap();
+    assert_eq!(
+        store.thread_run(None, "t").await.unwrap().as_deref(),
+        Some("r1")
+    );
+    store.end_run("r1", Vec::new()).await.unwrap();
+    assert_eq!(store.thread_run(None, "t").await.unwrap(), None);
+    store.create_run(on("r2", "t", None)).await.unwrap();
+    assert!(matches!(
+        store.create_run(on("r5", "t", Some("bob"))).await,
+        Err(StoreError::ThreadBusy { .. })
+    ));
+}
+
+async fn next_run(feed: &mut ThreadRunStream) -> (u64, String) {
+    let r = tokio::time::timeout(Duration::from_secs(5), feed.next())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    (r.seq, r.run_id)
+}
+
+#[tokio::test]
+async fn a_threads_feed_catches_up_from_its_cursor_then_follows() {
+    let store = MemoryStore::new();
+    for (i, run) in ["a", "b", "c"].iter().enumerate() {
+        store.create_run(on(run, "t", Some("p"))).await.unwrap();
+        store.end_run(run, Vec::new()).await.unwrap();
+        // Other threads' runs and another principal's are not in the feed.
+        for (x, thread, who) in [("x", "t", "q"), ("y", "u", "p")] {
+            let other = format!("{x}{i}");
+            store
+                .create_run(on(&other, thread, Some(who)))
+                .await
+                .unwrap();
+            store.end_run(&other, Vec::new()).await.unwrap();
+        }
+    }
+    let mut feed = store.thread_runs(Some("p"), "t", 1).await.unwrap();
+    assert_eq!(next_run(&mut feed).await, (2, "b".to_owned()));
+    assert_eq!(next_run(&mut feed).await, (3, "c".to_owned()));
+    let pending = tokio::time::timeout(Duration::from_millis(50), feed.next()).await;
+    assert!(pending.is_err(), "{pending:?}");
+    assert_eq!(store.thread_seq(Some("p"), "t").await.unwrap(), 3);
+    assert_eq!(store.thread_seq(Some("z"), "t").await.unwrap(), 0);
+    store.create_run(on("d", "t", Some("p"))).await.unwrap();
+    assert_eq!(next_run(&mut feed).await, (4, "d".to_owned()));
+    let mut all = store.thread_runs(Some("p"), "t", 0).await.unwrap();
+    assert_eq!(next_run(&mut all).await, (1, "a".to_owned()));
+    let mut empty = store.thread_runs(None, "t", 0).await.unwrap();
+    let nothing = tokio::time::timeout(Duration::from_millis(20), empty.next()).await;
+    assert!(nothing.is_err(), "{nothing:?}");
+}
+
+#[tokio::test]
+async fn a_feed_cursor_older_than_the_kept_runs_is_refused() {
+    let store = MemoryStore::with_limits(MemoryLimits::default().max_runs(10));
+    let n = THREAD_FEED_LEN + 5;
+    for i in 1..=n {
+        let run = format!("r{i}");
+        store.create_run(on(&run, "t", None)).await.unwrap();
+        store.end_run(&run, Vec::new()).await.unwrap();
+    }
+    assert!(matches!(
+        store.thread_runs(None, "t", 2).await.map(|_| ()),
+        Err(StoreError::FeedExpired {
+            after: 2,
+            oldest: 6,
+            ..
+        })
+    ));
+    let mut feed = store.thread_runs(None, "t", 5).await.unwrap();
+    assert_eq!(next_run(&mut feed).await, (6, "r6".to_owned()));
+}
+
+#[tokio::test]
+async fn the_feeds_of_threads_whose_runs_are_gone_are_forgotten() {
+    let store = MemoryStore::with_limits(MemoryLimits::default().max_runs(2));
+    let followed = store.thread_runs(None, "t-0", 0).await.unwrap();
+    for i in 0..10 {
+        let run = format!("r{i}");
+        store
+            .create_run(on(&run, &format!("t-{i}"), None))
+            .await
+            .unwrap();
+        store.end_run(&run, Vec::new()).await.unwrap();
+    }
+    // A followed thread's feed stays, with its numbering.
+    assert_eq!(store.thread_seq(None, "t-0").await.unwrap(), 1);
+    drop(followed);
+    // A forgotten thread starts over.
+    assert_eq!(store.thread_seq(None, "t-1").await.unwrap(), 0);
+    // A thread whose run is kept keeps its feed.
+    assert_eq!(store.thread_seq(None, "t-9").await.unwrap(), 1);
 }

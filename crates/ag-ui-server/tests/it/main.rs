@@ -13,11 +13,13 @@ mod cors;
 mod demo;
 mod disconnect;
 mod durable;
+mod follow;
 mod guard;
 mod http;
 mod layout;
 #[cfg(feature = "metrics")]
 mod metrics;
+mod multitask;
 mod negotiate;
 mod network;
 mod observe;

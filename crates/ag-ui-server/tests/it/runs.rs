@@ -1170,7 +1170,10 @@ async fn the_stores_bounds_answer_503_and_410() {
     let mut running =
         Open::start(post(server.url(), &slow("run-full")).send().await.unwrap()).await;
     running.next().await.unwrap();
-    let refused = post(server.url(), &chat("run-more")).send().await.unwrap();
+    // On another thread: the running run's thread would refuse it as busy first.
+    let mut more = chat("run-more");
+    more["threadId"] = "thread-2".into();
+    let refused = post(server.url(), &more).send().await.unwrap();
     assert_eq!(refused.status(), 503);
     let doc: Value = serde_json::from_slice(&refused.bytes().await.unwrap()).unwrap();
     assert_eq!(doc["error"], "store_full");
