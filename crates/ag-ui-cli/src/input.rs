@@ -1,0 +1,62 @@
+//! Building the HTTP agent and the first run's input from the flags.
+
+use std::time::Duration;
+
+use ag_ui_client::{ClientError, HttpAgent, HttpRun};
+
+use crate::cli::{Prompt, Target};
+use crate::exit::Exit;
+
+/// The HTTP agent for `target`: its URL, headers and idle timeout.
+///
+/// # Errors
+/// The agent cannot be built (a bad URL, a header that is not valid HTTP): bad usage.
+pub(crate) fn agent(target: &Target) -> Result<HttpAgent, Exit> {
+    let mut builder = HttpAgent::builder(target.url.as_str())
+        .connect_timeout(Duration::from_secs(10))
+        .idle_timeout(Duration::from_secs(target.idle_timeout.max(1)));
+    for (name, value) in &target.headers {
+        builder = builder.header(name.as_str(), value.as_str());
+    }
+    builder.build().map_err(|e| {
+        eprintln!("ag-ui: cannot use {}: {e}", target.url);
+        Exit::Usage
+    })
+}
+
+/// The text of the `--input` file, if one was given.
+///
+/// # Errors
+/// The file cannot be read: bad usage.
+pub(crate) fn input_file(prompt: &Prompt) -> Result<Option<String>, Exit> {
+    let Some(path) = &prompt.input else {
+        return Ok(None);
+    };
+    std::fs::read_to_string(path).map(Some).map_err(|e| {
+        eprintln!("ag-ui: cannot read {}: {e}", path.display());
+        Exit::Usage
+    })
+}
+
+/// Starts the run `prompt` asks for: the `--input` document as it is, or the message.
+///
+/// # Errors
+/// The input document is not a `RunAgentInput`: bad usage, with what is wrong and where.
+pub(crate) fn start<'a>(
+    agent: &'a mut HttpAgent,
+    prompt: &Prompt,
+    input: Option<&str>,
+) -> Result<HttpRun<'a>, Exit> {
+    match input {
+        Some(json) => agent.run_json(json).map_err(|e: ClientError| {
+            let path = prompt
+                .input
+                .as_ref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default();
+            eprintln!("ag-ui: {path} is not a run input: {e}");
+            Exit::Usage
+        }),
+        None => Ok(agent.send(prompt.message.clone().unwrap_or_default())),
+    }
+}
