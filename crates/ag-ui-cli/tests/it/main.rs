@@ -7,6 +7,8 @@
     unreachable_pub
 )]
 
+mod broken;
+mod check;
 mod layout;
 mod run;
 mod support;

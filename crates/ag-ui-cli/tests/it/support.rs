@@ -12,7 +12,7 @@ pub const LIMIT: Duration = Duration::from_secs(30);
 /// A server serving on a loopback port until dropped.
 pub struct Server {
     pub url: String,
-    task: tokio::task::JoinHandle<()>,
+    pub task: tokio::task::JoinHandle<()>,
 }
 
 impl Drop for Server {
@@ -56,7 +56,6 @@ impl Output {
     }
 
     /// stdout as one JSON document.
-    #[allow(dead_code)]
     pub fn json(&self) -> Value {
         serde_json::from_str(&self.stdout)
             .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {self:?}"))
