@@ -2,7 +2,9 @@
 
 use std::io::Write;
 
-use ag_ui_client::{RunEnd, RunItem, RunOutcome};
+use std::time::Instant;
+
+use ag_ui_client::{HttpRun, RunEnd, RunItem, RunOutcome};
 use futures_util::StreamExt;
 
 use crate::cli::RunArgs;
@@ -20,26 +22,54 @@ pub(crate) async fn run(args: RunArgs) -> Exit {
         Ok(a) => a,
         Err(e) => return e,
     };
-    let mut run = match input::start(&mut agent, &args.prompt, text.as_deref()) {
+    let run = match input::start(&mut agent, &args.prompt, text.as_deref()) {
         Ok(r) => r,
         Err(e) => return e,
     };
+    match drive(run, args.json, None).await {
+        Some(end) => report_end(&end, args.json),
+        None => Exit::Ok,
+    }
+}
+
+/// Reads a run to its end, showing each event (as JSON Lines with `json`) and writing it
+/// to `record` as `{"ms": N, "event": EVENT}` (milliseconds since the run started). `None`
+/// when stdout was closed (a pipe into `head`) and the run was left.
+pub(crate) async fn drive(
+    mut run: HttpRun<'_>,
+    json: bool,
+    mut record: Option<&mut dyn Write>,
+) -> Option<RunEnd> {
+    let started = Instant::now();
     let stdout = std::io::stdout();
     let mut renderer = Renderer::new(stdout.lock(), Paint::stdout());
     let mut end = None;
     while let Some(item) = run.next().await {
         let shown = match item {
-            RunItem::Event(event) if args.json => match ag_ui_core::write::to_string(&event) {
-                Ok(line) => {
-                    let mut out = stdout.lock();
-                    writeln!(out, "{line}").and_then(|()| out.flush())
+            RunItem::Event(event) => {
+                let line = ag_ui_core::write::to_string(&event);
+                if let (Some(w), Ok(line)) = (record.as_mut(), &line) {
+                    let ms = started.elapsed().as_millis();
+                    if let Err(e) = writeln!(w, "{{\"ms\":{ms},\"event\":{line}}}") {
+                        eprintln!("ag-ui: cannot write the recording: {e}");
+                        record = None;
+                    }
                 }
-                Err(e) => {
-                    eprintln!("ag-ui: cannot write an event as JSON: {e}");
-                    Ok(())
+                if json {
+                    match line {
+                        Ok(line) => {
+                            let mut out = stdout.lock();
+                            writeln!(out, "{line}").and_then(|()| out.flush())
+                        }
+                        Err(e) => {
+                            eprintln!("ag-ui: cannot write an event as JSON: {e}");
+                            Ok(())
+                        }
+                    }
+                } else {
+                    renderer.event(&event)
                 }
-            },
-            RunItem::Event(event) => renderer.event(&event),
+            }
             RunItem::Reconnecting(r) => {
                 eprintln!(
                     "{}",
@@ -57,18 +87,17 @@ pub(crate) async fn run(args: RunArgs) -> Exit {
             _ => Ok(()),
         };
         if shown.is_err() {
-            // stdout closed (a pipe into `head`): stop reading.
-            return Exit::Ok;
+            return None;
         }
     }
     let Some(end) = end else {
         eprintln!("ag-ui: the run ended without an end");
-        return Exit::Transport;
+        return None;
     };
-    if !args.json {
+    if !json {
         let _ = renderer.end(&end);
     }
-    report_end(&end, args.json)
+    Some(end)
 }
 
 /// Reports warnings and the client's error on stderr; the exit code of the run's end.

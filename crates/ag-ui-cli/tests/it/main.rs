@@ -10,5 +10,6 @@
 mod broken;
 mod check;
 mod layout;
+mod replay;
 mod run;
 mod support;
