@@ -98,11 +98,14 @@ pub(crate) struct ChatArgs {
     /// Where to send the runs.
     #[command(flatten)]
     pub(crate) target: Target,
-    /// A frontend tool answered by a local command, as `NAME=COMMAND` (repeatable): the
-    /// command runs in a shell with the call's arguments (JSON) on stdin, and its stdout
-    /// is the result.
-    #[arg(long = "tool", value_name = "NAME=COMMAND", value_parser = parse_tool)]
+    /// A frontend tool to declare, as `NAME=COMMAND` or `NAME` (repeatable): a call of it
+    /// runs COMMAND in a shell with the call's arguments (JSON) on stdin, its stdout the
+    /// result; without a command the result is asked for.
+    #[arg(long = "tool", value_name = "NAME[=COMMAND]", value_parser = parse_tool)]
     pub(crate) tools: Vec<(String, String)>,
+    /// `forwardedProps` of every run (a JSON object).
+    #[arg(long, value_name = "JSON", value_parser = parse_object)]
+    pub(crate) forwarded_props: Option<serde_json::Value>,
 }
 
 /// `ag-ui record`.
@@ -173,11 +176,17 @@ fn parse_header(s: &str) -> Result<(String, String), String> {
 }
 
 fn parse_tool(s: &str) -> Result<(String, String), String> {
-    let (name, command) = s
-        .split_once('=')
-        .ok_or_else(|| format!("`{s}` is not NAME=COMMAND"))?;
-    if name.trim().is_empty() || command.trim().is_empty() {
-        return Err(format!("`{s}` needs a tool name and a command"));
+    let (name, command) = s.split_once('=').unwrap_or((s, ""));
+    if name.trim().is_empty() {
+        return Err(format!("`{s}` has no tool name"));
     }
-    Ok((name.trim().to_owned(), command.to_owned()))
+    Ok((name.trim().to_owned(), command.trim().to_owned()))
+}
+
+fn parse_object(s: &str) -> Result<serde_json::Value, String> {
+    match serde_json::from_str(s) {
+        Ok(v @ serde_json::Value::Object(_)) => Ok(v),
+        Ok(_) => Err("not a JSON object".to_owned()),
+        Err(e) => Err(format!("not JSON: {e}")),
+    }
 }

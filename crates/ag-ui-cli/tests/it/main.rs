@@ -8,6 +8,7 @@
 )]
 
 mod broken;
+mod chat;
 mod check;
 mod layout;
 mod replay;
