@@ -29,6 +29,16 @@ pub(crate) enum Command {
     Record(RecordArgs),
     /// Serve a recording as an AG-UI endpoint (`POST` on any path).
     Replay(ReplayArgs),
+    /// Print the protocol's JSON Schema (draft 2020-12).
+    Schema(SchemaArgs),
+}
+
+/// `ag-ui schema`.
+#[derive(Debug, Args)]
+pub(crate) struct SchemaArgs {
+    /// The protocol version whose schema to print.
+    #[arg(long, value_enum, default_value_t = Protocol::V1_0)]
+    pub(crate) protocol: Protocol,
 }
 
 /// Where to send a run and what to send.

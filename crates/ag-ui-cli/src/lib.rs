@@ -10,6 +10,7 @@ mod record;
 mod render;
 mod run;
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -53,7 +54,19 @@ pub fn main() -> ExitCode {
             Command::Chat(args) => chat::chat(args).await,
             Command::Record(args) => record::record(args).await,
             Command::Replay(args) => record::replay(args).await,
+            Command::Schema(args) => schema(&args),
         }
     });
     exit.into()
+}
+
+/// Runs `ag-ui schema`: the published bundle of the version.
+fn schema(args: &cli::SchemaArgs) -> Exit {
+    let text = match args.protocol {
+        cli::Protocol::V1_0 => ag_ui_schema::SCHEMA_JSON,
+        cli::Protocol::V1_1 => ag_ui_schema::SCHEMA_JSON_1_1,
+    };
+    // A closed stdout (a pipe into `head`) is no failure of the command.
+    let _ = writeln!(std::io::stdout().lock(), "{}", text.trim_end());
+    Exit::Ok
 }

@@ -13,4 +13,5 @@ mod check;
 mod layout;
 mod replay;
 mod run;
+mod schema;
 mod support;
