@@ -115,11 +115,40 @@ pub async fn serve() -> Server {
                 return;
             };
             tokio::spawn(async move {
-                let Some((path, body)) = read_request(&mut socket).await else {
+                let Some((path, head, body)) = read_request(&mut socket).await else {
                     return;
                 };
                 let input = serde_json::from_slice::<Value>(&body).ok();
+                if path == "/needs-key" && !head.to_ascii_lowercase().contains("\r\nx-key: k\r\n") {
+                    let body = br#"{"error":"unauthorized","message":"x-key is missing"}"#;
+                    let head = format!(
+                        "HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                        body.len()
+                    );
+                    let _ = socket.write_all(head.as_bytes()).await;
+                    let _ = socket.write_all(body).await;
+                    return;
+                }
                 let (status, content_type, body) = answer(&path, input.as_ref());
+                // `/pause`: the suite's plain case stops for a while in the middle.
+                let pause = path == "/pause"
+                    && input
+                        .as_ref()
+                        .and_then(|i| i["runId"].as_str())
+                        .is_some_and(|r| r.ends_with("-plain"));
+                if pause {
+                    let head = format!(
+                        "HTTP/1.1 {status}\r\ncontent-type: {content_type}\r\nconnection: close\r\n\r\n"
+                    );
+                    let half = body.len() / 2;
+                    let _ = socket.write_all(head.as_bytes()).await;
+                    let _ = socket.write_all(&body[..half]).await;
+                    let _ = socket.flush().await;
+                    tokio::time::sleep(std::time::Duration::from_millis(1300)).await;
+                    let _ = socket.write_all(&body[half..]).await;
+                    let _ = socket.shutdown().await;
+                    return;
+                }
                 let head = format!(
                     "HTTP/1.1 {status}\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
                     body.len()
@@ -133,8 +162,8 @@ pub async fn serve() -> Server {
     Server { url, task }
 }
 
-/// Reads one request's path and body (by `content-length`), within a bounded size.
-async fn read_request(socket: &mut tokio::net::TcpStream) -> Option<(String, Vec<u8>)> {
+/// Reads one request's path, head and body (by `content-length`), within a bounded size.
+async fn read_request(socket: &mut tokio::net::TcpStream) -> Option<(String, String, Vec<u8>)> {
     let mut buf = Vec::new();
     let mut chunk = [0u8; 4096];
     let head_end = loop {
@@ -168,5 +197,5 @@ async fn read_request(socket: &mut tokio::net::TcpStream) -> Option<(String, Vec
         }
         buf.extend_from_slice(&chunk[..n]);
     }
-    Some((path, buf[head_end..].to_vec()))
+    Some((path, head, buf[head_end..].to_vec()))
 }

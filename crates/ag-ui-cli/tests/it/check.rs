@@ -194,6 +194,30 @@ async fn each_violation_of_a_broken_server_is_named() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_long_silence_is_a_keep_alive_warning_and_headers_are_sent() {
+    let server = broken::serve().await;
+    let url = format!("{}/pause", server.url);
+    let out = ag_ui(&["check", &url, "--keep-alive", "1", "--json"]).await;
+    let report = out.json();
+    assert_eq!(out.code, 0, "{report:#}");
+    assert_eq!(rules(&report, "warning"), ["K1"], "{report:#}");
+    let k1 = &report["findings"].as_array().unwrap()[0];
+    assert_eq!(k1["where"]["case"], "plain");
+
+    let url = format!("{}/needs-key", server.url);
+    let out = ag_ui(&["check", &url, "--json"]).await;
+    assert_eq!(out.code, 1);
+    assert!(rules(&out.json(), "error").contains(&"H1".to_owned()));
+    let out = ag_ui(&["check", &url, "-H", "x-key: k", "--json"]).await;
+    assert_eq!(out.code, 0, "{:#}", out.json());
+    let out = ag_ui(&["run", &url, "-m", "hi", "--json"]).await;
+    assert_eq!(out.code, 5, "{out:?}");
+    assert!(out.stderr.contains("401"), "{}", out.stderr);
+    let out = ag_ui(&["run", &url, "-m", "hi", "--header", "x-key:k", "--json"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn an_unreachable_server_exits_5() {
     let port = {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
