@@ -94,6 +94,8 @@ pub(crate) struct Renderer<W> {
     paint: Paint,
     /// Whether the cursor is in the middle of a line.
     mid_line: bool,
+    /// The names of the tool calls seen, by id (a result names its tool).
+    tools: std::collections::HashMap<String, String>,
 }
 
 impl<W: Write> Renderer<W> {
@@ -103,6 +105,7 @@ impl<W: Write> Renderer<W> {
             out,
             paint,
             mid_line: false,
+            tools: std::collections::HashMap::new(),
         }
     }
 
@@ -114,11 +117,12 @@ impl<W: Write> Renderer<W> {
         writeln!(self.out, "{text}")
     }
 
-    fn open(&mut self, head: &str, style: Style) -> std::io::Result<()> {
+    fn open(&mut self, head: &str, style: Option<Style>) -> std::io::Result<()> {
         if self.mid_line {
             writeln!(self.out)?;
         }
-        write!(self.out, "{head}{}", self.paint.start(style))?;
+        let start = style.map_or("", |s| self.paint.start(s));
+        write!(self.out, "{head}{start}")?;
         self.mid_line = true;
         Ok(())
     }
@@ -128,7 +132,7 @@ impl<W: Write> Renderer<W> {
     }
 
     fn close(&mut self, tail: &str) -> std::io::Result<()> {
-        writeln!(self.out, "{}{tail}", self.paint.reset())?;
+        writeln!(self.out, "{tail}{}", self.paint.reset())?;
         self.mid_line = false;
         Ok(())
     }
@@ -152,48 +156,52 @@ impl<W: Write> Renderer<W> {
                         .trim_matches('"')
                         .to_owned()
                 });
-                self.open(&format!("{}: ", p.paint(Style::Bold, &role)), Style::Bold)?;
                 // Only the role is bold; the text itself is plain.
-                self.more(p.reset())?;
+                self.open(&format!("{}: ", p.paint(Style::Bold, &role)), None)?;
             }
             Event::TextMessageContent(e) => {
                 if !self.mid_line {
-                    self.open("", Style::Bold)?;
-                    self.more(p.reset())?;
+                    self.open("", None)?;
                 }
                 self.more(&e.delta)?;
             }
             Event::TextMessageEnd(_) => self.close("")?,
-            Event::ReasoningMessageStart(_) => self.open("(thinking: ", Style::Dim)?,
+            Event::ReasoningMessageStart(_) => {
+                self.open("", Some(Style::Dim))?;
+                self.more("(thinking: ")?;
+            }
             Event::ReasoningMessageContent(e) => {
                 if !self.mid_line {
-                    self.open("(thinking: ", Style::Dim)?;
+                    self.open("", Some(Style::Dim))?;
+                    self.more("(thinking: ")?;
                 }
                 self.more(&e.delta)?;
             }
             Event::ReasoningMessageEnd(_) => self.close(")")?,
-            Event::ToolCallStart(e) => self.open(
-                &format!(
-                    "{} ",
-                    p.paint(Style::Tool, &format!("→ {}", e.tool_call_name))
-                ),
-                Style::Tool,
-            )?,
+            Event::ToolCallStart(e) => {
+                self.tools
+                    .insert(e.tool_call_id.as_str().to_owned(), e.tool_call_name.clone());
+                self.open(
+                    &format!(
+                        "{} ",
+                        p.paint(Style::Tool, &format!("→ {}", e.tool_call_name))
+                    ),
+                    Some(Style::Tool),
+                )?;
+            }
             Event::ToolCallArgs(e) => {
                 if !self.mid_line {
-                    self.open("  ", Style::Tool)?;
+                    self.open("  ", Some(Style::Tool))?;
                 }
                 self.more(&e.delta)?;
             }
             Event::ToolCallEnd(_) => self.close("")?,
-            Event::ToolCallResult(e) => self.line(&p.paint(
-                Style::Tool,
-                &format!(
-                    "← {}: {}",
-                    e.tool_call_id.as_str(),
-                    content_text(&e.content)
-                ),
-            ))?,
+            Event::ToolCallResult(e) => {
+                let id = e.tool_call_id.as_str();
+                let name = self.tools.get(id).map_or(id, String::as_str);
+                let text = format!("← {name}: {}", content_text(&e.content));
+                self.line(&p.paint(Style::Tool, &text))?;
+            }
             Event::StateSnapshot(e) => {
                 self.line(&p.paint(Style::State, &format!("state = {}", json_text(&e.snapshot))))?
             }
@@ -220,7 +228,12 @@ impl<W: Write> Renderer<W> {
                 Style::Dim,
                 &format!("[custom {}: {}]", e.name, json_text(&e.value)),
             ))?,
-            Event::RunFinished(_) | Event::RunError(_) => {}
+            // The reasoning span frames the reasoning messages shown above; the outcome is
+            // shown at the end.
+            Event::ReasoningStart(_)
+            | Event::ReasoningEnd(_)
+            | Event::RunFinished(_)
+            | Event::RunError(_) => {}
             other => {
                 self.line(&p.paint(Style::Dim, &format!("[{}]", other.event_type().as_str())))?
             }
