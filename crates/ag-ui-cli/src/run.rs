@@ -1,8 +1,8 @@
 //! `ag-ui run`: one run, shown as it streams (or as JSON Lines), exit code by outcome.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use ag_ui_client::{HttpRun, RunEnd, RunItem, RunOutcome};
 use futures_util::StreamExt;
@@ -44,7 +44,16 @@ pub(crate) async fn drive(
     let stdout = std::io::stdout();
     let mut renderer = Renderer::new(stdout.lock(), Paint::stdout());
     let mut end = None;
-    while let Some(item) = run.next().await {
+    // On a terminal, a spinner on stderr until the agent's first event arrives.
+    let mut spinner = std::io::stderr().is_terminal();
+    loop {
+        let next = if spinner {
+            spinner = false;
+            with_spinner(run.next()).await
+        } else {
+            run.next().await
+        };
+        let Some(item) = next else { break };
         let shown = match item {
             RunItem::Event(event) => {
                 let line = ag_ui_core::write::to_string(&event);
@@ -98,6 +107,30 @@ pub(crate) async fn drive(
         let _ = renderer.end(&end);
     }
     Some(end)
+}
+
+/// Awaits `next` with a spinner on stderr, cleared when it is ready.
+async fn with_spinner<T>(next: impl std::future::Future<Output = T>) -> T {
+    const FRAMES: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+    let mut ticker = tokio::time::interval(Duration::from_millis(100));
+    let mut frame = 0;
+    tokio::pin!(next);
+    let mut err = std::io::stderr();
+    let value = loop {
+        tokio::select! {
+            value = &mut next => break value,
+            _ = ticker.tick() => {
+                let _ = write!(err, "\r{} waiting for the agent…", FRAMES[frame % FRAMES.len()]);
+                let _ = err.flush();
+                frame += 1;
+            }
+        }
+    };
+    if frame > 0 {
+        let _ = write!(err, "\r\x1b[K");
+        let _ = err.flush();
+    }
+    value
 }
 
 /// Reports warnings and the client's error on stderr; the exit code of the run's end.
