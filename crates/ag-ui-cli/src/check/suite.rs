@@ -73,7 +73,7 @@ pub(crate) async fn run_suite(
     };
     // 1. A plain message. An unreachable server stops the suite here.
     let plain = input(
-        &suite.thread,
+        &suite.thread_of("plain"),
         "plain",
         args.protocol,
         user("Hello! Please answer briefly."),
@@ -86,7 +86,7 @@ pub(crate) async fn run_suite(
     }
     // 2. Tools declared; 3. the frontend tool's call answered in a second run.
     let mut tools = input(
-        &suite.thread,
+        &suite.thread_of("tools"),
         "tools",
         args.protocol,
         user("Which city? Use the pick_city tool."),
@@ -107,10 +107,10 @@ pub(crate) async fn run_suite(
         match call {
             Some(call_id) => {
                 let mut answer = tools.clone();
-                answer["runId"] = json!(run_id(&suite.thread, "tool_answer"));
+                answer["runId"] = json!(run_id(&suite.thread_of("tools"), "tool_answer"));
                 let mut history = messages_json(outcome.thread.messages());
                 history.push(json!({
-                    "id": format!("{}-tool-result", run_id(&suite.thread, "tool_answer")),
+                    "id": format!("{}-tool-result", run_id(&suite.thread_of("tools"), "tool_answer")),
                     "role": "tool",
                     "toolCallId": call_id,
                     "content": "{\"city\":\"Amsterdam\"}",
@@ -126,7 +126,7 @@ pub(crate) async fn run_suite(
     }
     // 4. State given.
     let mut state = input(
-        &suite.thread,
+        &suite.thread_of("state"),
         "state",
         args.protocol,
         user("What is in the state?"),
@@ -135,7 +135,7 @@ pub(crate) async fn run_suite(
     suite.case("state", &state).await;
     // 5. An interrupt resumed, if the server interrupts.
     let mut interrupt = input(
-        &suite.thread,
+        &suite.thread_of("interrupt"),
         "interrupt",
         args.protocol,
         user("Send the report to the team, but ask me first."),
@@ -156,7 +156,7 @@ pub(crate) async fn run_suite(
             );
         } else {
             let mut resume = interrupt.clone();
-            resume["runId"] = json!(run_id(&suite.thread, "resume"));
+            resume["runId"] = json!(run_id(&suite.thread_of("interrupt"), "resume"));
             resume["messages"] = Value::Array(messages_json(outcome.thread.messages()));
             resume["resume"] = interrupts
                 .iter()
@@ -204,6 +204,12 @@ fn messages_json(messages: &[Message]) -> Vec<Value> {
 }
 
 impl Suite<'_> {
+    /// The thread of a group of cases: each group (a case and its follow-up run) has its
+    /// own, so that a server keeping threads sees no unrelated history.
+    fn thread_of(&self, group: &str) -> String {
+        format!("{}-{group}", self.thread)
+    }
+
     fn place(case: &str) -> Place {
         Place {
             case: Some(case.to_owned()),

@@ -4,7 +4,11 @@
 use serde_json::{Value, json};
 
 use crate::broken;
-use crate::support::{ag_ui, demo, temp_file};
+use std::time::Duration;
+
+use ag_ui_server::demo::DemoAgent;
+
+use crate::support::{ag_ui, demo, serve_demo, temp_file};
 
 /// The rule ids of the findings of a `--json` report with `severity`.
 fn rules(report: &Value, severity: &str) -> Vec<String> {
@@ -19,6 +23,12 @@ fn rules(report: &Value, severity: &str) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_workspace_server_passes_every_case_of_the_suite() {
+    // Also as a production server keeps interrupts: a paused thread refuses other input.
+    let tracking = serve_demo(DemoAgent::with_pace(Duration::ZERO).track_interrupts()).await;
+    let out = ag_ui(&["check", &tracking.url, "--json"]).await;
+    assert_eq!(out.code, 0, "{:#}", out.json());
+    assert_eq!(out.json()["warnings"], 0);
+
     let server = demo().await;
     let out = ag_ui(&["check", &server.url, "--json"]).await;
     let report = out.json();

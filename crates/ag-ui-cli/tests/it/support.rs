@@ -23,14 +23,15 @@ impl Drop for Server {
 
 /// The demo agent served by the workspace's server, without pauses between events.
 pub async fn demo() -> Server {
+    serve_demo(DemoAgent::with_pace(Duration::ZERO)).await
+}
+
+/// `agent` served by the workspace's server.
+pub async fn serve_demo(agent: DemoAgent) -> Server {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/", listener.local_addr().unwrap());
     let task = tokio::spawn(async move {
-        let _ = ag_ui_server::axum::serve(
-            listener,
-            ag_ui_server::axum::router(DemoAgent::with_pace(Duration::ZERO)),
-        )
-        .await;
+        let _ = ag_ui_server::axum::serve(listener, ag_ui_server::axum::router(agent)).await;
     });
     Server { url, task }
 }
