@@ -240,3 +240,44 @@ async fn an_unreachable_server_exits_5() {
     let out = ag_ui(&["check", "x.jsonl", "--protocol", "2.0"]).await;
     assert_eq!(out.code, 64, "{out:?}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_member_of_1_1_is_an_unknown_field_under_1_0_only() {
+    let events = [
+        json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r"}),
+        json!({"type": "REASONING_START", "messageId": "z"}),
+        json!({"type": "REASONING_MESSAGE_START", "messageId": "z1", "role": "reasoning"}),
+        json!({"type": "REASONING_MESSAGE_CONTENT", "messageId": "z1", "delta": "hm"}),
+        json!({"type": "REASONING_MESSAGE_END", "messageId": "z1"}),
+        json!({"type": "REASONING_ENCRYPTED_VALUE", "subtype": "message", "entityId": "z1",
+               "encryptedValue": "opaque", "encryptedValueType": "vendor/v1"}),
+        json!({"type": "REASONING_END", "messageId": "z"}),
+        json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}),
+    ];
+    let file = temp_file("v11.jsonl", &jsonl(&events));
+    let out = ag_ui(&[
+        "check",
+        file.to_str().unwrap(),
+        "--protocol",
+        "1.1",
+        "--json",
+    ])
+    .await;
+    let report = out.json();
+    assert_eq!(out.code, 0, "{report:#}");
+    assert_eq!(report["warnings"], 0, "{report:#}");
+    let out = ag_ui(&[
+        "check",
+        file.to_str().unwrap(),
+        "--protocol",
+        "1.0",
+        "--json",
+    ])
+    .await;
+    let report = out.json();
+    assert_eq!(out.code, 0, "{report:#}");
+    assert_eq!(rules(&report, "warning"), ["E2"], "{report:#}");
+    let w = &report["findings"][0];
+    assert_eq!(w["where"]["event"], 5);
+    assert_eq!(w["where"]["path"], "/encryptedValueType");
+}
