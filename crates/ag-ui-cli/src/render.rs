@@ -109,6 +109,13 @@ impl<W: Write> Renderer<W> {
         }
     }
 
+    /// Names the tool of a call started before this run (a result then names its tool).
+    pub(crate) fn know_tool(&mut self, id: &str, name: &str) {
+        self.tools
+            .entry(id.to_owned())
+            .or_insert_with(|| name.to_owned());
+    }
+
     fn line(&mut self, text: &str) -> std::io::Result<()> {
         if self.mid_line {
             writeln!(self.out)?;

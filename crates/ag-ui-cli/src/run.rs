@@ -5,6 +5,7 @@ use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
 
 use ag_ui_client::{HttpRun, RunEnd, RunItem, RunOutcome};
+use ag_ui_core::Event;
 use futures_util::StreamExt;
 
 use crate::cli::RunArgs;
@@ -76,6 +77,11 @@ pub(crate) async fn drive(
                         }
                     }
                 } else {
+                    if let Event::ToolCallResult(e) = &event
+                        && let Some(call) = run.thread().tool_call(e.tool_call_id.as_str())
+                    {
+                        renderer.know_tool(call.id.as_str(), &call.function.name);
+                    }
                     renderer.event(&event)
                 }
             }

@@ -43,6 +43,8 @@ async fn an_interrupt_is_answered_by_the_user_and_the_run_resumed() {
     // The resumed run finished.
     let after = out.stdout.split("interrupted").nth(1).unwrap();
     assert!(after.contains("success"), "{}", out.stdout);
+    // The result of the call made in the interrupted run names its tool.
+    assert!(after.contains("← send_email: "), "{}", out.stdout);
     assert_eq!(threads(&out.stdout).len(), 2);
 }
 
