@@ -100,6 +100,12 @@ fn answer(path: &str, input: Option<&Value>) -> (String, String, Vec<u8>) {
             v.remove(3); // TEXT_MESSAGE_END
             ("200 OK".into(), event_stream, sse(v))
         }
+        "/cancelled" => {
+            let mut v = good();
+            let last = v.len() - 1;
+            v[last]["outcome"] = json!({"type": "cancelled"});
+            ("200 OK".into(), event_stream, sse(v))
+        }
         // A valid stream for every input, the malformed one included.
         _ => ("200 OK".into(), event_stream, sse(good())),
     }

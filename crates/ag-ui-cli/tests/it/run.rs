@@ -2,6 +2,7 @@
 
 use serde_json::json;
 
+use crate::broken;
 use crate::support::{ag_ui, demo, temp_file};
 
 fn types(events: &[serde_json::Value]) -> Vec<&str> {
@@ -110,4 +111,50 @@ async fn an_unreachable_server_exits_5_and_bad_usage_exits_64() {
     assert!(out.stderr.contains("threadId"), "{}", out.stderr);
     // --help is not an error.
     assert_eq!(ag_ui(&["--help"]).await.code, 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_cancelled_run_exits_4_and_a_broken_answer_exits_5() {
+    let server = broken::serve().await;
+    let out = ag_ui(&[
+        "run",
+        &format!("{}/cancelled", server.url),
+        "-m",
+        "hi",
+        "--json",
+    ])
+    .await;
+    assert_eq!(out.code, 4, "{out:?}");
+    assert_eq!(out.lines().last().unwrap()["outcome"]["type"], "cancelled");
+    for (path, said) in [
+        ("/html500", "500"),
+        ("/text-plain", "text/plain"),
+        ("/no-terminal", ""),
+        ("/no-run-started", "L1"),
+    ] {
+        let out = ag_ui(&[
+            "run",
+            &format!("{}{path}", server.url),
+            "-m",
+            "hi",
+            "--json",
+        ])
+        .await;
+        assert_eq!(out.code, 5, "{path}: {out:?}");
+        assert!(out.stderr.contains(said), "{path}: {}", out.stderr);
+        // What arrived before the failure is printed, each line an event.
+        for event in out.lines() {
+            assert!(event["type"].is_string());
+        }
+    }
+    // The events of a stream cut before its terminal event are all printed.
+    let out = ag_ui(&[
+        "run",
+        &format!("{}/no-terminal", server.url),
+        "-m",
+        "hi",
+        "--json",
+    ])
+    .await;
+    assert_eq!(out.lines().last().unwrap()["type"], "TEXT_MESSAGE_END");
 }
