@@ -169,6 +169,9 @@ pub(crate) async fn replay(args: ReplayArgs) -> Exit {
     }
 }
 
+/// The longest pause a replay makes before an event.
+const MAX_PAUSE: Duration = Duration::from_secs(24 * 60 * 60);
+
 /// The body of every answer.
 type Body = BoxBody<Bytes, Infallible>;
 
@@ -268,7 +271,10 @@ async fn answer(
         let begun = tokio::time::Instant::now();
         for r in &recording.events {
             if recording.speed > 0.0 {
-                let at = Duration::from_secs_f64(r.ms as f64 / 1000.0 / recording.speed);
+                // A pause longer than a day is a day (and no arithmetic overflows).
+                let at = Duration::try_from_secs_f64(r.ms as f64 / 1000.0 / recording.speed)
+                    .unwrap_or(MAX_PAUSE)
+                    .min(MAX_PAUSE);
                 tokio::time::sleep_until(begun + at).await;
             }
             let mut event = r.event.clone();

@@ -10,6 +10,9 @@ use crate::check::finding::{self, Finding, Place};
 use crate::check::stream::{self, Expect, Outcome};
 use crate::cli::{CheckArgs, Protocol};
 
+/// The longest body a case reads.
+const MAX_BODY: usize = 64 << 20;
+
 /// The frontend tool the suite declares.
 const TOOL: &str = "pick_city";
 
@@ -264,6 +267,9 @@ impl Suite<'_> {
                 Ok(Some(Ok(chunk))) => {
                     longest_gap = longest_gap.max(last.elapsed());
                     last = Instant::now();
+                    if body.len() + chunk.len() > MAX_BODY {
+                        return Err(format!("the body is longer than {} MiB", MAX_BODY >> 20));
+                    }
                     body.extend_from_slice(&chunk);
                 }
             }
