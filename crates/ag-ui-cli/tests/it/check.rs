@@ -210,9 +210,17 @@ async fn a_long_silence_is_a_keep_alive_warning_and_headers_are_sent() {
     let out = ag_ui(&["check", &url, "--keep-alive", "1", "--json"]).await;
     let report = out.json();
     assert_eq!(out.code, 0, "{report:#}");
-    assert_eq!(rules(&report, "warning"), ["K1"], "{report:#}");
-    let k1 = &report["findings"].as_array().unwrap()[0];
-    assert_eq!(k1["where"]["case"], "plain");
+    // The plain case paused; a busy machine may make another case look slow too.
+    let warnings = rules(&report, "warning");
+    assert!(warnings.iter().all(|r| r == "K1"), "{report:#}");
+    assert!(
+        report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["rule"] == "K1" && f["where"]["case"] == "plain"),
+        "{report:#}"
+    );
 
     let url = format!("{}/needs-key", server.url);
     let out = ag_ui(&["check", &url, "--json"]).await;
