@@ -120,7 +120,8 @@ pub(crate) fn check_events(
     // The run index: RUN_STARTED events seen, less one.
     let mut runs = 0usize;
     let mut terminals_in_run = 0usize;
-    let mut last_type: Option<String> = None;
+    // The type of the last event delivered (decoded, known, not refused).
+    let mut last_type: Option<&'static str> = None;
     for (i, text) in messages.iter().enumerate() {
         let place = |path: Option<String>, runs: usize| Place {
             case: expect.case.map(str::to_owned),
@@ -156,7 +157,6 @@ pub(crate) fn check_events(
             runs += 1;
             terminals_in_run = 0;
         }
-        last_type = Some(event_type.to_owned());
         let pushed = if verifying {
             pipeline.push_text(text).map(|d| (d.value, d.warnings))
         } else {
@@ -204,6 +204,7 @@ pub(crate) fn check_events(
             }
         };
         for event in delivered {
+            last_type = Some(event.event_type().as_str());
             match &event {
                 Event::RunStarted(e) => {
                     if let Some((thread, run)) = expect.ids
@@ -266,7 +267,7 @@ pub(crate) fn check_events(
             Err(_) => {}
         }
     }
-    let ended = matches!(last_type.as_deref(), Some("RUN_FINISHED" | "RUN_ERROR"));
+    let ended = matches!(last_type, Some("RUN_FINISHED" | "RUN_ERROR"));
     if !ended {
         out.push(Finding::cli(
             &finding::R1,

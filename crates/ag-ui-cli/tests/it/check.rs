@@ -99,6 +99,14 @@ async fn a_recording_is_checked_and_each_planted_violation_is_named() {
     let file = temp_file("timed.jsonl", &jsonl(&timed));
     assert_eq!(ag_ui(&["check", file.to_str().unwrap()]).await.code, 0);
 
+    // An event type of a later version after the end: dropped with a warning, the run ended.
+    let mut later = events.clone();
+    later.push(json!({"type": "SOMETHING_NEWER", "x": 1}));
+    let file = temp_file("later.jsonl", &jsonl(&later));
+    let out = ag_ui(&["check", file.to_str().unwrap(), "--json"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(rules(&out.json(), "warning"), ["E3"]);
+
     let index = |t: &str| events.iter().position(|e| e["type"] == t).unwrap();
     let last = events.len() - 1;
     let mut cases: Vec<(&str, String, &str)> = Vec::new();
