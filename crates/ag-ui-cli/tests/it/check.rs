@@ -297,3 +297,31 @@ async fn a_member_of_1_1_is_an_unknown_field_under_1_0_only() {
     assert_eq!(w["where"]["event"], 5);
     assert_eq!(w["where"]["path"], "/encryptedValueType");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_run_declaring_a_newer_version_than_checked_is_p1() {
+    let events = [
+        json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r", "protocolVersion": "1.1"}),
+        json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}),
+    ];
+    let file = temp_file("declared.jsonl", &jsonl(&events));
+    let report = ag_ui(&["check", file.to_str().unwrap(), "--json"])
+        .await
+        .json();
+    assert_eq!(rules(&report, "warning"), ["P1"], "{report:#}");
+    assert_eq!(report["findings"][0]["where"]["event"], 0);
+    let report = ag_ui(&[
+        "check",
+        file.to_str().unwrap(),
+        "--protocol",
+        "1.1",
+        "--json",
+    ])
+    .await
+    .json();
+    assert_eq!(
+        rules(&report, "warning"),
+        Vec::<String>::new(),
+        "{report:#}"
+    );
+}
