@@ -17,6 +17,9 @@ use stream::recording_messages;
 /// Runs `ag-ui check`.
 pub(crate) async fn check(args: CheckArgs) -> Exit {
     let is_url = args.target.starts_with("http://") || args.target.starts_with("https://");
+    if let Err(e) = crate::input::refuse_https_without_tls(&args.target) {
+        return e;
+    }
     let (cases, findings) = if is_url {
         match suite::run_suite(&args).await {
             Ok((cases, findings)) => (Some(cases), findings),

@@ -12,6 +12,7 @@ use crate::exit::Exit;
 /// # Errors
 /// The agent cannot be built (a bad URL, a header that is not valid HTTP): bad usage.
 pub(crate) fn agent(target: &Target) -> Result<HttpAgent, Exit> {
+    refuse_https_without_tls(&target.url)?;
     let mut builder = HttpAgent::builder(target.url.as_str())
         .connect_timeout(Duration::from_secs(10))
         .idle_timeout(Duration::from_secs(target.idle_timeout.max(1)));
@@ -59,4 +60,26 @@ pub(crate) fn start<'a>(
         }),
         None => Ok(agent.send(prompt.message.clone().unwrap_or_default())),
     }
+}
+
+/// Whether this build speaks HTTPS.
+const TLS: bool = cfg!(any(feature = "rustls", feature = "native-tls"));
+
+/// Refuses an `https://` URL in a build without TLS, saying how to get one.
+///
+/// # Errors
+/// Bad usage, when `url` is `https://` and this build has no TLS.
+pub(crate) fn refuse_https_without_tls(url: &str) -> Result<(), Exit> {
+    if !TLS
+        && url
+            .get(..8)
+            .is_some_and(|s| s.eq_ignore_ascii_case("https://"))
+    {
+        eprintln!(
+            "ag-ui: {url} needs TLS, and this ag-ui was built without it: install it with \
+             `cargo install --path crates/ag-ui-cli --features rustls` (or `native-tls`)"
+        );
+        return Err(Exit::Usage);
+    }
+    Ok(())
 }

@@ -109,6 +109,14 @@ async fn an_unreachable_server_exits_5_and_bad_usage_exits_64() {
     let out = ag_ui(&["run", &url, "--input", file.to_str().unwrap()]).await;
     assert_eq!(out.code, 64, "{out:?}");
     assert!(out.stderr.contains("threadId"), "{}", out.stderr);
+    // HTTPS in a build without TLS: bad usage, with the way out (with TLS: nothing listens).
+    let out = ag_ui(&["run", "https://127.0.0.1:1/", "-m", "hi"]).await;
+    if cfg!(any(feature = "rustls", feature = "native-tls")) {
+        assert_eq!(out.code, 5, "{out:?}");
+    } else {
+        assert_eq!(out.code, 64, "{out:?}");
+        assert!(out.stderr.contains("--features rustls"), "{}", out.stderr);
+    }
     // --help is not an error.
     assert_eq!(ag_ui(&["--help"]).await.code, 0);
 }
