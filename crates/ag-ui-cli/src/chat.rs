@@ -58,7 +58,7 @@ pub(crate) async fn chat(args: ChatArgs) -> Exit {
         paint.paint(
             Style::Dim,
             &format!(
-                "chatting with {} on thread {} (end with Ctrl-D or /quit)",
+                "chatting with {} on thread {} (/state, /thread; end with Ctrl-D or /quit)",
                 agent.url(),
                 agent.thread_id().as_str()
             )
@@ -73,8 +73,21 @@ pub(crate) async fn chat(args: ChatArgs) -> Exit {
         if text.is_empty() {
             continue;
         }
-        if text == "/quit" || text == "/exit" {
-            return last;
+        match text {
+            "/quit" | "/exit" => return last,
+            "/state" => {
+                println!("{}", agent.state());
+                continue;
+            }
+            "/thread" => {
+                println!(
+                    "thread {}: {} messages",
+                    agent.thread_id().as_str(),
+                    agent.messages().len()
+                );
+                continue;
+            }
+            _ => {}
         }
         agent.add_user_message(text);
         let mut end = run::drive(agent.run(options()), false, None).await;

@@ -17,10 +17,22 @@ async fn the_thread_is_kept_from_message_to_message() {
     let server = demo().await;
     let out = ag_ui_with_stdin(
         &["chat", &server.url],
-        "What is the weather?\nAnd tomorrow?\n",
+        "What is the weather?\nAnd tomorrow?\n/state\n",
     )
     .await;
     assert_eq!(out.code, 0, "{out:?}");
+    // `/state` prints the state the two runs left, as JSON on a line of its own.
+    let state: serde_json::Value = out
+        .stdout
+        .lines()
+        .rev()
+        .find_map(|l| {
+            serde_json::from_str(l)
+                .ok()
+                .filter(serde_json::Value::is_object)
+        })
+        .unwrap_or_else(|| panic!("no state line in {}", out.stdout));
+    assert_eq!(state["city"], "Amsterdam", "{state}");
     let threads = threads(&out.stdout);
     assert_eq!(threads.len(), 2, "{}", out.stdout);
     assert_eq!(threads[0], threads[1]);
