@@ -82,6 +82,12 @@ pub enum ClientError {
         /// What is wrong.
         message: String,
     },
+    /// A JSON route's answer (the threads API's) is not the record the route returns.
+    #[error("invalid answer: {message}")]
+    InvalidAnswer {
+        /// What is wrong, with the JSON path where the reader stopped.
+        message: String,
+    },
     /// The client is misconfigured (an unusable URL or header, a client that cannot be
     /// built).
     #[error("invalid client configuration: {message}")]
@@ -128,7 +134,8 @@ pub enum ClientErrorKind {
     IncompleteStream,
     /// `protocol_order`: an event that breaks a stream rule (spec §9.1).
     ProtocolOrder,
-    /// `schema`: JSON that is not an AG-UI 1.0 event (a malformed known field).
+    /// `schema`: JSON that is not an AG-UI 1.0 event (a malformed known field), or a JSON
+    /// route's answer that is not its record.
     Schema,
     /// `abort`: aborted by the client.
     Abort,
@@ -189,6 +196,7 @@ impl ClientError {
             ClientError::Timeout { .. } => ClientErrorKind::Timeout,
             ClientError::Aborted => ClientErrorKind::Abort,
             ClientError::InvalidRequest { .. } => ClientErrorKind::InvalidRequest,
+            ClientError::InvalidAnswer { .. } => ClientErrorKind::Schema,
             ClientError::Config { .. } => ClientErrorKind::Config,
         }
     }
@@ -225,6 +233,12 @@ impl ClientError {
     pub fn transport(source: impl Into<BoxError>) -> Self {
         ClientError::Transport {
             source: source.into(),
+        }
+    }
+
+    pub(crate) fn invalid_answer(message: impl Into<String>) -> Self {
+        ClientError::InvalidAnswer {
+            message: message.into(),
         }
     }
 
@@ -305,4 +319,25 @@ pub(crate) fn media_type(content_type: &str) -> String {
         .unwrap_or("")
         .trim()
         .to_ascii_lowercase()
+}
+
+/// [`ClientError::HttpStatus`] for a non-2xx `response`: its status and the start of its
+/// body, at most `max` bytes kept (cut at a character boundary).
+#[cfg(feature = "http")]
+pub(crate) async fn status_error(response: reqwest::Response, max: usize) -> ClientError {
+    let status = response.status().as_u16();
+    let mut body = response.text().await.unwrap_or_default();
+    let truncated = body.len() > max;
+    if truncated {
+        let mut cut = max;
+        while !body.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        body.truncate(cut);
+    }
+    ClientError::HttpStatus {
+        status,
+        body,
+        truncated,
+    }
 }

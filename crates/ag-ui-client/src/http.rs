@@ -19,6 +19,7 @@ use crate::error::{ClientError, DEFAULT_MAX_ERROR_BODY_BYTES, TimeoutPhase, medi
 use crate::request::{self, RunOptions};
 use crate::resume::{self, Resume, RunStopper};
 use crate::stream::{AbortHandle, RunCore};
+use crate::threads::ThreadsApi;
 use crate::warning::RunWarning;
 use ag_ui_core::ProtocolVersion;
 
@@ -531,6 +532,18 @@ impl HttpAgent {
         let mut resume = self.new_resume();
         resume.derive = true;
         self.open(request, Vec::new(), resume, None)
+    }
+
+    /// The agent's threads API (list, read, rename, archive, delete the threads of the
+    /// principal this agent's headers name; see [`ThreadsApi`]).
+    #[must_use]
+    pub fn threads(&self) -> ThreadsApi {
+        ThreadsApi {
+            client: self.client.clone(),
+            url: self.url.clone(),
+            headers: self.headers.clone(),
+            max_error_body: self.max_error_body,
+        }
     }
 
     /// A handle that stops run `run_id` on the server (see [`RunStopper`]).

@@ -15,6 +15,8 @@ mod request;
 #[cfg(feature = "http")]
 mod resume;
 mod stream;
+#[cfg(feature = "http")]
+mod threads;
 mod warning;
 
 /// The protocol version type of `ag-ui-core`, re-exported (one type across the workspace).
@@ -39,6 +41,9 @@ pub use resume::{
     DEFAULT_RESUME_ATTEMPTS, DEFAULT_RESUME_BACKOFF, DEFAULT_RESUME_MAX_BACKOFF, RunStopper,
 };
 pub use stream::{AbortHandle, EventStream};
+#[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
+pub use threads::{ThreadPager, ThreadsApi};
 pub use warning::{RunWarning, WarningSource};
 
 /// The core crate this client builds on (events, messages, `ThreadState`).

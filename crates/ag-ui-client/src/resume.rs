@@ -113,23 +113,11 @@ impl RunStopper {
         match status {
             202 => Ok(true),
             200 => Ok(false),
-            _ => {
-                let body = response.text().await.unwrap_or_default();
-                let truncated = body.len() > crate::error::DEFAULT_MAX_ERROR_BODY_BYTES;
-                let mut body = body;
-                if truncated {
-                    let mut cut = crate::error::DEFAULT_MAX_ERROR_BODY_BYTES;
-                    while !body.is_char_boundary(cut) {
-                        cut -= 1;
-                    }
-                    body.truncate(cut);
-                }
-                Err(ClientError::HttpStatus {
-                    status,
-                    body,
-                    truncated,
-                })
-            }
+            _ => Err(crate::error::status_error(
+                response,
+                crate::error::DEFAULT_MAX_ERROR_BODY_BYTES,
+            )
+            .await),
         }
     }
 }

@@ -396,6 +396,14 @@ fn resolve(
                 files.contains_key(&name).then_some((name, i))
             })?;
     if let Some(next) = path.get(used) {
+        // A name another crate's (`pub use other::Name`, kept as an empty path) is the
+        // facade's own: nothing to follow.
+        if exports
+            .get(&(module.clone(), next.clone()))
+            .is_some_and(Vec::is_empty)
+        {
+            return Some(module);
+        }
         if let Some(target) = exports.get(&(module.clone(), next.clone())) {
             let mut through = target.clone();
             through.extend(path[used + 1..].iter().cloned());
@@ -404,7 +412,10 @@ fn resolve(
             }
         }
         // A glob re-export (`pub use model::event::*`) may be where the name comes from.
-        if let Some(glob) = exports.get(&(module.clone(), "*".to_owned())) {
+        if let Some(glob) = exports
+            .get(&(module.clone(), "*".to_owned()))
+            .filter(|g| !g.is_empty())
+        {
             let mut through = glob[..glob.len().saturating_sub(1)].to_vec();
             through.extend(path[used..].iter().cloned());
             if let Some(found) = resolve(&through, files, exports, depth + 1) {
@@ -866,6 +877,44 @@ use crate::a as _a;
         std::fs::remove_dir_all(root).unwrap();
     }
 
+    /// A facade re-exporting another crate's items (`pub use other::api::Kind;`) is where
+    /// a path through it lands, not the crate's root: `crate::threads::Kind::A` in `runs`
+    /// uses `threads`, and no circle through `lib` is made up.
+    #[test]
+    fn a_reexport_from_another_crate_lands_in_the_facade() {
+        let root = tree(
+            "external-facade",
+            &[
+                (
+                    "lib.rs",
+                    "pub mod runs;
+pub mod threads;
+pub use runs::Runs;
+",
+                ),
+                (
+                    "threads/mod.rs",
+                    "pub use other::api::{Kind, Phase};
+",
+                ),
+                (
+                    "runs/mod.rs",
+                    "pub struct Runs;
+fn f() { let _ = crate::threads::Kind::A; }
+",
+                ),
+            ],
+        );
+        let layout = Layout::scan(&root).unwrap();
+        assert_eq!(
+            layout.why("runs", "threads"),
+            Some("crate::threads::Kind::A")
+        );
+        assert!(!layout.uses("runs").contains("lib"));
+        assert_eq!(layout.cycles(), Vec::<String>::new());
+        std::fs::remove_dir_all(root).unwrap();
+    }
+
     /// Renames and module names bound by `use` are followed in groups, through `self::`,
     /// `super::` and `crate::`: `h::f` after `use super::{b::h as x}` lands in `b::h`.
     #[test]
@@ -920,6 +969,31 @@ use crate::a as _a;
         }
         assert!(scanned >= dirs.len(), "scanned {scanned} trees in {dirs:?}");
         assert_eq!(found, Vec::<String>::new(), "files importing each other");
+    }
+
+    /// A facade re-exporting another crate's enum: a path to one of its variants through
+    /// the facade lands in the facade, not at the crate's root.
+    #[test]
+    fn a_variant_of_another_crates_reexported_enum_lands_in_the_facade() {
+        let root = tree(
+            "external",
+            &[
+                ("lib.rs", "mod a;\nmod b;\nmod c;\npub use a::A;\n"),
+                ("a.rs", "pub struct A(crate::b::Kind);\n"),
+                (
+                    "b.rs",
+                    "pub use other::{Kind, Phase};\npub use more::*;\n\
+                     fn f() -> bool { crate::b::Kind::Done == super::b::Phase::Up }\n",
+                ),
+                ("c.rs", "fn g() { let _ = crate::b::Phase::Up; }\n"),
+            ],
+        );
+        let layout = Layout::scan(&root).unwrap();
+        assert!(layout.uses("a").contains("b"), "{:?}", layout.uses("a"));
+        assert!(layout.uses("b").is_empty(), "{:?}", layout.uses("b"));
+        assert!(layout.uses("c").contains("b"), "{:?}", layout.uses("c"));
+        assert_eq!(layout.cycles(), Vec::<String>::new());
+        std::fs::remove_dir_all(root).unwrap();
     }
 
     #[test]

@@ -45,7 +45,7 @@ pub fn cors_layer(origins: impl IntoIterator<Item = HeaderValue>) -> CorsLayer {
     let origins: Vec<HeaderValue> = origins.into_iter().collect();
     CorsLayer::new()
         .allow_origin(origins)
-        .allow_methods([Method::GET, Method::POST])
+        .allow_methods([Method::GET, Method::POST, Method::PATCH, Method::DELETE])
         .allow_headers([
             http::header::CONTENT_TYPE,
             http::header::ACCEPT,

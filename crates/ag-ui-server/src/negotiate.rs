@@ -20,6 +20,25 @@ use ag_ui_core::sse::SSE_MEDIA_TYPE;
 /// assert!(!accepts_sse(["*/*, text/event-stream;q=0"]));
 /// ```
 pub fn accepts_sse<'a>(accept: impl IntoIterator<Item = &'a str>) -> bool {
+    quality(accept, SSE_MEDIA_TYPE).is_none_or(|(_, q)| q > 0.0)
+}
+
+/// Whether a request whose `Accept` header values are `accept` prefers an SSE response to
+/// a JSON one (`GET {agent}/threads/{threadId}` answers either): when `text/event-stream`
+/// is named (itself or as `text/*`) with `q` above 0, and no higher than any range that
+/// admits `application/json`. No header, `*/*` and JSON-first lists get JSON.
+pub(crate) fn prefers_sse<'a>(accept: impl IntoIterator<Item = &'a str> + Clone) -> bool {
+    let Some((specificity, sse)) = quality(accept.clone(), SSE_MEDIA_TYPE) else {
+        return false;
+    };
+    let json = quality(accept, "application/json").map_or(0.0, |(_, q)| q);
+    specificity > 0 && sse > 0.0 && sse >= json
+}
+
+/// The most specific range of `accept` that matches `want` (a `type/subtype`): its
+/// specificity (2 exact, 1 `type/*`, 0 `*/*`) and `q`; `Some((0, 0.0))` when ranges are
+/// given and none matches, `None` when no range is given at all.
+fn quality<'a>(accept: impl IntoIterator<Item = &'a str>, want: &str) -> Option<(u8, f32)> {
     let mut any_range = false;
     // (specificity, q) of the best match so far.
     let mut best: Option<(u8, f32)> = None;
@@ -31,7 +50,7 @@ pub fn accepts_sse<'a>(accept: impl IntoIterator<Item = &'a str>) -> bool {
                 continue;
             }
             any_range = true;
-            let Some(specificity) = matches(media) else {
+            let Some(specificity) = matches(media, want) else {
                 continue;
             };
             let mut q = 1.0_f32;
@@ -48,15 +67,15 @@ pub fn accepts_sse<'a>(accept: impl IntoIterator<Item = &'a str>) -> bool {
         }
     }
     if !any_range {
-        return true;
+        return None;
     }
-    best.is_some_and(|(_, q)| q > 0.0)
+    Some(best.unwrap_or((0, 0.0)))
 }
 
-/// How specifically `media` matches `text/event-stream`: 2 exact, 1 `text/*`, 0 `*/*`.
-fn matches(media: &str) -> Option<u8> {
+/// How specifically `media` matches `want`: 2 exact, 1 `type/*`, 0 `*/*`.
+fn matches(media: &str, want: &str) -> Option<u8> {
     let (kind, sub) = media.split_once('/')?;
-    let (want_kind, want_sub) = SSE_MEDIA_TYPE.split_once('/')?;
+    let (want_kind, want_sub) = want.split_once('/')?;
     let (kind, sub) = (kind.trim(), sub.trim());
     if kind == "*" && sub == "*" {
         Some(0)
@@ -66,5 +85,28 @@ fn matches(media: &str) -> Option<u8> {
         Some(2)
     } else {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::prefers_sse;
+
+    #[test]
+    fn a_thread_is_json_unless_sse_is_preferred() {
+        let cases: [(&[&str], bool); 9] = [
+            (&[], false),
+            (&["*/*"], false),
+            (&["application/json"], false),
+            (&["text/event-stream"], true),
+            (&["text/*"], true),
+            (&["text/event-stream, */*"], true),
+            (&["application/json, text/event-stream;q=0.5"], false),
+            (&["application/json;q=0.2", "text/event-stream;q=0.8"], true),
+            (&["text/event-stream;q=0, */*"], false),
+        ];
+        for (accept, sse) in cases {
+            assert_eq!(prefers_sse(accept.iter().copied()), sse, "{accept:?}");
+        }
     }
 }

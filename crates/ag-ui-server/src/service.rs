@@ -270,6 +270,7 @@ impl<A: Agent> AgentService<A> {
             Route::Start => "start",
             Route::Events(_) => "join",
             Route::Stop(_) => "stop",
+            Route::Threads => "threads",
             Route::Thread(_) => "thread",
             Route::Capabilities => "capabilities",
             Route::Unknown => "other",
@@ -317,15 +318,34 @@ impl<A: Agent> AgentService<A> {
             let (route, base_len) = runs_http::route(request.uri().path());
             if route != runs_http::Route::Start {
                 let allow = route.allow();
-                let (parts, _body) = request.into_parts();
-                let answer = runs_http::answer(
-                    shared.runs.as_ref(),
-                    shared.capabilities.as_ref(),
-                    route,
-                    &parts,
-                    shared.keep_alive,
-                )
-                .await;
+                let (parts, body) = request.into_parts();
+                // Only a thread's PATCH has a body that is read.
+                let read = match route {
+                    runs_http::Route::Thread(_) if parts.method == Method::PATCH => Some(
+                        read_limited(
+                            &parts,
+                            body,
+                            crate::runs::threads_api::MAX_PATCH_BODY.min(shared.body_limit),
+                        )
+                        .await,
+                    ),
+                    _ => None,
+                };
+                let answer = match read {
+                    Some(Err(rejection)) => Err(rejection),
+                    read => {
+                        let body = read.and_then(Result::ok);
+                        runs_http::answer(
+                            shared.runs.as_ref(),
+                            shared.capabilities.as_ref(),
+                            route,
+                            &parts,
+                            body.as_deref(),
+                            shared.keep_alive,
+                        )
+                        .await
+                    }
+                };
                 return answer.unwrap_or_else(|rejection| {
                     let request_id = parts
                         .headers
@@ -461,6 +481,29 @@ where
         .get(CONTENT_TYPE)
         .map(|v| v.to_str().unwrap_or("?"));
     check_content_type(content_type).map_err(&refuse)?;
+    let bytes = read_limited(&parts, body, limit).await.map_err(&refuse)?;
+    let (input, warnings) = read_request_body(&bytes, limit).map_err(&refuse)?;
+    let context = RunContext::new(&input, crate::Cancellation::new()).with_request(parts);
+    Ok(RunRequest {
+        input,
+        warnings,
+        context,
+    })
+}
+
+/// Reads a request's body, at most `limit` bytes: `413` beyond it (announced by
+/// `Content-Length`, or met while reading; the rest read and discarded first, up to a
+/// bound, unless the client waits for `100 Continue` or speaks HTTP/2), `408` or `400`
+/// when it cannot be read.
+pub(crate) async fn read_limited<B>(
+    parts: &http::request::Parts,
+    body: B,
+    limit: usize,
+) -> Result<Vec<u8>, Rejection>
+where
+    B: http_body::Body,
+    B::Error: Into<BoxError>,
+{
     let declared = parts
         .headers
         .get(CONTENT_LENGTH)
@@ -479,7 +522,7 @@ where
         if !early && declared.is_some_and(|n| n <= DRAIN_LIMIT) {
             drain(body.as_mut(), DRAIN_LIMIT).await;
         }
-        return Err(refuse(Rejection::too_large(limit)));
+        return Err(Rejection::too_large(limit));
     }
     let mut bytes = Vec::with_capacity(declared.map_or(0, |n| n as usize).min(limit));
     let mut over = false;
@@ -488,7 +531,7 @@ where
         let frame = match next {
             None => break,
             Some(Ok(frame)) => frame,
-            Some(Err(e)) => return Err(refuse(body_error(&e.into()))),
+            Some(Err(e)) => return Err(body_error(&e.into())),
         };
         if let Ok(data) = frame.into_data() {
             if bytes.len() + data.remaining() > limit {
@@ -502,15 +545,9 @@ where
         if !early {
             drain(body.as_mut(), DRAIN_LIMIT).await;
         }
-        return Err(refuse(Rejection::too_large(limit)));
+        return Err(Rejection::too_large(limit));
     }
-    let (input, warnings) = read_request_body(&bytes, limit).map_err(&refuse)?;
-    let context = RunContext::new(&input, crate::Cancellation::new()).with_request(parts);
-    Ok(RunRequest {
-        input,
-        warnings,
-        context,
-    })
+    Ok(bytes)
 }
 
 /// Reads and drops the rest of `body`, at most `bound` bytes (or until it fails).

@@ -122,6 +122,8 @@ pub(crate) struct RunRow {
     pub(crate) usage: String,
     pub(crate) error_code: Option<String>,
     pub(crate) input_messages: String,
+    pub(crate) rolled_back: bool,
+    pub(crate) trace_id: Option<String>,
 }
 
 impl RunRow {
@@ -139,6 +141,8 @@ impl RunRow {
         record.usage = usage;
         record.error_code = self.error_code;
         record.input_messages = input_messages;
+        record.rolled_back = self.rolled_back;
+        record.trace_id = self.trace_id;
         Ok(record)
     }
 }

@@ -132,8 +132,9 @@ impl PostgresThreads {
         .await?;
         let inserted = sqlx::query(
             "INSERT INTO ag_ui_runs
-                 (owner, thread_id, run_id, seq, status, started_at, checkpoint_at, input_messages)
-             VALUES ($1, $2, $3, $4, $5, $6, $6, $7)
+                 (owner, thread_id, run_id, seq, status, started_at, checkpoint_at, input_messages,
+                  trace_id)
+             VALUES ($1, $2, $3, $4, $5, $6, $6, $7, $8)
              ON CONFLICT (owner, thread_id, run_id) DO NOTHING",
         )
         .bind(owner)
@@ -143,6 +144,7 @@ impl PostgresThreads {
         .bind(RUNNING)
         .bind(started)
         .bind(to_json(&run.input_messages)?)
+        .bind(run.trace_id.as_deref())
         .execute(&mut *tx)
         .await?
         .rows_affected();
@@ -162,15 +164,16 @@ impl PostgresThreads {
         fold: &str,
     ) -> Result<(), Failure> {
         // One statement: the run's checkpoint time and the thread's fold, written only
-        // while the run is running; `known` tells an ended run from an unknown one.
+        // while the run is running and no later run of the thread has started (its `seq`
+        // is still the thread's run count); `known` tells an ended run from an unknown one.
         let row = sqlx::query(
             "WITH r AS (
                  UPDATE ag_ui_runs SET checkpoint_at = $4
                  WHERE owner = $1 AND thread_id = $2 AND run_id = $3 AND status = $6
-                 RETURNING 1
+                 RETURNING seq
              ), t AS (
                  UPDATE ag_ui_threads SET fold = $5, updated_at = $4
-                 WHERE owner = $1 AND thread_id = $2 AND EXISTS (SELECT 1 FROM r)
+                 WHERE owner = $1 AND thread_id = $2 AND run_count = (SELECT seq FROM r)
              )
              SELECT EXISTS (SELECT 1 FROM ag_ui_runs
                             WHERE owner = $1 AND thread_id = $2 AND run_id = $3) AS known",
@@ -200,10 +203,12 @@ impl PostgresThreads {
                  UPDATE ag_ui_runs SET status = $4, outcome = $5, ended_at = $6, usage = $7,
                                        error_code = $8
                  WHERE owner = $1 AND thread_id = $2 AND run_id = $3
-                 RETURNING seq
+                 RETURNING seq, rolled_back
              ), t AS (
                  UPDATE ag_ui_threads SET
-                     fold = CASE WHEN run_count = (SELECT seq FROM r) THEN $9 ELSE fold END,
+                     fold = CASE WHEN run_count = (SELECT seq FROM r)
+                                      AND NOT (SELECT rolled_back FROM r)
+                                 THEN $9 ELSE fold END,
                      updated_at = GREATEST(updated_at, $6)
                  WHERE owner = $1 AND thread_id = $2 AND EXISTS (SELECT 1 FROM r)
              )
@@ -250,7 +255,7 @@ impl PostgresThreads {
         };
         let runs = sqlx::query(
             "SELECT run_id, status, outcome, started_at, ended_at, usage, error_code,
-                    input_messages
+                    input_messages, rolled_back, trace_id
              FROM ag_ui_runs WHERE owner = $1 AND thread_id = $2 ORDER BY seq",
         )
         .bind(owner)
@@ -387,6 +392,46 @@ impl PostgresThreads {
         }
     }
 
+    async fn rollback_once(
+        &self,
+        owner: &str,
+        thread_id: &str,
+        run_id: &str,
+        fold: &str,
+    ) -> Result<bool, Failure> {
+        // One statement, so one transaction: the run's record (a running run ends now,
+        // cancelled; an ended one keeps how it ended: the expressions read the row as it
+        // was), then the thread's fold unless a later run started.
+        let n: i64 = sqlx::query_scalar(
+            "WITH r AS (
+                 UPDATE ag_ui_runs SET
+                     outcome = CASE WHEN status = $4 THEN $5 ELSE outcome END,
+                     ended_at = CASE WHEN status = $4 THEN $6 ELSE ended_at END,
+                     status = $7,
+                     rolled_back = TRUE
+                 WHERE owner = $1 AND thread_id = $2 AND run_id = $3
+                 RETURNING seq
+             ), t AS (
+                 UPDATE ag_ui_threads SET
+                     fold = CASE WHEN run_count = (SELECT seq FROM r) THEN $8 ELSE fold END,
+                     updated_at = GREATEST(updated_at, $6)
+                 WHERE owner = $1 AND thread_id = $2 AND EXISTS (SELECT 1 FROM r)
+             )
+             SELECT count(*) FROM r",
+        )
+        .bind(owner)
+        .bind(thread_id)
+        .bind(run_id)
+        .bind(RUNNING)
+        .bind(ag_ui_server::threads::RunEndKind::Cancelled.as_str())
+        .bind(at(SystemTime::now()))
+        .bind(ENDED)
+        .bind(fold)
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(n > 0)
+    }
+
     async fn lose_once(&self, owner: &str, thread_id: &str, run_id: &str) -> Result<bool, Failure> {
         let n = sqlx::query(
             "UPDATE ag_ui_runs SET status = $4, outcome = $5, error_code = $6,
@@ -467,6 +512,8 @@ fn run_row(r: &PgRow) -> Result<RunRow, sqlx::Error> {
         usage: r.try_get("usage")?,
         error_code: r.try_get("error_code")?,
         input_messages: r.try_get("input_messages")?,
+        rolled_back: r.try_get("rolled_back")?,
+        trace_id: r.try_get("trace_id")?,
     })
 }
 
@@ -559,6 +606,23 @@ impl ThreadStore for PostgresThreads {
         Box::pin(retry(&self.config, move || {
             self.lose_once(owner_key(owner), thread_id, run_id)
         }))
+    }
+
+    fn rollback_run<'a>(
+        &'a self,
+        owner: Owner<'a>,
+        thread_id: &'a str,
+        run_id: &'a str,
+        fold: &'a ThreadState,
+    ) -> ThreadFuture<'a, bool> {
+        Box::pin(async move {
+            let fold = encode_fold(thread_id, fold);
+            let fold = fold.as_str();
+            retry(&self.config, || {
+                self.rollback_once(owner_key(owner), thread_id, run_id, fold)
+            })
+            .await
+        })
     }
 
     fn lose_stale_runs(&self, before: SystemTime) -> ThreadFuture<'_, u64> {

@@ -189,8 +189,9 @@ impl SqliteThreads {
         .await?;
         sqlx::query(
             "INSERT INTO ag_ui_runs
-                 (owner, thread_id, run_id, seq, status, started_at, checkpoint_at, input_messages)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6, ?7)",
+                 (owner, thread_id, run_id, seq, status, started_at, checkpoint_at, input_messages,
+                  trace_id)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6, ?7, ?8)",
         )
         .bind(owner)
         .bind(&run.thread_id)
@@ -199,6 +200,7 @@ impl SqliteThreads {
         .bind(RUNNING)
         .bind(started)
         .bind(to_json(&run.input_messages)?)
+        .bind(run.trace_id.as_deref())
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;
@@ -242,13 +244,20 @@ impl SqliteThreads {
         .bind(run_id)
         .execute(&mut *tx)
         .await?;
+        // The fold only while no later run of the thread has started (the run's `seq`
+        // is still the thread's run count).
         sqlx::query(
-            "UPDATE ag_ui_threads SET fold = ?, updated_at = ? WHERE owner = ? AND thread_id = ?",
+            "UPDATE ag_ui_threads SET fold = ?, updated_at = ? WHERE owner = ? AND thread_id = ?
+                 AND run_count = (SELECT seq FROM ag_ui_runs
+                                  WHERE owner = ? AND thread_id = ? AND run_id = ?)",
         )
         .bind(fold)
         .bind(now)
         .bind(owner)
         .bind(thread_id)
+        .bind(owner)
+        .bind(thread_id)
+        .bind(run_id)
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;
@@ -258,10 +267,10 @@ impl SqliteThreads {
     async fn end_once(&self, owner: &str, end: &RunEnding, fold: &str) -> Result<(), Failure> {
         let ended = micros(end.ended_at);
         let mut tx = self.write().await?;
-        let seq: Option<i64> = sqlx::query_scalar(
+        let row: Option<(i64, bool)> = sqlx::query_as(
             "UPDATE ag_ui_runs SET status = ?, outcome = ?, ended_at = ?, usage = ?, error_code = ?
              WHERE owner = ? AND thread_id = ? AND run_id = ?
-             RETURNING seq",
+             RETURNING seq, rolled_back",
         )
         .bind(ENDED)
         .bind(end.outcome.as_str())
@@ -273,11 +282,13 @@ impl SqliteThreads {
         .bind(&end.run_id)
         .fetch_optional(&mut *tx)
         .await?;
-        let Some(seq) = seq else {
+        let Some((seq, rolled_back)) = row else {
             tx.rollback().await?;
             return Err(ThreadStoreError::NotFound(end.thread_id.clone()).into());
         };
-        // The fold unless a later run started (the thread's run count passed this seq).
+        // The fold unless a later run started (the thread's run count passed this seq)
+        // or the run was rolled back (its rollback wrote the fold before it).
+        let seq = if rolled_back { -1 } else { seq };
         sqlx::query(
             "UPDATE ag_ui_threads SET
                  fold = CASE WHEN run_count = ?1 THEN ?2 ELSE fold END,
@@ -316,7 +327,7 @@ impl SqliteThreads {
         };
         let runs = sqlx::query(
             "SELECT run_id, status, outcome, started_at, ended_at, usage, error_code,
-                    input_messages
+                    input_messages, rolled_back, trace_id
              FROM ag_ui_runs WHERE owner = ? AND thread_id = ? ORDER BY seq",
         )
         .bind(owner)
@@ -455,6 +466,57 @@ impl SqliteThreads {
         Ok(n > 0)
     }
 
+    async fn rollback_once(
+        &self,
+        owner: &str,
+        thread_id: &str,
+        run_id: &str,
+        fold: &str,
+    ) -> Result<bool, Failure> {
+        let now = micros(SystemTime::now());
+        let mut tx = self.write().await?;
+        // A running run ends now, cancelled; an ended one keeps how it ended (the
+        // expressions read the row as it was).
+        let seq: Option<i64> = sqlx::query_scalar(
+            "UPDATE ag_ui_runs SET
+                 outcome = CASE WHEN status = ?1 THEN ?2 ELSE outcome END,
+                 ended_at = CASE WHEN status = ?1 THEN ?3 ELSE ended_at END,
+                 status = ?4,
+                 rolled_back = 1
+             WHERE owner = ?5 AND thread_id = ?6 AND run_id = ?7
+             RETURNING seq",
+        )
+        .bind(RUNNING)
+        .bind(RunEndKind::Cancelled.as_str())
+        .bind(now)
+        .bind(ENDED)
+        .bind(owner)
+        .bind(thread_id)
+        .bind(run_id)
+        .fetch_optional(&mut *tx)
+        .await?;
+        let Some(seq) = seq else {
+            tx.rollback().await?;
+            return Ok(false);
+        };
+        // The fold unless a later run started (the thread's run count passed this seq).
+        sqlx::query(
+            "UPDATE ag_ui_threads SET
+                 fold = CASE WHEN run_count = ?1 THEN ?2 ELSE fold END,
+                 updated_at = max(updated_at, ?3)
+             WHERE owner = ?4 AND thread_id = ?5",
+        )
+        .bind(seq)
+        .bind(fold)
+        .bind(now)
+        .bind(owner)
+        .bind(thread_id)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+
     async fn lose_once(&self, owner: &str, thread_id: &str, run_id: &str) -> Result<bool, Failure> {
         let mut tx = self.write().await?;
         let n = sqlx::query(
@@ -524,6 +586,7 @@ fn already_applied(e: &sqlx::Error) -> bool {
     };
     let message = db.message();
     message.contains("already exists")
+        || message.contains("duplicate column name")
         || (message.contains("UNIQUE constraint failed") && message.contains("_sqlx_migrations"))
 }
 
@@ -577,6 +640,8 @@ fn run_row(r: &SqliteRow) -> Result<RunRow, sqlx::Error> {
         usage: r.try_get("usage")?,
         error_code: r.try_get("error_code")?,
         input_messages: r.try_get("input_messages")?,
+        rolled_back: r.try_get("rolled_back")?,
+        trace_id: r.try_get("trace_id")?,
     })
 }
 
@@ -669,6 +734,23 @@ impl ThreadStore for SqliteThreads {
         Box::pin(retry(&self.config, move || {
             self.lose_once(owner_key(owner), thread_id, run_id)
         }))
+    }
+
+    fn rollback_run<'a>(
+        &'a self,
+        owner: Owner<'a>,
+        thread_id: &'a str,
+        run_id: &'a str,
+        fold: &'a ThreadState,
+    ) -> ThreadFuture<'a, bool> {
+        Box::pin(async move {
+            let fold = encode_fold(thread_id, fold);
+            let fold = fold.as_str();
+            retry(&self.config, || {
+                self.rollback_once(owner_key(owner), thread_id, run_id, fold)
+            })
+            .await
+        })
     }
 
     fn lose_stale_runs(&self, before: SystemTime) -> ThreadFuture<'_, u64> {

@@ -20,3 +20,5 @@ pub mod provider;
 pub mod suite;
 #[cfg(feature = "threads")]
 pub mod threads;
+#[cfg(feature = "threads-api")]
+pub mod threads_api;

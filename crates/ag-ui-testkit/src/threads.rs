@@ -41,7 +41,9 @@ macro_rules! thread_store_suite {
             list_pages_without_dup_or_gap, list_by_archived_flag, list_by_metadata,
             an_invalid_cursor_is_refused, update, delete, lose_run, lose_stale_runs,
             expire_archived, principals_are_apart, hostile_ids_are_plain_data,
-            concurrent_runs_on_one_thread);
+            concurrent_runs_on_one_thread, an_earlier_runs_checkpoint_keeps_the_later_fold,
+            rollback_restores_the_fold, rollback_is_scoped_to_its_owner, rollback_of_an_unknown_run,
+            list_is_stable_under_concurrent_inserts);
     };
     (@cases $make:expr; $($case:ident),* $(,)?) => {
         $(
@@ -88,6 +90,24 @@ pub const CASES: &[(&str, ThreadStoreCase)] = &[
     }),
     ("hostile_ids_are_plain_data", |s| {
         Box::pin(hostile_ids_are_plain_data(s))
+    }),
+    ("concurrent_runs_on_one_thread", |s| {
+        Box::pin(concurrent_runs_on_one_thread(s))
+    }),
+    ("an_earlier_runs_checkpoint_keeps_the_later_fold", |s| {
+        Box::pin(an_earlier_runs_checkpoint_keeps_the_later_fold(s))
+    }),
+    ("rollback_restores_the_fold", |s| {
+        Box::pin(rollback_restores_the_fold(s))
+    }),
+    ("rollback_is_scoped_to_its_owner", |s| {
+        Box::pin(rollback_is_scoped_to_its_owner(s))
+    }),
+    ("rollback_of_an_unknown_run", |s| {
+        Box::pin(rollback_of_an_unknown_run(s))
+    }),
+    ("list_is_stable_under_concurrent_inserts", |s| {
+        Box::pin(list_is_stable_under_concurrent_inserts(s))
     }),
 ];
 
@@ -151,6 +171,15 @@ impl<S: ThreadStore, G: Send + Sync + 'static> ThreadStore for Guarded<S, G> {
     ) -> ThreadFuture<'a, bool> {
         self.store.lose_run(owner, thread_id, run_id)
     }
+    fn rollback_run<'a>(
+        &'a self,
+        owner: Owner<'a>,
+        thread_id: &'a str,
+        run_id: &'a str,
+        fold: &'a ThreadState,
+    ) -> ThreadFuture<'a, bool> {
+        self.store.rollback_run(owner, thread_id, run_id, fold)
+    }
     fn lose_stale_runs(&self, before: SystemTime) -> ThreadFuture<'_, u64> {
         self.store.lose_stale_runs(before)
     }
@@ -169,6 +198,9 @@ impl Drop for RemoveOnDrop {
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
+
+/// A W3C trace id (the specification's example).
+const TRACE_ID: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
 
 const ALICE: Owner<'static> = Some("alice");
 const BOB: Owner<'static> = Some("bob");
@@ -384,7 +416,8 @@ pub async fn fold_round_trip(store: &dyn ThreadStore) {
 /// summary's run count and last run.
 pub async fn runs_are_recorded(store: &dyn ThreadStore) {
     let t0 = base();
-    let mut start = RunStart::new("t", "r1", every_kind(), ThreadState::new());
+    let mut start = RunStart::new("t", "r1", every_kind(), ThreadState::new())
+        .with_trace_id(Some(TRACE_ID.to_owned()));
     start.started_at = t0;
     store.begin_run(ALICE, start).await.unwrap();
     let s = get(store, ALICE, "t").await.summary;
@@ -430,7 +463,10 @@ pub async fn runs_are_recorded(store: &dyn ThreadStore) {
     assert_eq!(to_value(&runs[0].usage), to_value(&usage));
     assert_eq!(runs[0].error_code, None);
     assert_eq!(to_value(&runs[0].input_messages), to_value(&every_kind()));
+    assert_eq!(runs[0].trace_id.as_deref(), Some(TRACE_ID));
+    assert!(!runs[0].rolled_back);
     assert_eq!(runs[1].run_id, "r2");
+    assert_eq!(runs[1].trace_id, None);
     assert_eq!(runs[1].outcome, Some(RunEndKind::Error));
     assert_eq!(runs[1].error_code.as_deref(), Some("rate_limited"));
     assert_eq!(runs[1].usage.len(), 0);
@@ -1004,6 +1040,38 @@ pub async fn hostile_ids_are_plain_data(store: &dyn ThreadStore) {
     );
 }
 
+/// A checkpoint of a run after a later run of the thread started keeps the later run's
+/// fold (that run's input carried the thread as its client had it).
+pub async fn an_earlier_runs_checkpoint_keeps_the_later_fold(store: &dyn ThreadStore) {
+    store
+        .begin_run(ALICE, RunStart::new("t", "first", vec![], fold("first", 1)))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    store
+        .begin_run(
+            ALICE,
+            RunStart::new("t", "second", vec![], fold("second", 2)),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    store
+        .checkpoint(ALICE, "t", "first", &fold("first", 3))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        get(store, ALICE, "t").await.thread.state(),
+        &json!({"n": 2})
+    );
+    store
+        .checkpoint(ALICE, "t", "second", &fold("second", 4))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        get(store, ALICE, "t").await.thread.state(),
+        &json!({"n": 4})
+    );
+}
+
 /// 20 runs of one thread begun and ended at once: every one is recorded, each with its
 /// own place, and the thread keeps the fold of the run that started last (its end is
 /// the only one no later run overrides).
@@ -1051,4 +1119,253 @@ pub async fn concurrent_runs_on_one_thread(store: &dyn ThreadStore) {
         &json!({ "n": n }),
         "the last run is {last}"
     );
+}
+
+/// A rollback takes back what a run added: the thread's fold becomes the one given, the
+/// run's record stays (its outcome as it ended) marked rolled back. A running run is
+/// ended as cancelled first, and its late end leaves the rolled-back fold alone; a run
+/// rolled back after a later run started leaves that run's fold.
+pub async fn rollback_restores_the_fold(store: &dyn ThreadStore) {
+    let t0 = base();
+    begin(store, ALICE, "t", "r1", t0).await;
+    end(store, ALICE, "t", "r1", fold("one", 1)).await;
+    begin(store, ALICE, "t", "r2", t0 + Duration::from_secs(1)).await;
+    store
+        .checkpoint(ALICE, "t", "r2", &fold("two-half", 2))
+        .await
+        .unwrap();
+    store
+        .end_run(
+            ALICE,
+            RunEnding::new("t", "r2", RunEndKind::Cancelled, fold("two", 2)),
+        )
+        .await
+        .unwrap();
+    let ended = get(store, ALICE, "t").await;
+    assert_eq!(texts(&ended.thread), [json!("two")]);
+    assert!(
+        store
+            .rollback_run(ALICE, "t", "r2", &fold("one", 1))
+            .await
+            .unwrap()
+    );
+    let back = get(store, ALICE, "t").await;
+    assert_eq!(texts(&back.thread), [json!("one")]);
+    assert_eq!(back.thread.state(), &json!({"n": 1}));
+    assert_eq!(back.runs.len(), 2);
+    assert!(!back.runs[0].rolled_back);
+    let r2 = &back.runs[1];
+    assert_eq!(r2.run_id, "r2");
+    assert!(r2.rolled_back);
+    assert_eq!(r2.status, RunPhase::Ended);
+    assert_eq!(r2.outcome, Some(RunEndKind::Cancelled));
+    assert_eq!(r2.ended_at, ended.runs[1].ended_at);
+    assert_eq!(back.summary.run_count, 2);
+    let last = back.summary.last_run.clone().unwrap();
+    assert_eq!(
+        (last.run_id.as_str(), last.outcome),
+        ("r2", Some(RunEndKind::Cancelled))
+    );
+    assert!(back.summary.updated_at >= ended.summary.updated_at);
+    let detail = to_value(&back.detail());
+    assert_eq!(detail["runs"][1]["rolledBack"], json!(true));
+    assert_eq!(detail["runs"][0]["rolledBack"], json!(false));
+    assert_eq!(detail["messages"][0]["content"], json!("one"));
+
+    // A run still running: ended now as cancelled, then rolled back.
+    begin(store, ALICE, "t", "r3", t0 + Duration::from_secs(2)).await;
+    store
+        .checkpoint(ALICE, "t", "r3", &fold("three-half", 3))
+        .await
+        .unwrap();
+    let before = SystemTime::now();
+    assert!(
+        store
+            .rollback_run(ALICE, "t", "r3", &fold("one", 1))
+            .await
+            .unwrap()
+    );
+    let back = get(store, ALICE, "t").await;
+    assert_eq!(texts(&back.thread), [json!("one")]);
+    let r3 = &back.runs[2];
+    assert!(r3.rolled_back);
+    assert_eq!(r3.status, RunPhase::Ended);
+    assert_eq!(r3.outcome, Some(RunEndKind::Cancelled));
+    let ended_at = r3
+        .ended_at
+        .unwrap_or_else(|| panic!("r3 has no end: {r3:?}"));
+    assert!(
+        ended_at + Duration::from_millis(1) >= before,
+        "{ended_at:?} {before:?}"
+    );
+    assert!(back.active_run().is_none());
+    // Its end, arriving after the rollback, keeps the rolled-back fold.
+    store
+        .end_run(
+            ALICE,
+            RunEnding::new("t", "r3", RunEndKind::Cancelled, fold("three", 3)),
+        )
+        .await
+        .unwrap();
+    let back = get(store, ALICE, "t").await;
+    assert_eq!(texts(&back.thread), [json!("one")]);
+    assert!(back.runs[2].rolled_back);
+
+    // An older run rolled back after a later one started: marked, the fold is the later
+    // run's.
+    begin(store, ALICE, "t", "r4", t0 + Duration::from_secs(3)).await;
+    end(store, ALICE, "t", "r4", fold("four", 4)).await;
+    assert!(
+        store
+            .rollback_run(ALICE, "t", "r1", &ThreadState::new())
+            .await
+            .unwrap()
+    );
+    let back = get(store, ALICE, "t").await;
+    assert_eq!(texts(&back.thread), [json!("four")]);
+    assert!(back.runs[0].rolled_back);
+    assert_eq!(back.runs[0].outcome, Some(RunEndKind::Success));
+    assert!(!back.runs[3].rolled_back);
+}
+
+/// A rollback names its owner's thread: another principal's (or the anonymous one's)
+/// rollback of it answers `false` and changes nothing, and rolls back its own thread of
+/// the same id alone.
+pub async fn rollback_is_scoped_to_its_owner(store: &dyn ThreadStore) {
+    let t0 = base();
+    begin(store, ALICE, "t", "r1", t0).await;
+    store
+        .checkpoint(ALICE, "t", "r1", &fold("alice", 1))
+        .await
+        .unwrap();
+    let alice = get(store, ALICE, "t").await;
+    for other in [BOB, ANONYMOUS] {
+        assert!(
+            !store
+                .rollback_run(other, "t", "r1", &fold("taken", 9))
+                .await
+                .unwrap(),
+            "{other:?}"
+        );
+        assert!(
+            store.thread(other, "t").await.unwrap().is_none(),
+            "{other:?}"
+        );
+    }
+    let after = get(store, ALICE, "t").await;
+    assert_eq!(to_value(&after.detail()), to_value(&alice.detail()));
+    assert_eq!(after.active_run().map(|r| r.run_id.as_str()), Some("r1"));
+
+    // Bob's own thread of the same id, with a run of the same id.
+    begin(store, BOB, "t", "r1", t0).await;
+    end(store, BOB, "t", "r1", fold("bob", 2)).await;
+    assert!(
+        store
+            .rollback_run(BOB, "t", "r1", &fold("bob-before", 0))
+            .await
+            .unwrap()
+    );
+    let bob = get(store, BOB, "t").await;
+    assert_eq!(texts(&bob.thread), [json!("bob-before")]);
+    assert!(bob.runs[0].rolled_back);
+    let after = get(store, ALICE, "t").await;
+    assert_eq!(to_value(&after.detail()), to_value(&alice.detail()));
+    assert!(!after.runs[0].rolled_back);
+}
+
+/// A rollback of a thread or run the owner does not have answers `false` and changes
+/// nothing.
+pub async fn rollback_of_an_unknown_run(store: &dyn ThreadStore) {
+    finished(store, ALICE, "t", base()).await;
+    let before = get(store, ALICE, "t").await;
+    for (thread, run) in [("t", "other"), ("missing", "t-r"), ("", ""), ("T", "t-r")] {
+        assert!(
+            !store
+                .rollback_run(ALICE, thread, run, &fold("x", 0))
+                .await
+                .unwrap(),
+            "{thread:?} {run:?}"
+        );
+    }
+    let after = get(store, ALICE, "t").await;
+    assert_eq!(to_value(&after.detail()), to_value(&before.detail()));
+    assert_eq!(after.summary.updated_at, before.summary.updated_at);
+    assert!(store.thread(ALICE, "missing").await.unwrap().is_none());
+}
+
+/// Paging with a cursor while other tasks create threads: every thread that existed
+/// before the first page is listed exactly once (none twice, none skipped), in order.
+pub async fn list_is_stable_under_concurrent_inserts(store: &dyn ThreadStore) {
+    const OLD: u64 = 60;
+    const NEW: usize = 35;
+    let t0 = base();
+    let mut expected = Vec::new();
+    for i in 0..OLD {
+        let id = format!("old-{i:02}");
+        // Triples share a start time: the id breaks the tie.
+        let mut start = RunStart::new(id.as_str(), "r", vec![], fold("x", 1));
+        start.started_at = t0 + Duration::from_millis(i / 3 * 10);
+        store.begin_run(ALICE, start).await.unwrap();
+        expected.push(id);
+    }
+    expected.reverse();
+    // The reader asks for a batch of inserts after each page and reads on while they
+    // go; the writer makes each batch several creations at once.
+    let (ask, mut asked) = tokio::sync::mpsc::unbounded_channel::<usize>();
+    let reader = async move {
+        let mut seen: Vec<String> = Vec::new();
+        let mut query = ThreadQuery::new().limit(7);
+        for page in 0.. {
+            assert!(page < 40, "more than 40 pages of 7");
+            let got = store
+                .list(ALICE, &query)
+                .await
+                .unwrap_or_else(|e| panic!("page {page}: {e}"));
+            seen.extend(got.threads.into_iter().map(|s| s.thread_id));
+            let _ = ask.send(page);
+            tokio::task::yield_now().await;
+            match got.next_cursor {
+                Some(c) => query = query.cursor(c),
+                None => break,
+            }
+        }
+        drop(ask);
+        seen
+    };
+    let writer = async move {
+        let mut made = 0;
+        while let Some(page) = asked.recv().await {
+            let batch = (0..5).map(|j| {
+                let id = format!("new-{page:02}-{j}");
+                async move {
+                    store
+                        .begin_run(ALICE, RunStart::new(id.as_str(), "r", vec![], fold("y", 2)))
+                        .await
+                        .unwrap_or_else(|e| panic!("begin {id}: {e}"));
+                }
+            });
+            futures_util::future::join_all(batch).await;
+            made += 5;
+            if made >= NEW {
+                break;
+            }
+        }
+        made
+    };
+    let (seen, made) = tokio::time::timeout(
+        Duration::from_secs(60),
+        futures_util::future::join(reader, writer),
+    )
+    .await
+    .unwrap_or_else(|_| panic!("paging under inserts took over 60 s"));
+    assert!(made > 0, "no thread was created while paging");
+    let mut once = seen.clone();
+    once.sort_unstable();
+    once.dedup();
+    assert_eq!(once.len(), seen.len(), "a thread listed twice: {seen:?}");
+    let old: Vec<&String> = seen.iter().filter(|id| id.starts_with("old-")).collect();
+    assert_eq!(old, expected.iter().collect::<Vec<_>>());
+    // The new threads are there for a list that starts after them.
+    let all = ids(store, ALICE, &ThreadQuery::new().limit(100)).await;
+    assert_eq!(all.len(), OLD as usize + made);
 }

@@ -170,7 +170,7 @@ impl ThreadSummary {
 }
 
 /// What a thread keeps of one of its runs: `{"runId", "status", "outcome", "startedAt",
-/// "endedAt", "usage", "errorCode", "rolledBack", "inputMessages"}`.
+/// "endedAt", "usage", "errorCode", "rolledBack", "traceId", "inputMessages"}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -197,6 +197,11 @@ pub struct RunRecord {
     /// policy cancelled it for a newer run): the thread is as it was before this run.
     #[serde(default)]
     pub rolled_back: bool,
+    /// The W3C trace id (32 lower-case hex digits) of the request that started it: the
+    /// caller's `traceparent` continued, or the trace the server began; `null` when the
+    /// run was started without one.
+    #[serde(default)]
+    pub trace_id: Option<String>,
     /// The messages its input brought that the thread did not have before it.
     #[serde(default)]
     pub input_messages: Vec<Message>,
@@ -216,6 +221,7 @@ impl RunRecord {
             usage: Vec::new(),
             error_code: None,
             rolled_back: false,
+            trace_id: None,
             input_messages: Vec::new(),
         }
     }

@@ -46,7 +46,7 @@ fn a_run_record_writes_null_while_running_and_the_usage_array_once_ended() {
     let running = RunRecord::new("r1", at(0));
     let v = serde_json::to_value(&running).unwrap();
     assert_eq!(v["status"], "running");
-    for k in ["outcome", "endedAt", "usage", "errorCode"] {
+    for k in ["outcome", "endedAt", "usage", "errorCode", "traceId"] {
         assert_eq!(v[k], Value::Null, "{k}");
     }
     assert_eq!(v["startedAt"], "1970-01-01T00:00:00.000Z");
@@ -56,6 +56,7 @@ fn a_run_record_writes_null_while_running_and_the_usage_array_once_ended() {
     ended.ended_at = Some(at(1500));
     ended.usage = vec![serde_json::from_value::<TokenUsage>(json!({"inputTokens": 3})).unwrap()];
     ended.rolled_back = true;
+    ended.trace_id = Some("4bf92f3577b34da6a3ce929d0e0e4736".to_owned());
     ended.input_messages = vec![
         serde_json::from_value::<Message>(json!({"id": "m", "role": "user", "content": "hi"}))
             .unwrap(),
@@ -64,6 +65,14 @@ fn a_run_record_writes_null_while_running_and_the_usage_array_once_ended() {
     assert_eq!(v["usage"], json!([{"inputTokens": 3}]));
     assert_eq!(v["endedAt"], "1970-01-01T00:00:01.500Z");
     assert_eq!(v["rolledBack"], true);
+    assert_eq!(v["traceId"], "4bf92f3577b34da6a3ce929d0e0e4736");
+    // A record written before the trace id was kept reads as having none.
+    let mut older = v.clone();
+    older.as_object_mut().unwrap().remove("traceId");
+    assert_eq!(
+        serde_json::from_value::<RunRecord>(older).unwrap().trace_id,
+        None
+    );
     assert_eq!(serde_json::from_value::<RunRecord>(v).unwrap(), ended);
 }
 

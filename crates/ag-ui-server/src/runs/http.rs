@@ -17,7 +17,10 @@ use http::{Method, Response, StatusCode};
 use super::driver::{Drive, Driver};
 use super::journal::{Journal, new_messages};
 use super::log::log_warn;
-use super::store::{Cursor, RecordStream, RunMeta, StoreError};
+pub(crate) use super::principal::authorized;
+use super::principal::principal;
+use super::store::{Cursor, RecordStream, RunMeta, RunPhase, StoreError};
+use super::threads_api::{self, check_id, not_found_thread, thread_store_rejection};
 use super::{CODE_STORE_ERROR, CODE_STORE_LOST, Runs, Subscriber};
 use crate::body::{SseBody, json_response, sse_response};
 use crate::guard::GuardOptions;
@@ -31,9 +34,10 @@ pub(crate) const LAST_EVENT_ID: &str = "last-event-id";
 /// [`crate::axum::service_router`] routes to the service, one by one (other paths get its
 /// JSON 404 and never start a run).
 #[cfg(feature = "axum")]
-pub(crate) const PATTERNS: [&str; 4] = [
+pub(crate) const PATTERNS: [&str; 5] = [
     "/runs/{run_id}/events",
     "/runs/{run_id}/stop",
+    "/threads",
     "/threads/{thread_id}",
     "/capabilities",
 ];
@@ -50,7 +54,10 @@ pub(crate) enum Route {
     Events(String),
     /// `POST {agent path}/runs/{runId}/stop`.
     Stop(String),
-    /// `GET {agent path}/threads/{threadId}`.
+    /// `GET {agent path}/threads`: the principal's threads.
+    Threads,
+    /// `GET`, `PATCH` or `DELETE {agent path}/threads/{threadId}` (a `GET` preferring
+    /// SSE is the thread connect).
     Thread(String),
     /// `GET {agent path}/capabilities`.
     Capabilities,
@@ -61,7 +68,16 @@ impl Route {
     pub(crate) fn allow(&self) -> &'static str {
         match self {
             Route::Start | Route::Stop(_) | Route::Unknown => "POST",
-            Route::Events(_) | Route::Thread(_) | Route::Capabilities => "GET",
+            Route::Events(_) | Route::Threads | Route::Capabilities => "GET",
+            Route::Thread(_) => "GET, PATCH, DELETE",
+        }
+    }
+
+    /// The id in the route's path, if it has one.
+    fn id(&self) -> Option<&str> {
+        match self {
+            Route::Events(id) | Route::Stop(id) | Route::Thread(id) => Some(id),
+            Route::Start | Route::Unknown | Route::Threads | Route::Capabilities => None,
         }
     }
 }
@@ -100,6 +116,9 @@ pub(crate) fn route(path: &str) -> (Route, usize) {
         let r = decode(segments[n - 1]).map_or(Route::Unknown, Route::Thread);
         return (r, base(2));
     }
+    if n >= 1 && segments[n - 1] == "threads" {
+        return (Route::Threads, base(1));
+    }
     if n >= 1 && segments[n - 1] == "capabilities" {
         return (Route::Capabilities, base(1));
     }
@@ -132,68 +151,6 @@ fn encode_segment(id: &str) -> String {
     percent_encoding::utf8_percent_encode(id, SEGMENT).to_string()
 }
 
-/// The principal the service's authorisation named for a request, kept in its
-/// extensions so that the authorisation is asked once per request.
-#[derive(Debug, Clone)]
-struct Authorized(Option<String>);
-
-/// Asks the service's authorisation (when it has one) who `request` comes from, and notes
-/// the answer in its extensions for [`principal`]; a refusal comes back with the request's
-/// `x-request-id`.
-pub(crate) fn authorized<B>(
-    runs: &Runs,
-    request: http::Request<B>,
-) -> Result<http::Request<B>, (Rejection, Option<String>)> {
-    if runs.authorize.is_none() {
-        return Ok(request);
-    }
-    let (mut parts, body) = request.into_parts();
-    match ask(runs, &parts) {
-        Ok(who) => {
-            parts.extensions.insert(Authorized(who));
-            Ok(http::Request::from_parts(parts, body))
-        }
-        Err(rejection) => {
-            let request_id = parts
-                .headers
-                .get("x-request-id")
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_owned);
-            Err((rejection, request_id))
-        }
-    }
-}
-
-/// The service's authorisation's answer for `parts` (`Ok(None)` without one); an empty
-/// principal is refused.
-fn ask(runs: &Runs, parts: &http::request::Parts) -> Result<Option<String>, Rejection> {
-    match &runs.authorize {
-        Some(f) => match f(parts)? {
-            Some(p) if p.is_empty() => Err(Rejection::new(
-                500,
-                "invalid_principal",
-                "the service's authorisation named an empty principal: a principal is never \
-                 empty (the empty name is the anonymous principal's key in the thread store)",
-            )),
-            who => Ok(who),
-        },
-        None => Ok(None),
-    }
-}
-
-/// Who the request comes from, by the service's authorisation (the answer [`authorized`]
-/// noted, else the authorisation asked now).
-pub(crate) fn principal(
-    runs: &Runs,
-    parts: &http::request::Parts,
-) -> Result<Option<String>, Rejection> {
-    runs.maybe_sweep();
-    if let Some(Authorized(who)) = parts.extensions.get::<Authorized>() {
-        return Ok(who.clone());
-    }
-    ask(runs, parts)
-}
-
 fn not_found_run(run_id: &str) -> Rejection {
     Rejection::new(
         404,
@@ -202,14 +159,6 @@ fn not_found_run(run_id: &str) -> Rejection {
             "no run {run_id:?}: it is unknown, it ended longer ago than the retention period, \
              or the run store lost it"
         ),
-    )
-}
-
-fn not_found_thread(thread_id: &str) -> Rejection {
-    Rejection::new(
-        404,
-        "thread_not_found",
-        format!("no thread {thread_id:?}: it is unknown, or expired"),
     )
 }
 
@@ -232,6 +181,13 @@ fn store_rejection(e: &StoreError) -> Rejection {
         StoreError::Full(m) => Rejection::new(503, "store_full", m.clone()),
         other => Rejection::new(503, "store_unavailable", other.to_string()),
     }
+}
+
+/// Whether a `GET` of a thread asks for the thread connect stream rather than JSON.
+fn wants_sse(parts: &http::request::Parts) -> bool {
+    let accept = parts.headers.get_all(ACCEPT);
+    let values: Vec<&str> = accept.iter().filter_map(|v| v.to_str().ok()).collect();
+    crate::negotiate::prefers_sse(values.iter().copied())
 }
 
 fn check_accept(parts: &http::request::Parts) -> Result<(), Rejection> {
@@ -325,7 +281,13 @@ pub(crate) async fn start(
     if let Some((j, thread)) = &journal {
         let stored = j.stored().await;
         let fresh = new_messages(&input.messages, stored.as_ref());
-        j.begin(RunStart::new(&thread_id, &run_id, fresh, thread.clone()))
+        // The request's trace (the caller's `traceparent` continued, or the one the
+        // service began) is kept with the run's record.
+        let trace_id = parts
+            .extensions
+            .get::<crate::telemetry::TraceContext>()
+            .map(crate::telemetry::TraceContext::trace_id);
+        j.begin(RunStart::new(&thread_id, &run_id, fresh, thread.clone()).with_trace_id(trace_id))
             .await;
     }
     let records = store
@@ -353,14 +315,19 @@ pub(crate) async fn start(
     Ok(response)
 }
 
-/// Answers a request for one of the extension's routes.
+/// Answers a request for one of the extension's routes; `body` is the request's body
+/// when the route reads one (a `PATCH` of a thread).
 pub(crate) async fn answer(
     runs: Option<&Runs>,
     capabilities: Option<&AgentCapabilities>,
     route: Route,
     parts: &http::request::Parts,
+    body: Option<&[u8]>,
     keep_alive: Option<std::time::Duration>,
 ) -> Result<Response<SseBody>, Rejection> {
+    if let Some(id) = route.id() {
+        check_id(id)?;
+    }
     let Some(runs) = runs else {
         return match route {
             Route::Capabilities => {
@@ -425,17 +392,24 @@ pub(crate) async fn answer(
                 serde_json::to_vec(&body).unwrap_or_default(),
             ))
         }
-        Route::Thread(thread_id) => {
-            method(parts, Method::GET, "GET a thread")?;
-            check_accept(parts)?;
-            let who = principal(runs, parts)?;
-            connect(runs, who.as_deref(), &thread_id, keep_alive).await
-        }
+        Route::Threads => threads_api::list(runs, parts).await,
+        Route::Thread(thread_id) => match parts.method {
+            Method::GET | Method::HEAD if wants_sse(parts) => {
+                check_accept(parts)?;
+                let who = principal(runs, parts)?;
+                connect(runs, who.as_deref(), &thread_id, keep_alive).await
+            }
+            Method::GET | Method::HEAD => threads_api::read(runs, parts, &thread_id).await,
+            Method::PATCH => {
+                threads_api::patch(runs, parts, &thread_id, body.unwrap_or_default()).await
+            }
+            Method::DELETE => threads_api::delete(runs, parts, &thread_id).await,
+            _ => Err(threads_api::not_allowed(
+                parts,
+                "GET, PATCH or DELETE a thread",
+            )),
+        },
     }
-}
-
-fn thread_store_rejection(e: &crate::threads::ThreadStoreError) -> Rejection {
-    Rejection::new(503, "thread_store_unavailable", e.to_string())
 }
 
 /// A thread connect: the thread as snapshots, then its run in progress, if any.
@@ -512,7 +486,7 @@ async fn connect(
 /// running and no live run stands behind it).
 fn live_run_lost(stored: &StoredThread) -> bool {
     stored.runs.last().is_some_and(|r| {
-        r.status == super::RunPhase::Running || r.error_code.as_deref() == Some(CODE_RUN_LOST)
+        r.status == RunPhase::Running || r.error_code.as_deref() == Some(CODE_RUN_LOST)
     })
 }
 

@@ -30,7 +30,9 @@ pub(crate) mod http;
 mod journal;
 pub(crate) mod log;
 mod memory;
+mod principal;
 mod store;
+pub(crate) mod threads_api;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};

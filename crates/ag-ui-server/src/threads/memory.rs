@@ -155,6 +155,7 @@ impl ThreadStore for MemoryThreads {
         entry.summary.updated_at = run.started_at;
         let mut record = RunRecord::new(run.run_id, run.started_at);
         record.input_messages = run.input_messages;
+        record.trace_id = run.trace_id;
         entry.runs.push(Run {
             record,
             checkpoint_at: run.started_at,
@@ -182,8 +183,11 @@ impl ThreadStore for MemoryThreads {
             return ready(Ok(()));
         }
         run.checkpoint_at = now;
-        entry.thread = thread.clone();
-        entry.summary.updated_at = now;
+        // The fold only while no later run of the thread has started.
+        if entry.runs.last().is_some_and(|r| r.record.run_id == run_id) {
+            entry.thread = thread.clone();
+            entry.summary.updated_at = now;
+        }
         ready(Ok(()))
     }
 
@@ -206,7 +210,8 @@ impl ThreadStore for MemoryThreads {
         run.record.ended_at = Some(end.ended_at);
         run.record.usage = end.usage;
         run.record.error_code = end.error_code;
-        if !later {
+        // A run rolled back keeps the fold its rollback wrote.
+        if !later && !run.record.rolled_back {
             entry.thread = end.thread;
         }
         entry.summary.updated_at = end.ended_at.max(entry.summary.updated_at);
@@ -333,6 +338,37 @@ impl ThreadStore for MemoryThreads {
             })
             .unwrap_or(false);
         ready(Ok(lost))
+    }
+
+    fn rollback_run<'a>(
+        &'a self,
+        owner: Owner<'a>,
+        thread_id: &'a str,
+        run_id: &'a str,
+        fold: &'a ThreadState,
+    ) -> ThreadFuture<'a, bool> {
+        let mut state = self.state();
+        let Some(entry) = state.threads.get_mut(&key(owner, thread_id)) else {
+            return ready(Ok(false));
+        };
+        let Some(index) = entry.runs.iter().position(|r| r.record.run_id == run_id) else {
+            return ready(Ok(false));
+        };
+        let now = SystemTime::now();
+        let latest = index + 1 == entry.runs.len();
+        let record = &mut entry.runs[index].record;
+        if record.status == RunPhase::Running {
+            record.status = RunPhase::Ended;
+            record.outcome = Some(RunEndKind::Cancelled);
+            record.ended_at = Some(now);
+        }
+        record.rolled_back = true;
+        if latest {
+            entry.thread = fold.clone();
+        }
+        entry.summary.updated_at = now.max(entry.summary.updated_at);
+        entry.refresh_summary();
+        ready(Ok(true))
     }
 
     fn lose_stale_runs(&self, before: SystemTime) -> ThreadFuture<'_, u64> {

@@ -85,6 +85,9 @@ pub struct RunStart {
     pub input_messages: Vec<Message>,
     /// The thread as the run's input left it (the client's messages and state).
     pub thread: ThreadState,
+    /// The W3C trace id (32 hex digits) of the request that started the run, kept in its
+    /// [`RunRecord::trace_id`].
+    pub trace_id: Option<String>,
 }
 
 impl RunStart {
@@ -102,7 +105,15 @@ impl RunStart {
             started_at: SystemTime::now(),
             input_messages,
             thread,
+            trace_id: None,
         }
+    }
+
+    /// The W3C trace id (32 hex digits) of the request that started the run.
+    #[must_use]
+    pub fn with_trace_id(mut self, trace_id: Option<String>) -> Self {
+        self.trace_id = trace_id;
+        self
     }
 }
 
@@ -214,7 +225,8 @@ pub trait ThreadStore: Send + Sync + 'static {
     fn begin_run<'a>(&'a self, owner: Owner<'a>, run: RunStart) -> ThreadFuture<'a, ()>;
 
     /// Writes the fold of a run in progress (and notes that its instance is alive).
-    /// Nothing is written once the run has ended.
+    /// Nothing is written once the run has ended, and the fold is not written once a
+    /// later run of the thread has started (as for [`end_run`](Self::end_run)).
     ///
     /// # Errors
     /// [`ThreadStoreError::NotFound`] when the thread or run is unknown; a backend failure.
@@ -249,6 +261,11 @@ pub trait ThreadStore: Send + Sync + 'static {
 
     /// One page of the owner's threads, most recently updated first (ties by id).
     ///
+    /// A cursor names the last thread of its page (its update time and id), and the next
+    /// page starts after it: threads created while the pages are read come before it,
+    /// so every thread that existed at the first page and was not updated meanwhile is
+    /// listed exactly once.
+    ///
     /// # Errors
     /// [`ThreadStoreError::InvalidCursor`] for a cursor this store did not give; a backend
     /// failure.
@@ -272,6 +289,24 @@ pub trait ThreadStore: Send + Sync + 'static {
     /// # Errors
     /// [`ThreadStoreError::Busy`] while one of its runs is running; a backend failure.
     fn delete<'a>(&'a self, owner: Owner<'a>, thread_id: &'a str) -> ThreadFuture<'a, bool>;
+
+    /// Takes back what a run added to its thread (the `rollback` multitask policy), in
+    /// one transaction: the run's record stays, with the outcome it ended with, marked
+    /// [`rolled_back`](RunRecord::rolled_back); a run still running is ended now as
+    /// [`RunEndKind::Cancelled`] first. The thread's fold becomes `fold` (the thread as it
+    /// was before the run), unless a later run of the thread has started meanwhile (that
+    /// run's input carried the thread as its client had it). Returns whether the owner
+    /// has the thread and the run; `false` changes nothing.
+    ///
+    /// # Errors
+    /// A backend failure.
+    fn rollback_run<'a>(
+        &'a self,
+        owner: Owner<'a>,
+        thread_id: &'a str,
+        run_id: &'a str,
+        fold: &'a ThreadState,
+    ) -> ThreadFuture<'a, bool>;
 
     /// Marks a running run as lost: ended, [`RunEndKind::Error`], [`CODE_RUN_LOST`], at
     /// its last checkpoint. Returns whether it was running. For a run the live run store
@@ -398,6 +433,16 @@ impl<S: ThreadStore + ?Sized> ThreadStore for std::sync::Arc<S> {
         run_id: &'a str,
     ) -> ThreadFuture<'a, bool> {
         (**self).lose_run(owner, thread_id, run_id)
+    }
+
+    fn rollback_run<'a>(
+        &'a self,
+        owner: Owner<'a>,
+        thread_id: &'a str,
+        run_id: &'a str,
+        fold: &'a ThreadState,
+    ) -> ThreadFuture<'a, bool> {
+        (**self).rollback_run(owner, thread_id, run_id, fold)
     }
 
     fn lose_stale_runs(&self, before: SystemTime) -> ThreadFuture<'_, u64> {

@@ -85,6 +85,13 @@ fn routes(agent: &str) -> Vec<(String, &'static str, &'static [&'static str])> {
             "GET",
             &["last-event-id", "x-request-id"][..],
         ),
+        (
+            below("threads/thread-1"),
+            "PATCH",
+            &["content-type", "authorization"][..],
+        ),
+        (below("threads/thread-1"), "DELETE", &["authorization"][..]),
+        (below("threads"), "GET", &["authorization"][..]),
         (below("capabilities"), "GET", &["x-request-id"][..]),
     ]
 }
@@ -173,6 +180,7 @@ async fn every_route_answers_the_allowed_origin_and_lets_it_read_the_join_locati
 
         for (url, method) in [
             (below("threads/thread-1"), reqwest::Method::GET),
+            (below("threads"), reqwest::Method::GET),
             (below("capabilities"), reqwest::Method::GET),
             (below("runs/run-1/stop"), reqwest::Method::POST),
         ] {

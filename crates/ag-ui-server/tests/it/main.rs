@@ -28,4 +28,5 @@ mod streaming;
 mod support;
 mod telemetry;
 mod threads;
+mod threads_client;
 mod threads_memory;

@@ -455,6 +455,15 @@ impl ThreadStore for Unreachable {
     fn lose_run<'a>(&'a self, _: Owner<'a>, _: &'a str, _: &'a str) -> ThreadFuture<'a, bool> {
         failed()
     }
+    fn rollback_run<'a>(
+        &'a self,
+        _: Owner<'a>,
+        _: &'a str,
+        _: &'a str,
+        _: &'a ag_ui_core::ThreadState,
+    ) -> ThreadFuture<'a, bool> {
+        failed()
+    }
     fn lose_stale_runs(&self, _: SystemTime) -> ThreadFuture<'_, u64> {
         failed()
     }
@@ -552,6 +561,15 @@ impl ThreadStore for Flaky {
     fn delete<'a>(&'a self, owner: Owner<'a>, thread_id: &'a str) -> ThreadFuture<'a, bool> {
         self.inner.delete(owner, thread_id)
     }
+    fn rollback_run<'a>(
+        &'a self,
+        owner: Owner<'a>,
+        thread_id: &'a str,
+        run_id: &'a str,
+        fold: &'a ag_ui_core::ThreadState,
+    ) -> ThreadFuture<'a, bool> {
+        self.inner.rollback_run(owner, thread_id, run_id, fold)
+    }
     fn lose_run<'a>(
         &'a self,
         owner: Owner<'a>,
@@ -633,4 +651,72 @@ async fn the_sweep_runs_at_most_once_per_checkpoint_interval() {
         (1..=most).contains(&sweeps),
         "{sweeps} sweeps in {elapsed:?}"
     );
+}
+
+/// A run's record keeps the W3C trace id of the request that started it: the caller's,
+/// from a valid `traceparent`; otherwise the new trace the server began (the one its
+/// response's `traceparent` names).
+#[tokio::test]
+async fn a_runs_record_keeps_the_trace_id_of_its_request() {
+    let threads = MemoryThreads::new();
+    let server = server(&threads, |r| r).await;
+    let trace = "4bf92f3577b34da6a3ce929d0e0e4736";
+    let sent = [
+        ("run-t1", Some(format!("00-{trace}-00f067aa0ba902b7-01"))),
+        ("run-t2", None),
+        // Upper-case hex is no valid `traceparent`: a new trace.
+        (
+            "run-t3",
+            Some(format!("00-{}-00f067aa0ba902b7-01", trace.to_uppercase())),
+        ),
+    ];
+    let mut answered = Vec::new();
+    for (run, traceparent) in &sent {
+        let mut r = client()
+            .post(server.url())
+            .header("content-type", "application/json")
+            .header("accept", "text/event-stream");
+        if let Some(tp) = traceparent {
+            r = r.header("traceparent", tp);
+        }
+        let response = r
+            .body(serde_json::to_vec(&body(run, json!({}))).unwrap())
+            .send()
+            .await
+            .unwrap();
+        let back = response
+            .headers()
+            .get("traceparent")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
+            .expect("the response carries a traceparent");
+        let got = events(response).await;
+        assert_eq!(got.last().unwrap()["type"], "RUN_FINISHED");
+        answered.push(back);
+    }
+    let stored = threads.thread(None, "thread-1").await.unwrap().unwrap();
+    assert_eq!(stored.runs.len(), 3);
+    let ids: Vec<String> = stored
+        .runs
+        .iter()
+        .map(|r| r.trace_id.clone().expect("every run has a trace id"))
+        .collect();
+    assert_eq!(ids[0], trace);
+    for (i, id) in ids.iter().enumerate() {
+        assert_eq!(id.len(), 32, "{id}");
+        assert!(
+            id.bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)),
+            "{id}"
+        );
+        // The response's `traceparent` is `00-{trace id}-{span id}-{flags}`.
+        assert_eq!(answered[i].split('-').nth(1), Some(id.as_str()), "run {i}");
+    }
+    assert_ne!(ids[1], ids[2]);
+    assert_ne!(ids[2], trace);
+    assert_ne!(ids[2], trace.to_uppercase());
+    // In the thread's JSON, each run record's `traceId`.
+    let detail = serde_json::to_value(stored.detail()).unwrap();
+    assert_eq!(detail["runs"][0]["traceId"], trace);
+    assert_eq!(detail["runs"][1]["traceId"], json!(ids[1]));
 }

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use ag_ui_server::threads::{ThreadQuery, ThreadStore};
+use ag_ui_server::threads::{RunStart, ThreadQuery, ThreadStore};
 use ag_ui_sql::{POSTGRES_MIGRATOR, PostgresThreads, SqlConfig};
 use ag_ui_testkit::postgres::Postgres;
 use ag_ui_testkit::threads::CASES;
@@ -50,6 +50,18 @@ async fn the_thread_store_suite() {
     }
 }
 
+/// The threads API suite (ag-ui-testkit): the JSON thread routes over loopback HTTP, on
+/// PostgreSQL.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_threads_api_suite() {
+    let server = Postgres::start();
+    let url = database(&server, "threads_api").await;
+    let store = PostgresThreads::connect(&url)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    ag_ui_testkit::threads_api::suite(std::sync::Arc::new(store)).await;
+}
+
 async fn versions(url: &str) -> Vec<i64> {
     let mut conn = PgConnection::connect(url).await.unwrap();
     sqlx::query_scalar("SELECT version FROM _sqlx_migrations WHERE success ORDER BY version")
@@ -83,62 +95,81 @@ async fn migrations_from_empty_from_the_first_version_and_by_eight_at_once() {
     PostgresThreads::connect(&url).await.unwrap();
     assert_eq!(versions(&url).await, all);
 
-    // A database at the first version, with a thread in it.
-    let url = database(&server, "first").await;
-    {
-        let mut conn = PgConnection::connect(&url).await.unwrap();
-        conn.ensure_migrations_table().await.unwrap();
-        conn.apply(POSTGRES_MIGRATOR.iter().next().unwrap())
+    // A database at the first version, and one at the version before the latest, each
+    // with a thread in it.
+    assert!(all.len() >= 3, "{all:?}");
+    for version in [all[0], all[all.len() - 2]] {
+        let url = database(&server, &format!("at{version}")).await;
+        {
+            let mut conn = PgConnection::connect(&url).await.unwrap();
+            conn.ensure_migrations_table().await.unwrap();
+            for m in POSTGRES_MIGRATOR.iter().filter(|m| m.version <= version) {
+                conn.apply(m).await.unwrap();
+            }
+            sqlx::query(
+                "INSERT INTO ag_ui_threads (owner, thread_id, title, metadata, created_at,
+                                            updated_at, archived, run_count, fold)
+                 VALUES ('alice', 'old', 'Kept', '{\"team\": \"red\"}', now(), now(), false,
+                         1, '[]')",
+            )
+            .execute(&mut conn)
             .await
             .unwrap();
-        sqlx::query(
-            "INSERT INTO ag_ui_threads (owner, thread_id, title, metadata, created_at,
-                                        updated_at, archived, run_count, fold)
-             VALUES ('alice', 'old', 'Kept', '{\"team\": \"red\"}', now(), now(), false, 1,
-                     '[]')",
+            sqlx::query(
+                "INSERT INTO ag_ui_runs (owner, thread_id, run_id, seq, status, outcome,
+                                         started_at, ended_at, checkpoint_at)
+                 VALUES ('alice', 'old', 'r1', 1, 'ended', 'success', now(), now(), now())",
+            )
+            .execute(&mut conn)
+            .await
+            .unwrap();
+        }
+        let before: Vec<i64> = all.iter().copied().filter(|v| *v <= version).collect();
+        assert_eq!(versions(&url).await, before);
+        let store = PostgresThreads::connect(&url).await.unwrap();
+        assert_eq!(versions(&url).await, all, "from version {version}");
+        let old = store.thread(Some("alice"), "old").await.unwrap().unwrap();
+        assert_eq!(old.summary.title.as_deref(), Some("Kept"));
+        assert_eq!(old.summary.last_run.unwrap().run_id, "r1");
+        assert_eq!(old.runs.len(), 1);
+        assert!(!old.runs[0].rolled_back);
+        assert_eq!(old.runs[0].trace_id, None);
+        let page = store
+            .list(Some("alice"), &ThreadQuery::new().metadata("team", "red"))
+            .await
+            .unwrap();
+        assert_eq!(page.threads.len(), 1);
+        let trace = "4bf92f3577b34da6a3ce929d0e0e4736";
+        store
+            .begin_run(
+                Some("alice"),
+                RunStart::new("old", "r2", vec![], old.thread.clone())
+                    .with_trace_id(Some(trace.to_owned())),
+            )
+            .await
+            .unwrap();
+        let again = store.thread(Some("alice"), "old").await.unwrap().unwrap();
+        assert_eq!(again.runs[1].trace_id.as_deref(), Some(trace));
+        let indexes: Vec<String> = sqlx::query_scalar(
+            "SELECT indexname::text FROM pg_indexes
+             WHERE tablename IN ('ag_ui_threads', 'ag_ui_runs')
+             ORDER BY indexname",
         )
-        .execute(&mut conn)
+        .fetch_all(store.pool())
         .await
         .unwrap();
-        sqlx::query(
-            "INSERT INTO ag_ui_runs (owner, thread_id, run_id, seq, status, outcome, started_at,
-                                     ended_at, checkpoint_at)
-             VALUES ('alice', 'old', 'r1', 1, 'ended', 'success', now(), now(), now())",
-        )
-        .execute(&mut conn)
-        .await
-        .unwrap();
+        assert_eq!(
+            indexes,
+            [
+                "ag_ui_runs_owner_thread_id_seq_key",
+                "ag_ui_runs_pkey",
+                "ag_ui_runs_running",
+                "ag_ui_threads_archived",
+                "ag_ui_threads_list",
+                "ag_ui_threads_pkey",
+            ]
+        );
     }
-    assert_eq!(versions(&url).await, [1]);
-    let store = PostgresThreads::connect(&url).await.unwrap();
-    assert_eq!(versions(&url).await, [1, 2]);
-    let old = store.thread(Some("alice"), "old").await.unwrap().unwrap();
-    assert_eq!(old.summary.title.as_deref(), Some("Kept"));
-    assert_eq!(old.summary.last_run.unwrap().run_id, "r1");
-    let page = store
-        .list(Some("alice"), &ThreadQuery::new().metadata("team", "red"))
-        .await
-        .unwrap();
-    assert_eq!(page.threads.len(), 1);
-    let indexes: Vec<String> = sqlx::query_scalar(
-        "SELECT indexname::text FROM pg_indexes
-         WHERE tablename IN ('ag_ui_threads', 'ag_ui_runs')
-         ORDER BY indexname",
-    )
-    .fetch_all(store.pool())
-    .await
-    .unwrap();
-    assert_eq!(
-        indexes,
-        [
-            "ag_ui_runs_owner_thread_id_seq_key",
-            "ag_ui_runs_pkey",
-            "ag_ui_runs_running",
-            "ag_ui_threads_archived",
-            "ag_ui_threads_list",
-            "ag_ui_threads_pkey",
-        ]
-    );
 
     // Eight instances starting at once on a new database: one migrates (the advisory
     // lock), the others wait and find nothing to do.

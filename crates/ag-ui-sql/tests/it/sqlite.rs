@@ -23,6 +23,15 @@ mod suite {
     ag_ui_testkit::thread_store_suite!(super::fresh().await);
 }
 
+/// The threads API suite (ag-ui-testkit): the JSON thread routes over loopback HTTP, on
+/// a SQLite file.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_threads_api_suite() {
+    let fresh = fresh().await;
+    ag_ui_testkit::threads_api::suite(std::sync::Arc::new(fresh.store.clone())).await;
+    drop(fresh);
+}
+
 async fn versions(url: &str) -> Vec<i64> {
     let mut conn = SqliteConnection::connect(url).await.unwrap();
     sqlx::query_scalar("SELECT version FROM _sqlx_migrations WHERE success ORDER BY version")
@@ -51,63 +60,95 @@ async fn an_empty_file_is_created_and_migrated() {
     assert_eq!(versions(&url).await, all);
 }
 
-#[tokio::test]
-async fn a_file_at_the_first_version_keeps_its_threads_and_gets_the_rest() {
-    let dir = RemoveOnDrop(temp_dir("sqlite"));
-    let url = format!("sqlite://{}?mode=rwc", dir.0.join("threads.db").display());
-    {
-        let mut conn = SqliteConnection::connect(&url).await.unwrap();
-        conn.ensure_migrations_table().await.unwrap();
-        let first = SQLITE_MIGRATOR.iter().next().unwrap();
-        conn.apply(first).await.unwrap();
-        sqlx::query(
-            "INSERT INTO ag_ui_threads (owner, thread_id, title, metadata, created_at, updated_at,
-                                        archived, run_count, fold)
-             VALUES ('alice', 'old', 'Kept', '{\"team\":\"red\"}', 1000000, 2000000, 0, 1, '[]')",
-        )
-        .execute(&mut conn)
-        .await
-        .unwrap();
-        sqlx::query(
-            "INSERT INTO ag_ui_runs (owner, thread_id, run_id, seq, status, outcome, started_at,
-                                     ended_at, checkpoint_at, usage, error_code, input_messages)
-             VALUES ('alice', 'old', 'r1', 1, 'ended', 'success', 1000000, 2000000, 1000000,
-                     '[]', NULL, '[]')",
-        )
-        .execute(&mut conn)
-        .await
-        .unwrap();
+/// A file at `version` (the migrations up to it applied) holding one thread with one
+/// ended run; its URL.
+async fn file_at(dir: &RemoveOnDrop, version: i64) -> String {
+    let url = format!(
+        "sqlite://{}?mode=rwc",
+        dir.0.join(format!("threads-{version}.db")).display()
+    );
+    let mut conn = SqliteConnection::connect(&url).await.unwrap();
+    conn.ensure_migrations_table().await.unwrap();
+    for m in SQLITE_MIGRATOR.iter().filter(|m| m.version <= version) {
+        conn.apply(m).await.unwrap();
     }
-    assert_eq!(versions(&url).await, [1]);
-    let store = SqliteThreads::connect(&url).await.unwrap();
-    assert_eq!(versions(&url).await, [1, 2]);
-    let old = store.thread(Some("alice"), "old").await.unwrap().unwrap();
-    assert_eq!(old.summary.title.as_deref(), Some("Kept"));
-    assert_eq!(old.summary.metadata["team"], "red");
-    assert_eq!(old.runs.len(), 1);
-    assert_eq!(old.summary.last_run.unwrap().run_id, "r1");
-    let page = store
-        .list(
-            Some("alice"),
-            &ag_ui_server::threads::ThreadQuery::new().metadata("team", "red"),
-        )
-        .await
-        .unwrap();
-    assert_eq!(page.threads.len(), 1);
-    let indexes: Vec<String> = sqlx::query_scalar(
-        "SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'ag_ui_%' ORDER BY name",
+    sqlx::query(
+        "INSERT INTO ag_ui_threads (owner, thread_id, title, metadata, created_at, updated_at,
+                                    archived, run_count, fold)
+         VALUES ('alice', 'old', 'Kept', '{\"team\":\"red\"}', 1000000, 2000000, 0, 1, '[]')",
     )
-    .fetch_all(store.pool())
+    .execute(&mut conn)
     .await
     .unwrap();
-    assert_eq!(
-        indexes,
-        [
-            "ag_ui_runs_running",
-            "ag_ui_threads_archived",
-            "ag_ui_threads_list"
-        ]
-    );
+    sqlx::query(
+        "INSERT INTO ag_ui_runs (owner, thread_id, run_id, seq, status, outcome, started_at,
+                                 ended_at, checkpoint_at, usage, error_code, input_messages)
+         VALUES ('alice', 'old', 'r1', 1, 'ended', 'success', 1000000, 2000000, 1000000,
+                 '[]', NULL, '[]')",
+    )
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    url
+}
+
+/// A file at the first version, and one at the version before the latest, each holding a
+/// thread: migrated to the latest, the thread is kept whole (its run not rolled back,
+/// without a trace id) and new runs keep their trace id.
+#[tokio::test]
+async fn a_file_at_an_older_version_keeps_its_threads_and_gets_the_rest() {
+    let dir = RemoveOnDrop(temp_dir("sqlite"));
+    let all: Vec<i64> = SQLITE_MIGRATOR.iter().map(|m| m.version).collect();
+    assert!(all.len() >= 3, "{all:?}");
+    for version in [all[0], all[all.len() - 2]] {
+        let url = file_at(&dir, version).await;
+        let before: Vec<i64> = all.iter().copied().filter(|v| *v <= version).collect();
+        assert_eq!(versions(&url).await, before);
+        let store = SqliteThreads::connect(&url).await.unwrap();
+        assert_eq!(versions(&url).await, all, "from version {version}");
+        let old = store.thread(Some("alice"), "old").await.unwrap().unwrap();
+        assert_eq!(old.summary.title.as_deref(), Some("Kept"));
+        assert_eq!(old.summary.metadata["team"], "red");
+        assert_eq!(old.runs.len(), 1);
+        assert_eq!(old.runs[0].outcome, Some(RunEndKind::Success));
+        assert!(!old.runs[0].rolled_back);
+        assert_eq!(old.runs[0].trace_id, None);
+        assert_eq!(old.summary.last_run.unwrap().run_id, "r1");
+        let page = store
+            .list(
+                Some("alice"),
+                &ag_ui_server::threads::ThreadQuery::new().metadata("team", "red"),
+            )
+            .await
+            .unwrap();
+        assert_eq!(page.threads.len(), 1);
+        let trace = "4bf92f3577b34da6a3ce929d0e0e4736";
+        store
+            .begin_run(
+                Some("alice"),
+                RunStart::new("old", "r2", vec![], old.thread.clone())
+                    .with_trace_id(Some(trace.to_owned())),
+            )
+            .await
+            .unwrap();
+        let again = store.thread(Some("alice"), "old").await.unwrap().unwrap();
+        assert_eq!(again.runs[1].trace_id.as_deref(), Some(trace));
+        let indexes: Vec<String> = sqlx::query_scalar(
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'ag_ui_%'
+             ORDER BY name",
+        )
+        .fetch_all(store.pool())
+        .await
+        .unwrap();
+        assert_eq!(
+            indexes,
+            [
+                "ag_ui_runs_running",
+                "ag_ui_threads_archived",
+                "ag_ui_threads_list"
+            ]
+        );
+    }
 }
 
 #[tokio::test]
@@ -123,7 +164,8 @@ async fn eight_instances_opening_one_new_file_at_once_all_succeed() {
     for task in tasks {
         task.await.unwrap().unwrap_or_else(|e| panic!("{e}"));
     }
-    assert_eq!(versions(&url).await, [1, 2]);
+    let all: Vec<i64> = SQLITE_MIGRATOR.iter().map(|m| m.version).collect();
+    assert_eq!(versions(&url).await, all);
 }
 
 #[tokio::test]
