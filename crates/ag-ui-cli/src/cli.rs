@@ -31,6 +31,64 @@ pub(crate) enum Command {
     Replay(ReplayArgs),
     /// Print the protocol's JSON Schema (draft 2020-12).
     Schema(SchemaArgs),
+    /// The threads a server keeps (the workspace server's threads API): list, show, rename,
+    /// archive, restore, delete.
+    Threads(ThreadsArgs),
+}
+
+/// `ag-ui threads`.
+#[derive(Debug, Args)]
+pub(crate) struct ThreadsArgs {
+    /// Where the agent is (the threads are below it, at `{URL}/threads`).
+    #[command(flatten)]
+    pub(crate) target: Target,
+    /// Print the answer as JSON.
+    #[arg(long, global = true)]
+    pub(crate) json: bool,
+    /// What to do.
+    #[command(subcommand)]
+    pub(crate) action: ThreadsAction,
+}
+
+/// What `ag-ui threads` does.
+#[derive(Debug, Subcommand)]
+pub(crate) enum ThreadsAction {
+    /// The threads, most recently updated first.
+    List {
+        /// Archived threads only (`--all`: archived or not).
+        #[arg(long, conflicts_with = "all")]
+        archived: bool,
+        /// Every thread, archived or not.
+        #[arg(long)]
+        all: bool,
+    },
+    /// One thread: its messages and state.
+    Show {
+        /// The thread's id.
+        id: String,
+    },
+    /// Sets the thread's title (none given: clears it).
+    Rename {
+        /// The thread's id.
+        id: String,
+        /// The new title.
+        title: Option<String>,
+    },
+    /// Archives the thread.
+    Archive {
+        /// The thread's id.
+        id: String,
+    },
+    /// Restores an archived thread.
+    Restore {
+        /// The thread's id.
+        id: String,
+    },
+    /// Deletes the thread and its runs.
+    Delete {
+        /// The thread's id.
+        id: String,
+    },
 }
 
 /// `ag-ui schema`.

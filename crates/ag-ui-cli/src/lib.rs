@@ -9,6 +9,7 @@ mod input;
 mod record;
 mod render;
 mod run;
+mod threads;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -55,6 +56,7 @@ pub fn main() -> ExitCode {
             Command::Record(args) => record::record(args).await,
             Command::Replay(args) => record::replay(args).await,
             Command::Schema(args) => schema(&args),
+            Command::Threads(args) => threads::threads(args).await,
         }
     });
     exit.into()

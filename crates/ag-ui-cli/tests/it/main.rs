@@ -15,3 +15,4 @@ mod replay;
 mod run;
 mod schema;
 mod support;
+mod threads;
