@@ -28,10 +28,18 @@ type Input = Lines<BufReader<Stdin>>;
 
 /// Runs `ag-ui chat`.
 pub(crate) async fn chat(args: ChatArgs) -> Exit {
-    let mut agent = match input::agent(&args.target) {
+    let mut agent = match input::agent_on(&args.target, args.thread.as_deref()) {
         Ok(a) => a,
         Err(e) => return e,
     };
+    // A kept thread is read back first: its messages and state, and a run still going on.
+    if args.thread.is_some() {
+        match run::drive(agent.connect_thread(), false, None).await {
+            Some(end) if end.error.is_some() => return run::report_end(&end, false),
+            Some(_) => {}
+            None => return Exit::Ok,
+        }
+    }
     let tools: Vec<Tool> = args
         .tools
         .iter()

@@ -171,6 +171,10 @@ pub(crate) struct ChatArgs {
     /// result; without a command the result is asked for.
     #[arg(long = "tool", value_name = "NAME[=COMMAND]", value_parser = parse_tool)]
     pub(crate) tools: Vec<(String, String)>,
+    /// Continue a thread the server keeps (read back from `{URL}/threads/{ID}`) instead
+    /// of starting a new one.
+    #[arg(long, value_name = "ID")]
+    pub(crate) thread: Option<String>,
     /// `forwardedProps` of every run (a JSON object).
     #[arg(long, value_name = "JSON", value_parser = parse_object)]
     pub(crate) forwarded_props: Option<serde_json::Value>,

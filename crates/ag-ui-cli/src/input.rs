@@ -12,12 +12,23 @@ use crate::exit::Exit;
 /// # Errors
 /// The agent cannot be built (a bad URL, a header that is not valid HTTP): bad usage.
 pub(crate) fn agent(target: &Target) -> Result<HttpAgent, Exit> {
+    agent_on(target, None)
+}
+
+/// [`agent`] on the thread `thread_id` (a new thread when `None`).
+///
+/// # Errors
+/// As [`agent`].
+pub(crate) fn agent_on(target: &Target, thread_id: Option<&str>) -> Result<HttpAgent, Exit> {
     refuse_https_without_tls(&target.url)?;
     let mut builder = HttpAgent::builder(target.url.as_str())
         .connect_timeout(Duration::from_secs(10))
         .idle_timeout(Duration::from_secs(target.idle_timeout.max(1)));
     for (name, value) in &target.headers {
         builder = builder.header(name.as_str(), value.as_str());
+    }
+    if let Some(id) = thread_id {
+        builder = builder.thread_id(id);
     }
     builder.build().map_err(|e| {
         eprintln!("ag-ui: cannot use {}: {e}", target.url);

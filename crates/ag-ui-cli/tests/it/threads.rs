@@ -103,3 +103,53 @@ async fn a_thread_is_listed_shown_renamed_archived_restored_and_deleted() {
     let gone: Value = json!(listed(url, &["--all"], |ids| !has(ids)).await);
     assert!(!has(&serde_json::from_value::<Vec<String>>(gone).unwrap()));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn chat_continues_a_thread_the_server_keeps() {
+    let server = serve_with_threads().await;
+    let url = server.url.as_str();
+    let input = json!({
+        "threadId": "cli-thread-2",
+        "runId": "cli-run-2",
+        "messages": [{"id": "u1", "role": "user", "content": "What is the weather?"}],
+        "tools": [], "context": [], "state": {}, "forwardedProps": {},
+    });
+    let file = temp_file("input.json", &input.to_string());
+    assert_eq!(
+        ag_ui(&["run", url, "--input", file.to_str().unwrap()])
+            .await
+            .code,
+        0
+    );
+    let has = |ids: &[String]| ids.iter().any(|i| i == "cli-thread-2");
+    assert!(has(&listed(url, &[], has).await));
+    let before = ag_ui(&["threads", url, "show", "cli-thread-2", "--json"])
+        .await
+        .json();
+    let kept = before["messages"].as_array().unwrap().len();
+
+    let out = crate::support::ag_ui_with_stdin(
+        &["chat", url, "--thread", "cli-thread-2"],
+        "And tomorrow?\n/thread\n",
+    )
+    .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    // The chat read the thread back, then its run sent the whole history.
+    let line = out
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("thread cli-thread-2: "))
+        .unwrap_or_else(|| panic!("{}", out.stdout));
+    let count: usize = line
+        .trim_start_matches("thread cli-thread-2: ")
+        .trim_end_matches(" messages")
+        .parse()
+        .unwrap();
+    assert!(count > kept + 1, "{count} after {kept}: {}", out.stdout);
+
+    // An unknown thread: the read-back fails, exit 5.
+    let out =
+        crate::support::ag_ui_with_stdin(&["chat", url, "--thread", "no-such-thread"], "hi\n")
+            .await;
+    assert_eq!(out.code, 5, "{out:?}");
+}
