@@ -124,6 +124,14 @@ pub(crate) struct Prompt {
     pub(crate) input: Option<PathBuf>,
 }
 
+/// What a `-m` run sends besides the message.
+#[derive(Debug, Args)]
+pub(crate) struct Extras {
+    /// `forwardedProps` of the run (a JSON object), with `-m`.
+    #[arg(long, value_name = "JSON", value_parser = parse_object, conflicts_with = "input")]
+    pub(crate) forwarded_props: Option<serde_json::Value>,
+}
+
 /// `ag-ui run`.
 #[derive(Debug, Args)]
 pub(crate) struct RunArgs {
@@ -133,6 +141,9 @@ pub(crate) struct RunArgs {
     /// What to send.
     #[command(flatten)]
     pub(crate) prompt: Prompt,
+    /// What else to send.
+    #[command(flatten)]
+    pub(crate) extras: Extras,
     /// Print the events as JSON Lines on stdout (one event per line, nothing else).
     #[arg(long)]
     pub(crate) json: bool,
@@ -189,6 +200,9 @@ pub(crate) struct RecordArgs {
     /// What to send.
     #[command(flatten)]
     pub(crate) prompt: Prompt,
+    /// What else to send.
+    #[command(flatten)]
+    pub(crate) extras: Extras,
     /// The file to write (JSON Lines of `{"ms": N, "event": EVENT}`).
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub(crate) output: PathBuf,

@@ -2,9 +2,9 @@
 
 use std::time::Duration;
 
-use ag_ui_client::{ClientError, HttpAgent, HttpRun};
+use ag_ui_client::{ClientError, HttpAgent, HttpRun, RunOptions};
 
-use crate::cli::{Prompt, Target};
+use crate::cli::{Extras, Prompt, Target};
 use crate::exit::Exit;
 
 /// The HTTP agent for `target`: its URL, headers and idle timeout.
@@ -57,6 +57,7 @@ pub(crate) fn input_file(prompt: &Prompt) -> Result<Option<String>, Exit> {
 pub(crate) fn start<'a>(
     agent: &'a mut HttpAgent,
     prompt: &Prompt,
+    extras: &Extras,
     input: Option<&str>,
 ) -> Result<HttpRun<'a>, Exit> {
     match input {
@@ -69,7 +70,14 @@ pub(crate) fn start<'a>(
             eprintln!("ag-ui: {path} is not a run input: {e}");
             Exit::Usage
         }),
-        None => Ok(agent.send(prompt.message.clone().unwrap_or_default())),
+        None => {
+            agent.add_user_message(prompt.message.clone().unwrap_or_default());
+            let mut options = RunOptions::new();
+            if let Some(p) = &extras.forwarded_props {
+                options = options.forwarded_props(p.clone());
+            }
+            Ok(agent.run(options))
+        }
     }
 }
 

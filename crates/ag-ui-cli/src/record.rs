@@ -36,7 +36,7 @@ pub(crate) async fn record(args: RecordArgs) -> Exit {
         Ok(a) => a,
         Err(e) => return e,
     };
-    let started = match input::start(&mut agent, &args.prompt, text.as_deref()) {
+    let started = match input::start(&mut agent, &args.prompt, &args.extras, text.as_deref()) {
         Ok(r) => r,
         Err(e) => return e,
     };

@@ -23,7 +23,7 @@ pub(crate) async fn run(args: RunArgs) -> Exit {
         Ok(a) => a,
         Err(e) => return e,
     };
-    let run = match input::start(&mut agent, &args.prompt, text.as_deref()) {
+    let run = match input::start(&mut agent, &args.prompt, &args.extras, text.as_deref()) {
         Ok(r) => r,
         Err(e) => return e,
     };

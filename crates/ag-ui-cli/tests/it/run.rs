@@ -82,6 +82,26 @@ async fn the_exit_code_follows_the_outcome() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn forwarded_props_go_with_a_message() {
+    let server = demo().await;
+    let props = r#"{"scenario":"error"}"#;
+    let out = ag_ui(&[
+        "run",
+        &server.url,
+        "-m",
+        "hi",
+        "--forwarded-props",
+        props,
+        "--json",
+    ])
+    .await;
+    assert_eq!(out.code, 2, "{out:?}");
+    assert_eq!(out.lines().last().unwrap()["code"], "demo_error");
+    let out = ag_ui(&["run", &server.url, "-m", "hi", "--forwarded-props", "[1]"]).await;
+    assert_eq!(out.code, 64, "{out:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn an_unreachable_server_exits_5_and_bad_usage_exits_64() {
     // A port that was free a moment ago: nothing listens there.
     let port = {
