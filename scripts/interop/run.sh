@@ -11,6 +11,9 @@
 # check_openai_agent.py runs the ag-ui-openai example `openai_agent` against a local
 # OpenAI-compatible provider streaming parallel tool calls, with the Rust client and the official
 # TypeScript client, and compares the messages, state and outcome they end with.
+# check_cli.py runs `ag-ui check` (crates/ag-ui-cli) against a Python server on ag-ui-protocol
+# (cli_agent_server.py) and a Node server on @ag-ui/encoder (cli-agent-server.mjs), each
+# answering every input of its suite validly: nothing wrong may be found, no case skipped.
 # check-server.mjs builds and starts the Rust server example (cargo) and runs the official
 # TypeScript client against it, plain and with --resumable (SSE ids it must ignore); it writes
 # what the client ended with to out/server/. check-resumable.mjs starts `serve --resumable`
@@ -21,7 +24,8 @@
 # copilotkit/ puts the Rust demo server behind the CopilotKit runtime; browser/ drives the
 # web demo and the official client in the system's chromium (installed when missing), calls
 # every route of resumable runs from a page on another origin (CORS), and reloads the web
-# demo's page after a restart of a server with durable threads (check-web-threads.mjs).
+# demo's page after a restart of a server with durable threads (check-web-threads.mjs), and
+# shows a run replayed by `ag-ui replay` exactly as the live run (check-web-replay.mjs).
 set -euo pipefail
 cd "$(dirname "$0")"
 

@@ -7,7 +7,8 @@
 //! binary, no build step) streams the agent's text, reasoning and tool calls, shows the
 //! shared state as it is patched, and answers an interrupt with a button.
 //!
-//! - `GET /`: the page; `GET /app.js`: its script.
+//! - `GET /`: the page; `GET /app.js`: its script. `GET /?agent=URL` points the page at
+//!   another AG-UI endpoint that allows its origin (`ag-ui replay` of a recorded run).
 //! - `POST /agent`: the demo agent (an AG-UI endpoint; the scenario is
 //!   `forwardedProps.scenario`).
 //! - with `--threads` or `--bearer`, resumable runs below `/agent`: `GET

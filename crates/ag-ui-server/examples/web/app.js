@@ -11,7 +11,9 @@
 // sent with every request, for a server started with --bearer.
 "use strict";
 
-const AGENT_URL = "/agent";
+// `?agent=URL` points the page at another AG-UI endpoint (one that allows the page's origin,
+// such as `ag-ui replay`, which serves a recorded run); the demo agent at /agent otherwise.
+const AGENT_URL = new URLSearchParams(location.search).get("agent") || "/agent";
 const THREAD_KEY = "ag-ui-demo.threadId";
 const TOKEN_KEY = "ag-ui-demo.token";
 // Tools the page declares to the agent and runs itself (the frontend_tool scenario).
