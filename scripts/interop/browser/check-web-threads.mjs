@@ -16,7 +16,8 @@
 // 2. With `--bearer s3cret=ann`: the page says it needs a token; with the token typed in its
 //    field, a chat works, and a reload reads the thread back with the kept token.
 // 3. The sidebar: three threads made in the page (each titled from its first user message
-//    when its first run ends), one renamed, one deleted (its confirmation accepted); the
+//    when its first run ends), one renamed, one deleted (its confirmation accepted), one
+//    archived (gone from the list, shown with "show archived", unarchived); the
 //    server killed and started again; the reloaded page lists the two left, with their
 //    titles, and opening each shows its messages as they were. A second page (tab) on the
 //    same thread, idle and never reloaded, follows a run started in the first: it shows the
@@ -227,13 +228,22 @@ try {
     // Open the first, rename it; delete the second.
     await press(`${item(ids[0])} .open`);
     await settledWith(page, 5);
-    await press(`${item(ids[0])} [data-act="rename"]`);
+    await press(`${item(ids[0])} [data-act="rename"]`, item(ids[0]));
     await page.waitForSelector("#threads .rename");
     await page.$eval("#threads .rename", (e) => { e.value = ""; });
     await page.type("#threads .rename", "Amsterdam weather");
     await page.keyboard.press("Enter");
     await titled(page, ids[0], "Amsterdam weather");
     await press(`${item(ids[1])} [data-act="delete"]`, item(ids[1]));
+    await listed(page, 2);
+    // Archive the third: it leaves the list, "show archived" shows it, unarchived it is back.
+    await press(`${item(ids[2])} [data-act="archive"]`, item(ids[2]));
+    await listed(page, 1);
+    await page.click("#show-archived");
+    await page.waitForSelector(`${item(ids[2])}[data-archived="true"]`);
+    await press(`${item(ids[2])} [data-act="unarchive"]`, item(ids[2]));
+    await page.waitForSelector(`${item(ids[2])}[data-archived="false"]`);
+    await page.click("#show-archived");
     await listed(page, 2);
     const kept = { [ids[0]]: "Amsterdam weather", [ids[2]]: expectedTitles[2] };
     const shown = {};
@@ -251,7 +261,8 @@ try {
     await page.reload({ waitUntil: "load" });
     await listed(page, 2);
     const two = await sidebar(page);
-    const wanted = [ids[0], ids[2]].map((id) => ({ id, title: kept[id] }));
+    // Most recently updated first: the third was unarchived after the first was renamed.
+    const wanted = [ids[2], ids[0]].map((id) => ({ id, title: kept[id] }));
     if (!isDeepStrictEqual(two.map(({ id, title }) => ({ id, title })), wanted)) problems.push(`after the restart the sidebar lists ${j(two)}, not ${j(wanted)}`);
     for (const id of [ids[2], ids[0]]) {
       await press(`${item(id)} .open`);
@@ -302,7 +313,7 @@ try {
       console.log(`   screenshot: ${screenshotAt}`);
     }
     if (errors.length) problems.push(`page errors: ${errors.join("; ")}`);
-    return [problems, `3 threads titled from their first messages, one renamed, one deleted; after a restart the sidebar lists ${two.length} with their titles and each opens with its messages; a second tab followed a run live (${lengths.size} distinct views while it streamed, in step ${followedIn} ms after the send)`];
+    return [problems, `3 threads titled from their first messages, one renamed, one deleted, one archived and back; after a restart the sidebar lists ${two.length} with their titles and each opens with its messages; a second tab followed a run live (${lengths.size} distinct views while it streamed, in step ${followedIn} ms after the send)`];
   });
 } finally {
   await browser.close();

@@ -597,7 +597,10 @@ function threadItem(t) {
     return item;
   }
   const runs = `${t.runCount} run${t.runCount === 1 ? "" : "s"}`;
-  const when = new Date(t.updatedAt).toLocaleString([], { dateStyle: "short", timeStyle: "short" });
+  const updated = new Date(t.updatedAt);
+  const when = updated.toDateString() === new Date().toDateString()
+    ? updated.toLocaleTimeString([], { timeStyle: "short" })
+    : updated.toLocaleDateString([], { dateStyle: "medium" });
   const status = t.lastRun?.status === "running" ? " · running" : t.archived ? " · archived" : "";
   item.append(
     el("button", { class: "open", type: "button", title: t.title ?? labelOf(t), onclick: () => openThread(t.threadId) },
