@@ -11,7 +11,7 @@
 // 1. A chat in the page; the server process killed (SIGKILL, by its pid) and started again
 //    on the same address and file; the page reloaded: it shows the same conversation (the
 //    messages, their roles and texts, the tool call) and the same state, read back from
-//    GET /agent/threads/{threadId}. "New thread" then starts an empty one, which a reload
+//    GET /agent/threads/{threadId}. "New" then starts an empty one, which a reload
 //    keeps empty.
 // 2. With `--bearer s3cret=ann`: the page says it needs a token; with the token typed in its
 //    field, a chat works, and a reload reads the thread back with the kept token.
@@ -156,7 +156,7 @@ try {
     await page.reload({ waitUntil: "load" });
     await page.waitForFunction(() => !["loading", "running"].includes(document.querySelector("#status").dataset.status));
     const fresh = await dom(page);
-    if (fresh.messages.length || fresh.threadId === before.threadId) problems.push(`"New thread" then a reload: ${j(fresh)}`);
+    if (fresh.messages.length || fresh.threadId === before.threadId) problems.push(`"New" then a reload: ${j(fresh)}`);
     if (errors.length) problems.push(`page errors: ${errors.join("; ")}`);
     return [problems, `${after.messages.length} messages and the state ${j(after.state)} read back into the reloaded page after a SIGKILL and a restart; a new thread stays empty`];
   });

@@ -7,8 +7,10 @@
 // The thread's id is kept in localStorage; when the page loads, it reads the thread back
 // from GET /agent/threads/{threadId} (served when the example runs with --threads or
 // --bearer), so a conversation survives a reload, and, with --threads, a restart of the
-// server. A bearer token typed in the "bearer token" field (kept in localStorage too) is
-// sent with every request, for a server started with --bearer.
+// server. The sidebar lists the threads (GET /agent/threads) and opens, renames, archives
+// and deletes them (see "the threads sidebar" below). A bearer token typed in the "bearer
+// token" field (kept in localStorage too) is sent with every request, for a server started
+// with --bearer.
 "use strict";
 
 const AGENT_URL = "/agent";
