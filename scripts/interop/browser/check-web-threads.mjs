@@ -16,7 +16,8 @@
 // 2. With `--bearer s3cret=ann`: the page says it needs a token; with the token typed in its
 //    field, a chat works, and a reload reads the thread back with the kept token.
 // 3. The sidebar: three threads made in the page (each titled from its first user message
-//    when its first run ends), one renamed, one deleted (its confirmation accepted), one
+//    when its first run ends) and one run by another client (listed by its first user
+//    message, as it has no title); one renamed, two deleted (confirmations accepted), one
 //    archived (gone from the list, shown with "show archived", unarchived); the
 //    server killed and started again; the reloaded page lists the two left, with their
 //    titles, and opening each shows its messages as they were. A second page (tab) on the
@@ -225,7 +226,24 @@ try {
     if (!isDeepStrictEqual(three.map((t) => t.id), [...ids].reverse())) problems.push(`three threads, most recent first: ${j(three)} (made ${j(ids)})`);
     if (!isDeepStrictEqual(three.map((t) => t.title), [...expectedTitles].reverse())) problems.push(`titles from the first user messages: ${j(three.map((t) => t.title))}`);
 
-    // Open the first, rename it; delete the second.
+    // A thread another client ran, without a title: listed by its first user message (the
+    // page reads the list again every 2 s).
+    await page.evaluate(async () => {
+      const answer = await fetch("/agent", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Accept: "text/event-stream" },
+        body: JSON.stringify({
+          protocolVersion: "1.0", threadId: "thread-elsewhere", runId: "run-elsewhere",
+          messages: [{ id: "user-elsewhere", role: "user", content: "Started by another client" }],
+          state: {}, tools: [], context: [], forwardedProps: { scenario: "chat" },
+        }),
+      });
+      await answer.text();
+    });
+    await titled(page, "thread-elsewhere", "Started by another client");
+    await listed(page, 4);
+
+    // Open the first, rename it; delete the second and the other client's.
     await press(`${item(ids[0])} .open`);
     await settledWith(page, 5);
     await press(`${item(ids[0])} [data-act="rename"]`, item(ids[0]));
@@ -235,6 +253,8 @@ try {
     await page.keyboard.press("Enter");
     await titled(page, ids[0], "Amsterdam weather");
     await press(`${item(ids[1])} [data-act="delete"]`, item(ids[1]));
+    await listed(page, 3);
+    await press(`${item("thread-elsewhere")} [data-act="delete"]`, item("thread-elsewhere"));
     await listed(page, 2);
     // Archive the third: it leaves the list, "show archived" shows it, unarchived it is back.
     await press(`${item(ids[2])} [data-act="archive"]`, item(ids[2]));
@@ -313,7 +333,7 @@ try {
       console.log(`   screenshot: ${screenshotAt}`);
     }
     if (errors.length) problems.push(`page errors: ${errors.join("; ")}`);
-    return [problems, `3 threads titled from their first messages, one renamed, one deleted, one archived and back; after a restart the sidebar lists ${two.length} with their titles and each opens with its messages; a second tab followed a run live (${lengths.size} distinct views while it streamed, in step ${followedIn} ms after the send)`];
+    return [problems, `3 threads titled from their first messages and an untitled one listed by its first message; one renamed, two deleted, one archived and back; after a restart the sidebar lists ${two.length} with their titles and each opens with its messages; a second tab followed a run live (${lengths.size} distinct views while it streamed, in step ${followedIn} ms after the send)`];
   });
 } finally {
   await browser.close();
