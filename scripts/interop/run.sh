@@ -23,9 +23,10 @@
 # packages, installed the same way (npm ci), whose check-*.mjs run inside it:
 # copilotkit/ puts the Rust demo server behind the CopilotKit runtime; browser/ drives the
 # web demo and the official client in the system's chromium (installed when missing), calls
-# every route of resumable runs from a page on another origin (CORS), and reloads the web
-# demo's page after a restart of a server with durable threads (check-web-threads.mjs), and
-# shows a run replayed by `ag-ui replay` exactly as the live run (check-web-replay.mjs).
+# every route of resumable runs from a page on another origin (CORS), reloads the web
+# demo's page after a restart of a server with durable threads, drives its threads sidebar
+# and a second tab following a run (check-web-threads.mjs), and shows a run replayed by
+# `ag-ui replay` exactly as the live run (check-web-replay.mjs).
 set -euo pipefail
 cd "$(dirname "$0")"
 

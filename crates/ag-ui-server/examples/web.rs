@@ -11,9 +11,9 @@
 //!   another AG-UI endpoint that allows its origin (`ag-ui replay` of a recorded run).
 //! - `POST /agent`: the demo agent (an AG-UI endpoint; the scenario is
 //!   `forwardedProps.scenario`).
-//! - with `--threads` or `--bearer`, resumable runs below `/agent`: `GET
-//!   /agent/runs/{runId}/events`, `POST /agent/runs/{runId}/stop`, `GET
-//!   /agent/threads/{threadId}`.
+//! - with `--threads` or `--bearer`, resumable runs and the threads API below `/agent`:
+//!   `GET /agent/runs/{runId}/events`, `POST /agent/runs/{runId}/stop`, `GET
+//!   /agent/threads`, `GET`, `PATCH` and `DELETE /agent/threads/{threadId}`.
 //! - `GET /ag-ui-client.js`: with `--client-bundle PATH`, the file at PATH (a browser bundle
 //!   of the official `@ag-ui/client`, built as the README says); the page then offers it as
 //!   the client. Without the option the route answers 404.
@@ -30,7 +30,10 @@
 //! missing) or `--threads postgres://…` keeps every conversation durably, and turns
 //! resumable runs on: the page keeps its thread's id in the browser's `localStorage` and,
 //! when it loads, reads the thread back from `GET /agent/threads/{threadId}`, so a
-//! conversation survives a reload and a restart of the server. `--bearer TOKEN=PRINCIPAL`
+//! conversation survives a reload and a restart of the server. Its sidebar lists the
+//! threads (`GET /agent/threads`), opens, renames, archives and deletes them, titles a new
+//! thread from its first user message, and reads the open thread again when another tab or
+//! client ran it (docs/threads.md, "The web demo"). `--bearer TOKEN=PRINCIPAL`
 //! (repeatable) makes every `/agent` request need a known bearer token (the page has a
 //! field for it; the page and its script stay public); each principal sees only its own
 //! threads. Without `--bearer` every thread belongs to one anonymous principal.

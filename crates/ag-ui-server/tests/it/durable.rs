@@ -359,9 +359,55 @@ async fn the_web_demo_with_threads_serves_its_conversation_after_a_restart() {
     let (status, after) = read_thread(&format!("{agent}/"), "thread-web", None).await;
     assert_eq!(status, 200);
     assert_eq!(after, before);
-    // The page is still served.
+    // The page is still served, with its threads sidebar.
     let page = client().get(server.url()).send().await.unwrap();
     assert_eq!(page.status(), 200);
+    assert!(page.text().await.unwrap().contains(r#"<ul id="threads">"#));
+    // The routes the sidebar calls: the list, a rename, a delete.
+    let list = |agent: String| async move {
+        let answer = client()
+            .get(format!("{agent}/threads?limit=50&archived=false"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(answer.status(), 200);
+        let page: Value = serde_json::from_slice(&answer.bytes().await.unwrap()).unwrap();
+        page["threads"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| {
+                (
+                    t["threadId"].clone(),
+                    t["title"].clone(),
+                    t["runCount"].clone(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        list(agent.clone()).await,
+        [(json!("thread-web"), Value::Null, json!(1))]
+    );
+    let renamed = client()
+        .patch(format!("{agent}/threads/thread-web"))
+        .header("content-type", "application/json")
+        .body(json!({"title": "Amsterdam weather"}).to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(renamed.status(), 200);
+    assert_eq!(
+        list(agent.clone()).await,
+        [(json!("thread-web"), json!("Amsterdam weather"), json!(1))]
+    );
+    let deleted = client()
+        .delete(format!("{agent}/threads/thread-web"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(deleted.status(), 204);
+    assert_eq!(list(agent).await, []);
 }
 
 #[test]
