@@ -380,7 +380,12 @@ impl HttpAgent {
                 trace.insert(name, value);
             }
         }
-        self.start_with(input, warnings, check, trace)
+        let mut url = self.url.clone();
+        if let Some(policy) = options.multitask {
+            url.query_pairs_mut()
+                .append_pair("multitask", policy.as_str());
+        }
+        self.start_with(url, input, warnings, check, trace)
     }
 
     /// Sends a user message and runs: [`HttpAgent::add_user_message`] then
@@ -453,12 +458,13 @@ impl HttpAgent {
         warnings: Vec<RunWarning>,
         check: Result<(), ClientError>,
     ) -> HttpRun<'_> {
-        self.start_with(input, warnings, check, HeaderMap::new())
+        self.start_with(self.url.clone(), input, warnings, check, HeaderMap::new())
     }
 
     /// [`start`](Self::start), with `extra` headers (the trace context) on the request.
     fn start_with(
         &mut self,
+        url: reqwest::Url,
         input: RunAgentInput,
         warnings: Vec<RunWarning>,
         check: Result<(), ClientError>,
@@ -471,7 +477,7 @@ impl HttpAgent {
             .and_then(|()| request::encode(&input))
             .and_then(|body| {
                 self.client
-                    .post(self.url.clone())
+                    .post(url)
                     .headers(headers)
                     .body(body)
                     .build()

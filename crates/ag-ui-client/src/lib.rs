@@ -43,7 +43,7 @@ pub use resume::{
 pub use stream::{AbortHandle, EventStream};
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
-pub use threads::{ThreadPager, ThreadsApi};
+pub use threads::{FOLLOW_RECONNECTS, FollowedEvent, ThreadFollow, ThreadPager, ThreadsApi};
 pub use warning::{RunWarning, WarningSource};
 
 /// The core crate this client builds on (events, messages, `ThreadState`).

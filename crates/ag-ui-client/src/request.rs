@@ -35,6 +35,10 @@ pub struct RunOptions {
     pub traceparent: Option<String>,
     /// The W3C `tracestate` sent beside [`traceparent`](Self::traceparent).
     pub tracestate: Option<String>,
+    /// What the workspace server does when the thread has a run going on (its
+    /// `?multitask=` query parameter; without it, the service's policy, `reject` by
+    /// default: 409 `thread_busy`).
+    pub multitask: Option<ag_ui_core::api::Multitask>,
 }
 
 impl RunOptions {
@@ -42,6 +46,14 @@ impl RunOptions {
     #[must_use]
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Asks the workspace server for `policy` should the thread have a run going on
+    /// (the `multitask` field).
+    #[must_use]
+    pub fn multitask(mut self, policy: ag_ui_core::api::Multitask) -> Self {
+        self.multitask = Some(policy);
+        self
     }
 
     /// Sets the run id.

@@ -3,6 +3,10 @@
 //! metadata, delete it.
 
 use std::collections::VecDeque;
+use std::time::Duration;
+
+use ag_ui_core::{Event, SseReader};
+use futures_util::StreamExt;
 
 use ag_ui_core::api::{ThreadDetail, ThreadPage, ThreadPatch, ThreadQuery, ThreadSummary};
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
@@ -132,6 +136,40 @@ impl ThreadsApi {
         }
     }
 
+    /// Follows the thread (`GET {agent}/threads/{threadId}/events`): every run started on
+    /// it from now on (once this returns, the server has the follow), by any client on
+    /// any instance of the service, each from `RUN_STARTED` to its terminal event. A cut
+    /// connection is resumed from the last event's id (`Last-Event-ID`), so nothing is
+    /// missed or repeated, up to [`FOLLOW_RECONNECTS`] times in a row.
+    ///
+    /// # Errors
+    /// As [`ThreadFollow::next`], for the first connection.
+    pub async fn follow(&self, thread_id: &str) -> Result<ThreadFollow, ClientError> {
+        self.follow_after(thread_id, None).await
+    }
+
+    /// [`follow`](Self::follow) resuming after the event whose id is `last_event_id` (a
+    /// [`FollowedEvent::id`] from an earlier follow, [`ThreadFollow::last_event_id`]).
+    ///
+    /// # Errors
+    /// As [`follow`](Self::follow).
+    pub async fn follow_after(
+        &self,
+        thread_id: &str,
+        last_event_id: Option<String>,
+    ) -> Result<ThreadFollow, ClientError> {
+        let mut follow = ThreadFollow {
+            api: self.clone(),
+            url: below(&self.url, &["threads", thread_id, "events"]),
+            last_id: last_event_id,
+            body: None,
+            reader: SseReader::new(),
+            failures: 0,
+        };
+        follow.connect().await?;
+        Ok(follow)
+    }
+
     async fn send(
         &self,
         method: reqwest::Method,
@@ -221,5 +259,140 @@ impl ThreadPager {
             all.push(t?);
         }
         Ok(all)
+    }
+}
+
+/// How many times in a row a [`ThreadFollow`] reconnects after a cut before it gives up.
+pub const FOLLOW_RECONNECTS: u32 = 5;
+
+/// One event of a thread's follow stream, with its id (`{seq}.{cursor}`: the run's place
+/// in the thread and the event's in the run).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct FollowedEvent {
+    /// The event's SSE id, what a reconnect resumes after.
+    pub id: Option<String>,
+    /// The event.
+    pub event: Event,
+}
+
+type Body = futures_util::stream::BoxStream<'static, reqwest::Result<bytes::Bytes>>;
+
+/// A thread's follow stream: from [`ThreadsApi::follow`]. It does not end by itself (a
+/// thread may always have another run); drop it to stop following.
+pub struct ThreadFollow {
+    api: ThreadsApi,
+    url: reqwest::Url,
+    last_id: Option<String>,
+    body: Option<Body>,
+    reader: SseReader,
+    failures: u32,
+}
+
+impl std::fmt::Debug for ThreadFollow {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ThreadFollow")
+            .field("url", &self.url.as_str())
+            .field("last_id", &self.last_id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ThreadFollow {
+    /// The id of the last event delivered: where a new follow resumes
+    /// ([`ThreadsApi::follow_after`]).
+    #[must_use]
+    pub fn last_event_id(&self) -> Option<&str> {
+        self.last_id.as_deref()
+    }
+
+    /// The next event of the thread's runs.
+    ///
+    /// # Errors
+    /// [`ClientError::HttpStatus`] when the server refuses the follow (404 without a
+    /// thread store, 410 when the resume point is no longer kept);
+    /// [`ClientError::Transport`] after [`FOLLOW_RECONNECTS`] failed reconnects in a row;
+    /// [`ClientError::Sse`] or a schema error for a body that is no AG-UI event stream.
+    /// The follow ends after an error.
+    pub async fn next(&mut self) -> Option<Result<FollowedEvent, ClientError>> {
+        loop {
+            if let Some((data, id)) = self.reader.next_data_with_id() {
+                let event = match ag_ui_core::read::from_str::<Event>(data) {
+                    Ok(e) => e,
+                    Err(e) => {
+                        self.body = None;
+                        return Some(Err(ClientError::invalid_answer(format!(
+                            "a follow event: {e}"
+                        ))));
+                    }
+                };
+                let id = id.map(str::to_owned);
+                if id.is_some() {
+                    self.last_id.clone_from(&id);
+                }
+                self.failures = 0;
+                return Some(Ok(FollowedEvent { id, event }));
+            }
+            let Some(body) = self.body.as_mut() else {
+                if let Err(e) = self.connect().await {
+                    return Some(Err(e));
+                }
+                continue;
+            };
+            match body.next().await {
+                Some(Ok(chunk)) => {
+                    if let Err(e) = self.reader.feed(&chunk) {
+                        self.body = None;
+                        return Some(Err(ClientError::Sse(e)));
+                    }
+                }
+                // A cut (or an end, which a follow never has by itself): resume.
+                Some(Err(_)) | None => self.body = None,
+            }
+        }
+    }
+
+    /// (Re)connects, after a pause when it failed before; bounded by
+    /// [`FOLLOW_RECONNECTS`].
+    async fn connect(&mut self) -> Result<(), ClientError> {
+        loop {
+            if self.failures > 0 {
+                if self.failures > FOLLOW_RECONNECTS {
+                    return Err(ClientError::transport(format!(
+                        "the follow stream was cut and {FOLLOW_RECONNECTS} reconnects failed"
+                    )));
+                }
+                let pause = Duration::from_millis(100 << self.failures.min(5));
+                tokio::time::sleep(pause).await;
+            }
+            self.failures += 1;
+            let mut headers = self.api.headers.clone();
+            headers.remove(CONTENT_TYPE);
+            headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
+            if let Some(id) = self
+                .last_id
+                .as_deref()
+                .and_then(|i| HeaderValue::from_str(i).ok())
+            {
+                headers.insert("last-event-id", id);
+            }
+            let sent = self
+                .api
+                .client
+                .get(self.url.clone())
+                .headers(headers)
+                .send()
+                .await;
+            let response = match sent {
+                Ok(r) => r,
+                Err(_) => continue,
+            };
+            if !response.status().is_success() {
+                return Err(status_error(response, self.api.max_error_body).await);
+            }
+            self.reader = SseReader::new();
+            self.body = Some(response.bytes_stream().boxed());
+            return Ok(());
+        }
     }
 }

@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use ag_ui_client::{HttpAgent, RunOptions, ThreadsApi};
-use ag_ui_core::api::{Archived, RunEndKind, RunPhase, ThreadQuery};
+use ag_ui_core::api::{Archived, Multitask, RunEndKind, RunPhase, ThreadQuery};
 use ag_ui_server::AgentService;
 use ag_ui_server::demo::DemoAgent;
 use ag_ui_server::runs::{BearerTokens, Runs};
@@ -155,4 +155,141 @@ async fn the_client_lists_pages_reads_changes_and_deletes_threads() {
         .unwrap_err();
     assert_eq!(bad.status(), Some(400), "{bad}");
     assert!(bad.to_string().contains("invalid_cursor"), "{bad}");
+}
+
+/// The run ids of `RUN_STARTED` events, in order.
+fn started(events: &[ag_ui_client::FollowedEvent]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|f| match &f.event {
+            ag_ui_core::Event::RunStarted(e) => Some(e.run_id.to_string()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Follows until `runs` terminal events came (bounded).
+async fn follow_runs(
+    follow: &mut ag_ui_client::ThreadFollow,
+    runs: usize,
+) -> Vec<ag_ui_client::FollowedEvent> {
+    let mut out = Vec::new();
+    let mut ended = 0;
+    while ended < runs {
+        let next = tokio::time::timeout(LIMIT, follow.next())
+            .await
+            .expect("the follow stalled")
+            .expect("the follow ended")
+            .unwrap();
+        if matches!(
+            next.event,
+            ag_ui_core::Event::RunFinished(_) | ag_ui_core::Event::RunError(_)
+        ) {
+            ended += 1;
+        }
+        out.push(next);
+    }
+    out
+}
+
+#[tokio::test]
+async fn the_client_follows_a_thread_across_runs_and_resumes_after_an_id() {
+    let server = server().await;
+    let api = agent(&server, "alice-s3cret", "f1").threads();
+    let mut follow = api.follow("f1").await.unwrap();
+    // The follow is open before the runs start; they go while it is read.
+    let runs = tokio::spawn({
+        let url = server.url();
+        async move {
+            for run in ["f1-a", "f1-b"] {
+                let mut a = HttpAgent::builder(&url)
+                    .header("authorization", "Bearer alice-s3cret")
+                    .thread_id("f1")
+                    .build()
+                    .unwrap();
+                a.add_user_message("Weather?");
+                let end = a
+                    .run(
+                        RunOptions::new()
+                            .run_id(run)
+                            .forwarded_props(json!({"scenario": "chat"})),
+                    )
+                    .finish()
+                    .await;
+                assert!(end.is_ok(), "{:?}", end.error);
+            }
+        }
+    });
+    let first_two = follow_runs(&mut follow, 2).await;
+    runs.await.unwrap();
+    assert_eq!(started(&first_two), ["f1-a", "f1-b"]);
+    let ids: Vec<&str> = first_two.iter().filter_map(|f| f.id.as_deref()).collect();
+    let mut unique = ids.clone();
+    unique.dedup();
+    assert_eq!(ids.len(), unique.len(), "an id twice: {ids:?}");
+    assert_eq!(ids.len(), first_two.len(), "every event has an id");
+    let resume_at = follow.last_event_id().map(str::to_owned);
+    drop(follow);
+
+    // A third run while nobody follows; a follow resumed after the last id sees it whole.
+    let _ = chat(&server, "alice-s3cret", "f1").await;
+    let mut resumed = api.follow_after("f1", resume_at).await.unwrap();
+    let third = follow_runs(&mut resumed, 1).await;
+    assert_eq!(started(&third).len(), 1);
+    assert!(
+        !started(&third).iter().any(|r| r.starts_with("f1-")),
+        "{:?}",
+        started(&third)
+    );
+    assert!(matches!(third[0].event, ag_ui_core::Event::RunStarted(_)));
+}
+
+#[tokio::test]
+async fn run_options_carry_the_multitask_policy() {
+    let server = server().await;
+    // A slow run holds the thread (started over plain HTTP, read in the background).
+    let slow = crate::support::client()
+        .post(server.url())
+        .header("authorization", "Bearer alice-s3cret")
+        .header("content-type", "application/json")
+        .header("accept", "text/event-stream")
+        .body(
+            json!({"threadId": "m1", "runId": "m1-slow", "protocolVersion": "1.0",
+                   "messages": [{"id": "u1", "role": "user", "content": "slow"}],
+                   "tools": [], "context": [], "state": {},
+                   "forwardedProps": {"scenario": "slow"}})
+            .to_string(),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(slow.status(), 200);
+    let mut slow = crate::support::Events::new(slow);
+    slow.next().await.unwrap();
+
+    // Without a policy: the service's, reject.
+    let mut other = agent(&server, "alice-s3cret", "m1");
+    other.add_user_message("another");
+    let refused = other.run(RunOptions::new()).finish().await;
+    let error = refused.error.expect("a busy thread is refused");
+    assert_eq!(error.status(), Some(409), "{error}");
+    assert!(error.to_string().contains("thread_busy"), "{error}");
+
+    // With `interrupt`: the slow run ends cancelled, this one runs.
+    let end = tokio::time::timeout(
+        LIMIT,
+        other
+            .run(
+                RunOptions::new()
+                    .multitask(Multitask::Interrupt)
+                    .forwarded_props(json!({"scenario": "chat"})),
+            )
+            .finish(),
+    )
+    .await
+    .unwrap();
+    assert!(end.is_ok(), "{:?}", end.error);
+    let slow = slow.all().await;
+    let last = serde_json::to_value(slow.last().unwrap()).unwrap();
+    assert_eq!(last["outcome"]["type"], "cancelled", "{last}");
 }
