@@ -11,6 +11,9 @@
 # check_openai_agent.py runs the ag-ui-openai example `openai_agent` against a local
 # OpenAI-compatible provider streaming parallel tool calls, with the Rust client and the official
 # TypeScript client, and compares the messages, state and outcome they end with.
+# check-proto.mjs compares ag-ui-core's protobuf encoding (feature `proto`, its `proto_hex`
+# example) with the official encoder's (@ag-ui/proto) for every valid 1.0 event fixture and the
+# byte corpus in fixtures/_proto-bytes/, and decodes each encoder's bytes with the other.
 # check-server.mjs builds and starts the Rust server example (cargo) and runs the official
 # TypeScript client against it, plain and with --resumable (SSE ids it must ignore); it writes
 # what the client ended with to out/server/. check-resumable.mjs starts `serve --resumable`
