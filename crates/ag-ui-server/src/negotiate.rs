@@ -1,4 +1,5 @@
-//! `Accept` negotiation (RFC 9110 §12.5.1) for the SSE response.
+//! `Accept` negotiation (RFC 9110 §12.5.1) for the SSE response, and for the protobuf one
+//! (feature `proto`, spec B1–B3).
 
 use ag_ui_core::sse::SSE_MEDIA_TYPE;
 
@@ -20,6 +21,33 @@ use ag_ui_core::sse::SSE_MEDIA_TYPE;
 /// assert!(!accepts_sse(["*/*, text/event-stream;q=0"]));
 /// ```
 pub fn accepts_sse<'a>(accept: impl IntoIterator<Item = &'a str>) -> bool {
+    admits(accept, SSE_MEDIA_TYPE).unwrap_or(true)
+}
+
+/// Whether a request whose `Accept` header values are `accept` asks for the protobuf
+/// transport (`application/vnd.ag-ui.event+proto`, spec B1–B2): the most specific range that
+/// matches the type (the type itself over `application/*` over `*/*`) has a `q` above 0.
+/// Wildcards count, as the spec says: a client that sends `Accept: */*` (`curl`'s default)
+/// gets protobuf from a server built with the `proto` feature. No header asks for nothing.
+/// Ranking between the two transports by `q` is not done: a server with protobuf answers it
+/// whenever it is admitted (spec B1).
+///
+/// ```
+/// use ag_ui_server::accepts_proto;
+/// assert!(accepts_proto(["application/vnd.ag-ui.event+proto, text/event-stream"]));
+/// assert!(accepts_proto(["text/event-stream;q=1, application/vnd.ag-ui.event+proto;q=0.1"]));
+/// assert!(accepts_proto(["*/*"]));
+/// assert!(!accepts_proto([]));
+/// assert!(!accepts_proto(["text/event-stream"]));
+/// assert!(!accepts_proto(["*/*, application/vnd.ag-ui.event+proto;q=0"]));
+/// ```
+#[cfg(feature = "proto")]
+pub fn accepts_proto<'a>(accept: impl IntoIterator<Item = &'a str>) -> bool {
+    admits(accept, ag_ui_core::sse::PROTO_MEDIA_TYPE).unwrap_or(false)
+}
+
+/// Whether the ranges in `accept` admit `want`; `None` when there is no range at all.
+fn admits<'a>(accept: impl IntoIterator<Item = &'a str>, want: &str) -> Option<bool> {
     let mut any_range = false;
     // (specificity, q) of the best match so far.
     let mut best: Option<(u8, f32)> = None;
@@ -31,7 +59,7 @@ pub fn accepts_sse<'a>(accept: impl IntoIterator<Item = &'a str>) -> bool {
                 continue;
             }
             any_range = true;
-            let Some(specificity) = matches(media) else {
+            let Some(specificity) = matches(media, want) else {
                 continue;
             };
             let mut q = 1.0_f32;
@@ -48,15 +76,15 @@ pub fn accepts_sse<'a>(accept: impl IntoIterator<Item = &'a str>) -> bool {
         }
     }
     if !any_range {
-        return true;
+        return None;
     }
-    best.is_some_and(|(_, q)| q > 0.0)
+    Some(best.is_some_and(|(_, q)| q > 0.0))
 }
 
-/// How specifically `media` matches `text/event-stream`: 2 exact, 1 `text/*`, 0 `*/*`.
-fn matches(media: &str) -> Option<u8> {
+/// How specifically `media` matches `want`: 2 exact, 1 `type/*`, 0 `*/*`.
+fn matches(media: &str, want: &str) -> Option<u8> {
     let (kind, sub) = media.split_once('/')?;
-    let (want_kind, want_sub) = SSE_MEDIA_TYPE.split_once('/')?;
+    let (want_kind, want_sub) = want.split_once('/')?;
     let (kind, sub) = (kind.trim(), sub.trim());
     if kind == "*" && sub == "*" {
         Some(0)

@@ -49,3 +49,15 @@ pub enum ProtoError {
     #[error("the protobuf reader already failed")]
     Failed,
 }
+
+impl From<ProtoError> for crate::Error {
+    /// The crate's error for a protobuf one: [`ErrorKind::Encode`](crate::ErrorKind::Encode)
+    /// for [`ProtoError::Unencodable`], [`ErrorKind::Invalid`](crate::ErrorKind::Invalid) for
+    /// the others; the message is the protobuf error's, the pointer the document root.
+    fn from(e: ProtoError) -> Self {
+        match e {
+            ProtoError::Unencodable { .. } => Self::encode(String::new(), e.to_string()),
+            other => Self::invalid(String::new(), other.to_string()),
+        }
+    }
+}

@@ -337,6 +337,9 @@ fn a_1_1_only_member_is_refused_by_name() {
                     "{}: {err}",
                     case.name
                 );
+                let core = ag_ui_core::Error::from(err.clone());
+                assert_eq!(core.kind(), ag_ui_core::ErrorKind::Encode);
+                assert!(core.to_string().contains("encryptedValueType"), "{core}");
             }
             other => panic!("{}: {other:?}", case.name),
         }
