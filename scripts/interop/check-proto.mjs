@@ -8,13 +8,20 @@
 //   decode   the official bytes decode, in ag-ui-core, to the event ag-ui-core's own bytes
 //            decode to; and the official decoder reads ag-ui-core's bytes as the document
 //
+//   client   the official client (HttpAgent, asking for protobuf through its requestInit)
+//            against the serve example built with ag-ui-server's `proto` feature: the chat,
+//            interrupt + resume and error runs end with the messages, state, interrupts and
+//            outcomes the same client gets over SSE, and the responses were protobuf
+//
 // Fails when any check fails; prints how many cases matched byte for byte.
 
 import { spawn } from "node:child_process";
 import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { decode, encode } from "@ag-ui/proto";
+import { isDeepStrictEqual } from "node:util";
+import { HttpAgent } from "@ag-ui/client";
+import { AGUI_MEDIA_TYPE, decode, encode } from "@ag-ui/proto";
 import { FIXTURES, HERE, isEvent, jsonEqual, loadCases } from "./corpus.mjs";
 
 const CORPUS = join(FIXTURES, "_proto-bytes");
@@ -113,9 +120,117 @@ for (const item of items) {
   }
 }
 
+// The official client over protobuf and over SSE, against the Rust server.
+
+/** Starts the serve example with the `proto` feature; resolves with its address. */
+function startServer() {
+  const child = spawn(
+    "cargo",
+    ["run", "-q", "--locked", "-p", "ag-ui-server", "--features", "proto", "--example", "serve",
+      "--", "127.0.0.1:0"],
+    { cwd: join(HERE, "..", ".."), stdio: ["ignore", "pipe", "inherit"] },
+  );
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("serve did not print its address")), TIMEOUT_MS);
+    child.on("exit", (code) => reject(new Error(`serve exited early with ${code}`)));
+    createInterface({ input: child.stdout }).once("line", (line) => {
+      clearTimeout(timer);
+      resolve({ child, addr: line.trim() });
+    });
+  });
+}
+
+/** The official HttpAgent, asking for protobuf (beside SSE) when `proto`; records the
+ * response content types. */
+function newAgent(url, scenario, proto, contentTypes) {
+  const fetchAndRecord = async (input, init) => {
+    const response = await fetch(input, init);
+    contentTypes.push(response.headers.get("content-type"));
+    return response;
+  };
+  const agent = new HttpAgent({
+    url,
+    threadId: `thread-${scenario}`,
+    initialMessages: [{ id: `user-${scenario}`, role: "user", content: "What is the weather in Amsterdam?" }],
+    fetch: fetchAndRecord,
+  });
+  if (proto) {
+    const base = agent.requestInit.bind(agent);
+    agent.requestInit = (input) => {
+      const init = base(input);
+      return { ...init, headers: { ...init.headers, Accept: `${AGUI_MEDIA_TYPE}, text/event-stream` } };
+    };
+  }
+  return agent;
+}
+
+async function runOnce(agent, params) {
+  const seen = { errors: [], runErrors: [], outcome: null };
+  try {
+    await agent.runAgent(params, {
+      onRunFailed: ({ error }) => { seen.errors.push(String(error?.message ?? error)); },
+      onRunErrorEvent: ({ event }) => { seen.runErrors.push({ message: event.message, code: event.code }); },
+      onRunFinishedEvent: (p) => { seen.outcome = p.outcome; },
+    });
+  } catch (e) {
+    seen.thrown = String(e?.message ?? e);
+  }
+  return seen;
+}
+
+/** Runs a scenario's runs with one client; returns what it ended with. */
+async function scenario(url, name, proto) {
+  const contentTypes = [];
+  const agent = newAgent(url, name, proto, contentTypes);
+  const runs = [await runOnce(agent, { runId: `run-${name}-1`, forwardedProps: { scenario: name } })];
+  if (name === "interrupt") {
+    const pending = agent.pendingInterrupts[0] ?? {};
+    runs.push(await runOnce(agent, {
+      runId: `run-${name}-2`,
+      forwardedProps: { scenario: name },
+      resume: [{ interruptId: pending.id, status: "resolved", payload: { approved: true } }],
+    }));
+  }
+  return {
+    runs,
+    messages: agent.messages,
+    state: agent.state,
+    pendingInterrupts: agent.pendingInterrupts,
+    contentTypes,
+  };
+}
+
+const { child, addr } = await startServer();
+try {
+  const url = `http://${addr}/`;
+  for (const name of ["chat", "interrupt", "error"]) {
+    const sse = await scenario(url, name, false);
+    const proto = await scenario(url, name, true);
+    if (!sse.contentTypes.every((t) => t === "text/event-stream")) {
+      failures.push(`client ${name}: the SSE client got ${sse.contentTypes}`);
+    }
+    if (!proto.contentTypes.every((t) => t === AGUI_MEDIA_TYPE)) {
+      failures.push(`client ${name}: the protobuf client got ${proto.contentTypes}`);
+    }
+    for (const key of ["runs", "messages", "state", "pendingInterrupts"]) {
+      if (!isDeepStrictEqual(sse[key], proto[key])) {
+        failures.push(
+          `client ${name} [${key}] over SSE ${JSON.stringify(sse[key])}, over protobuf ${JSON.stringify(proto[key])}`,
+        );
+      }
+    }
+    if (name !== "error" && proto.runs.some((r) => r.errors.length > 0 || r.thrown)) {
+      failures.push(`client ${name}: ${JSON.stringify(proto.runs)}`);
+    }
+  }
+} finally {
+  child.kill();
+}
+
 console.log(
   `proto: ${items.length} events, ${exact} byte for byte, ${reordered.length} with an open ` +
-    `object's members in another order (same event decoded)${WRITE ? "; corpus rewritten" : ""}`,
+    `object's members in another order (same event decoded)${WRITE ? "; corpus rewritten" : ""}; the official client over ` +
+    `protobuf and over SSE: chat, interrupt + resume, error`,
 );
 for (const name of reordered) console.log(`  reordered: ${name}`);
 if (failures.length > 0) {
