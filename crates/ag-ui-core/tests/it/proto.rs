@@ -347,3 +347,19 @@ fn a_1_1_only_member_is_refused_by_name() {
     }
     assert!(n >= 2, "only {n} 1.1 event cases");
 }
+
+#[test]
+fn omitted_required_fields_arrive_empty_and_unknown_fields_are_skipped() {
+    // TEXT_MESSAGE_CONTENT with its base event and messageId "m1", no delta (spec B7: it
+    // arrives empty), then field 99 (a varint this build does not know: skipped), and
+    // envelope field 40 beside the known arm (skipped: the known arm decides).
+    let frame = [
+        0x12, 0x0b, 0x0a, 0x02, 0x08, 0x01, 0x12, 0x02, b'm', b'1', 0x98, 0x06, 0x07, //
+        0xc2, 0x02, 0x00,
+    ];
+    let event = event_of(decode_event(&frame).unwrap());
+    assert_eq!(
+        json(&event),
+        serde_json::json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": ""})
+    );
+}
