@@ -14,6 +14,9 @@
 # check_cli.py runs `ag-ui check` (crates/ag-ui-cli) against a Python server on ag-ui-protocol
 # (cli_agent_server.py) and a Node server on @ag-ui/encoder (cli-agent-server.mjs), each
 # answering every input of its suite validly: nothing wrong may be found, no case skipped.
+# check-proto.mjs compares ag-ui-core's protobuf encoding (feature `proto`, its `proto_hex`
+# example) with the official encoder's (@ag-ui/proto) for every valid 1.0 event fixture and the
+# byte corpus in fixtures/_proto-bytes/, and decodes each encoder's bytes with the other.
 # check-server.mjs builds and starts the Rust server example (cargo) and runs the official
 # TypeScript client against it, plain and with --resumable (SSE ids it must ignore); it writes
 # what the client ended with to out/server/. check-resumable.mjs starts `serve --resumable`

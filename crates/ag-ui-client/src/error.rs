@@ -38,7 +38,8 @@ pub enum ClientError {
         content_type: Option<String>,
     },
     /// The bytes could not be framed as Server-Sent Events (invalid UTF-8, a message over
-    /// the size cap).
+    /// the size cap), or, with the `proto` feature, as protobuf frames (a frame that does not
+    /// decode, a length above the size cap).
     #[error("{0}")]
     Sse(#[source] ag_ui_core::Error),
     /// An event of the stream was refused: not JSON, not an AG-UI 1.0 event, or a broken

@@ -203,7 +203,13 @@ impl HttpAgentBuilder {
             headers.append(n, v);
         }
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        headers.insert(ACCEPT, HeaderValue::from_static(SSE_MEDIA_TYPE));
+        // What this client reads, and nothing else (spec B1: a wildcard would ask for
+        // protobuf).
+        #[cfg(feature = "proto")]
+        let accept = "application/vnd.ag-ui.event+proto, text/event-stream";
+        #[cfg(not(feature = "proto"))]
+        let accept = SSE_MEDIA_TYPE;
+        headers.insert(ACCEPT, HeaderValue::from_static(accept));
         let client = match self.client {
             Some(c) => c,
             None => {
@@ -859,11 +865,18 @@ impl HttpRun<'_> {
             .headers()
             .get(CONTENT_TYPE)
             .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
-        if content_type.as_deref().map(media_type).as_deref() != Some(SSE_MEDIA_TYPE) {
+        let media = content_type.as_deref().map(media_type);
+        #[cfg(feature = "proto")]
+        let proto = media.as_deref() == Some(ag_ui_core::sse::PROTO_MEDIA_TYPE);
+        #[cfg(not(feature = "proto"))]
+        let proto = false;
+        if !proto && media.as_deref() != Some(SSE_MEDIA_TYPE) {
             self.phase = Phase::Done;
             self.core.fail(ClientError::ContentType { content_type });
             return;
         }
+        #[cfg(feature = "proto")]
+        self.core.set_proto(proto);
         if self.resume.join.is_none()
             && self.resume.max_attempts > 0
             && let Some(location) = response.headers().get(reqwest::header::CONTENT_LOCATION)

@@ -66,6 +66,9 @@ impl AbortHandle {
 #[derive(Debug)]
 pub(crate) struct RunCore {
     reader: SseReader,
+    /// The protobuf frame reader, when the response is protobuf (feature `proto`).
+    #[cfg(feature = "proto")]
+    proto: Option<ag_ui_core::proto::ProtoReader>,
     consumer: StreamConsumer,
     /// The events of the message being read, on their way to the queue (one buffer reused
     /// for the whole run).
@@ -102,6 +105,8 @@ impl RunCore {
     pub(crate) fn new(thread: ThreadState) -> Self {
         RunCore {
             reader: SseReader::new(),
+            #[cfg(feature = "proto")]
+            proto: None,
             consumer: StreamConsumer::with_thread(thread),
             scratch: Vec::new(),
             queue: VecDeque::new(),
@@ -188,9 +193,73 @@ impl RunCore {
         self.closed
     }
 
+    /// Reads the bodies that follow as protobuf frames (`true`) or as SSE (`false`), by the
+    /// response's `Content-Type`.
+    #[cfg(feature = "proto")]
+    pub(crate) fn set_proto(&mut self, proto: bool) {
+        self.proto = proto.then(|| match self.max_frame {
+            Some(max) => ag_ui_core::proto::ProtoReader::with_max_frame_bytes(max),
+            None => ag_ui_core::proto::ProtoReader::new(),
+        });
+    }
+
+    /// Feeds protobuf bytes: each decoded event goes through the same pipeline as an SSE
+    /// message (spec B7); a frame of an unknown event kind is skipped with a warning (B6); a
+    /// frame that does not decode, or one above the size cap, fails the run (B5).
+    #[cfg(feature = "proto")]
+    fn feed_proto(&mut self, bytes: &[u8]) {
+        use ag_ui_core::proto::ProtoFrame;
+        let Some(mut reader) = self.proto.take() else {
+            return;
+        };
+        let mut result = reader.push(bytes);
+        while result.is_ok() && !self.closed {
+            match reader.next_frame() {
+                Ok(Some(ProtoFrame::Event(decoded))) => {
+                    match ag_ui_core::write::to_string(&decoded.value) {
+                        Ok(text) => self.push_text(&text),
+                        Err(e) => {
+                            result = Err(ag_ui_core::proto::ProtoError::Malformed {
+                                offset: 0,
+                                detail: e.to_string(),
+                            })
+                        }
+                    }
+                }
+                Ok(Some(ProtoFrame::UnknownArm { offset, field })) => {
+                    self.warnings.push(RunWarning {
+                        source: WarningSource::Stream,
+                        event_index: Some(self.sent),
+                        event_type: None,
+                        kind: Some(ag_ui_core::WarningKind::UnknownEventType),
+                        message: format!(
+                            "event {}: skipped the protobuf frame at byte {offset}: its envelope \
+                             arm ({field}) is an event kind this client does not know",
+                            self.sent
+                        ),
+                    });
+                    self.sent += 1;
+                }
+                // (No other frame kind exists yet.)
+                Ok(Some(_)) => {}
+                Ok(None) => break,
+                Err(e) => result = Err(e),
+            }
+        }
+        self.proto = Some(reader);
+        if let Err(e) = result {
+            self.fail(ClientError::Sse(e.into()));
+        }
+    }
+
     /// Feeds bytes of the body.
     pub(crate) fn feed(&mut self, bytes: &[u8]) {
         if self.closed {
+            return;
+        }
+        #[cfg(feature = "proto")]
+        if self.proto.is_some() {
+            self.feed_proto(bytes);
             return;
         }
         if let Err(e) = self.reader.feed(bytes) {

@@ -9,6 +9,9 @@ pub mod codec;
 pub(crate) mod hash;
 #[doc(hidden)]
 pub mod model;
+#[cfg(feature = "proto")]
+#[cfg_attr(docsrs, doc(cfg(feature = "proto")))]
+pub mod proto;
 pub mod stream;
 pub(crate) mod thread;
 

@@ -127,6 +127,9 @@ pub struct RunInput {
     input: RunAgentInput,
     warnings: Vec<Warning>,
     context: RunContext,
+    /// The request asks for the protobuf transport.
+    #[cfg(feature = "proto")]
+    proto: bool,
 }
 
 impl RunInput {
@@ -176,6 +179,8 @@ impl<S: Send + Sync> FromRequest<S> for RunInput {
                 input: read.input,
                 warnings: read.warnings,
                 context: read.context,
+                #[cfg(feature = "proto")]
+                proto: read.proto,
             }),
             Err(refused) => Err(refused.rejection),
         }
@@ -199,12 +204,20 @@ impl AgentResponse {
         Self::with_options(agent, run, GuardOptions::default())
     }
 
-    /// Starts `agent` on the extracted `run`, guarded with `options`.
+    /// Starts `agent` on the extracted `run`, guarded with `options`; answered as protobuf
+    /// when the request asked for it ([`accepts_proto`](crate::accepts_proto), feature
+    /// `proto`), else as SSE.
     #[must_use]
     pub fn with_options(agent: &dyn Agent, run: RunInput, options: GuardOptions) -> Self {
         let guard = RunGuard::start_with_context(agent, run.input, run.context, options);
         if !run.warnings.is_empty() {
             guard.report(ReportKind::Forgiven(&run.warnings));
+        }
+        #[cfg(feature = "proto")]
+        if run.proto {
+            return AgentResponse {
+                body: SseBody::proto_stream(guard.proto_frames()),
+            };
         }
         Self::from_guard(guard)
     }

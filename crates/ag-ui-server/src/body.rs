@@ -89,6 +89,8 @@ pub(crate) fn json_response(status: StatusCode, body: Vec<u8>) -> Response<SseBo
 /// run's SSE frames with keep-alive comments while idle.
 pub struct SseBody {
     kind: Kind,
+    /// The response's `content-type`.
+    media: &'static str,
 }
 
 enum Kind {
@@ -101,6 +103,9 @@ enum Kind {
 enum Frames {
     /// A guarded run, encoded here.
     Run(SseFrames),
+    /// A guarded run, encoded here as protobuf frames.
+    #[cfg(feature = "proto")]
+    Proto(crate::guard::ProtoFrames),
     /// Frames encoded elsewhere (a run log, a replay).
     Encoded(Pin<Box<dyn Stream<Item = Bytes> + Send>>),
 }
@@ -109,6 +114,8 @@ impl Frames {
     fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Bytes>> {
         match self {
             Frames::Run(frames) => Pin::new(frames).poll_next(cx).map(|f| f.map(Bytes::from)),
+            #[cfg(feature = "proto")]
+            Frames::Proto(frames) => Pin::new(frames).poll_next(cx).map(|f| f.map(Bytes::from)),
             Frames::Encoded(frames) => frames.as_mut().poll_next(cx),
         }
     }
@@ -118,6 +125,8 @@ impl std::fmt::Debug for Frames {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Frames::Run(frames) => frames.fmt(f),
+            #[cfg(feature = "proto")]
+            Frames::Proto(frames) => frames.fmt(f),
             Frames::Encoded(_) => f.write_str("Encoded(..)"),
         }
     }
@@ -145,6 +154,7 @@ impl SseBody {
     pub fn full(bytes: impl Into<Bytes>) -> Self {
         SseBody {
             kind: Kind::Full(Some(bytes.into())),
+            media: ag_ui_core::sse::SSE_MEDIA_TYPE,
         }
     }
 
@@ -167,10 +177,24 @@ impl SseBody {
         Self::streaming(Frames::Encoded(Box::pin(frames)), keep_alive)
     }
 
+    /// A run's protobuf frames (feature `proto`): `content-type:
+    /// application/vnd.ag-ui.event+proto`, no keep-alive (the framing has no comments).
+    #[cfg(feature = "proto")]
+    #[must_use]
+    pub fn proto_stream(frames: crate::guard::ProtoFrames) -> Self {
+        let mut body = Self::streaming(Frames::Proto(frames), None);
+        body.media = ag_ui_core::sse::PROTO_MEDIA_TYPE;
+        body
+    }
+
     /// This body with keep-alive comments after `interval` without a frame (`None`: never);
-    /// a complete body is unchanged.
+    /// a complete body and a protobuf body are unchanged.
     #[must_use]
     pub fn with_keep_alive(mut self, interval: Option<Duration>) -> Self {
+        // Protobuf framing has no comments: a protobuf body never gets keep-alives.
+        if self.media == ag_ui_core::sse::PROTO_MEDIA_TYPE {
+            return self;
+        }
         if let Kind::Stream(streaming) = &mut self.kind {
             streaming.keep_alive = interval.map(|d| (d, Box::pin(tokio::time::sleep(d))));
         }
@@ -185,6 +209,7 @@ impl SseBody {
                 started: false,
                 keep_alive,
             })),
+            media: ag_ui_core::sse::SSE_MEDIA_TYPE,
         }
     }
 
@@ -193,12 +218,10 @@ impl SseBody {
     /// must not buffer the stream) and `vary: accept`.
     #[must_use]
     pub fn into_response(self) -> Response<SseBody> {
+        let self_media = self.media;
         let mut response = Response::new(self);
         let headers = response.headers_mut();
-        headers.insert(
-            CONTENT_TYPE,
-            HeaderValue::from_static(ag_ui_core::sse::SSE_MEDIA_TYPE),
-        );
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static(self_media));
         headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
         headers.insert(X_ACCEL_BUFFERING, HeaderValue::from_static("no"));
         headers.insert(VARY, HeaderValue::from_static("accept"));

@@ -471,6 +471,14 @@ impl RunGuard {
         SseFrames { guard: self }
     }
 
+    /// Encodes each event as one protobuf frame (a 4-byte big-endian length and the
+    /// envelope, [`ag_ui_core::proto::write_frame`]); feature `proto`.
+    #[cfg(feature = "proto")]
+    #[must_use]
+    pub fn proto_frames(self) -> ProtoFrames {
+        ProtoFrames { guard: self }
+    }
+
     /// Stops the agent and queues the `RUN_ERROR` that ends the stream (unless the protocol
     /// forbids one here).
     fn abort(&mut self, message: String, code: &str) {
@@ -665,6 +673,43 @@ impl Stream for SseFrames {
             match ag_ui_core::sse::write_sse_frame(&mut frame, &event) {
                 Ok(()) => return Poll::Ready(Some(frame)),
                 Err(e) => self.guard.encode_failed(&e),
+            }
+        }
+    }
+}
+
+/// A guarded run as protobuf frames, one per event, each written by
+/// [`ag_ui_core::proto::write_frame`] as soon as the event is produced (from
+/// [`RunGuard::proto_frames`]; feature `proto`). An event the protobuf transport cannot carry
+/// ends the run with `RUN_ERROR` ([`CODE_ENCODE_ERROR`]), as an event JSON cannot hold does.
+#[cfg(feature = "proto")]
+#[derive(Debug)]
+pub struct ProtoFrames {
+    guard: RunGuard,
+}
+
+#[cfg(feature = "proto")]
+impl ProtoFrames {
+    /// The run's cancellation signal.
+    #[must_use]
+    pub fn cancellation(&self) -> &Cancellation {
+        &self.guard.cancel
+    }
+}
+
+#[cfg(feature = "proto")]
+impl Stream for ProtoFrames {
+    type Item = Vec<u8>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Vec<u8>>> {
+        loop {
+            let Some(event) = std::task::ready!(Pin::new(&mut self.guard).poll_next(cx)) else {
+                return Poll::Ready(None);
+            };
+            let mut frame = Vec::with_capacity(128);
+            match ag_ui_core::proto::write_frame(&event, &mut frame) {
+                Ok(()) => return Poll::Ready(Some(frame)),
+                Err(e) => self.guard.encode_failed(&e.into()),
             }
         }
     }

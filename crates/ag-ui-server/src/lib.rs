@@ -54,10 +54,16 @@ pub use context::{PeerAddr, Principal, RunContext};
 #[cfg(feature = "emit")]
 #[cfg_attr(docsrs, doc(cfg(feature = "emit")))]
 pub use emit::{DEFAULT_CAPACITY, EmitError, Emitter, emit, emit_with_capacity};
+#[cfg(feature = "proto")]
+#[cfg_attr(docsrs, doc(cfg(feature = "proto")))]
+pub use guard::ProtoFrames;
 pub use guard::{
     CODE_AGENT_ERROR, CODE_AGENT_PANIC, CODE_ENCODE_ERROR, CODE_INCOMPLETE_RUN,
     CODE_PROTOCOL_VIOLATION, GuardOptions, Hook, Report, ReportKind, RunGuard, SseFrames,
 };
+#[cfg(feature = "proto")]
+#[cfg_attr(docsrs, doc(cfg(feature = "proto")))]
+pub use negotiate::accepts_proto;
 pub use negotiate::accepts_sse;
 pub use request::{
     BodyTimeout, DEFAULT_BODY_LIMIT, Rejection, check_content_type, read_request_body,

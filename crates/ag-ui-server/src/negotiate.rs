@@ -1,4 +1,5 @@
-//! `Accept` negotiation (RFC 9110 §12.5.1) for the SSE response.
+//! `Accept` negotiation (RFC 9110 §12.5.1) for the SSE response, and for the protobuf one
+//! (feature `proto`, spec B1–B3).
 
 use ag_ui_core::sse::SSE_MEDIA_TYPE;
 
@@ -33,6 +34,28 @@ pub(crate) fn prefers_sse<'a>(accept: impl IntoIterator<Item = &'a str> + Clone)
     };
     let json = quality(accept, "application/json").map_or(0.0, |(_, q)| q);
     specificity > 0 && sse > 0.0 && sse >= json
+}
+
+/// Whether a request whose `Accept` header values are `accept` asks for the protobuf
+/// transport (`application/vnd.ag-ui.event+proto`, spec B1–B2): the most specific range that
+/// matches the type (the type itself over `application/*` over `*/*`) has a `q` above 0.
+/// Wildcards count, as the spec says: a client that sends `Accept: */*` (`curl`'s default)
+/// gets protobuf from a server built with the `proto` feature. No header asks for nothing.
+/// Ranking between the two transports by `q` is not done: a server with protobuf answers it
+/// whenever it is admitted (spec B1).
+///
+/// ```
+/// use ag_ui_server::accepts_proto;
+/// assert!(accepts_proto(["application/vnd.ag-ui.event+proto, text/event-stream"]));
+/// assert!(accepts_proto(["text/event-stream;q=1, application/vnd.ag-ui.event+proto;q=0.1"]));
+/// assert!(accepts_proto(["*/*"]));
+/// assert!(!accepts_proto([]));
+/// assert!(!accepts_proto(["text/event-stream"]));
+/// assert!(!accepts_proto(["*/*, application/vnd.ag-ui.event+proto;q=0"]));
+/// ```
+#[cfg(feature = "proto")]
+pub fn accepts_proto<'a>(accept: impl IntoIterator<Item = &'a str>) -> bool {
+    quality(accept, ag_ui_core::sse::PROTO_MEDIA_TYPE).is_some_and(|(_, q)| q > 0.0)
 }
 
 /// The most specific range of `accept` that matches `want` (a `type/subtype`): its

@@ -416,6 +416,10 @@ impl<A: Agent> AgentService<A> {
                 if !request.warnings.is_empty() {
                     guard.report(ReportKind::Forgiven(&request.warnings));
                 }
+                #[cfg(feature = "proto")]
+                if request.proto {
+                    return SseBody::proto_stream(guard.proto_frames()).into_response();
+                }
                 SseBody::stream(guard.frames(), shared.keep_alive).into_response()
             }
             Err(refused) => {
@@ -439,6 +443,9 @@ pub(crate) struct RunRequest {
     pub(crate) input: ag_ui_core::RunAgentInput,
     pub(crate) warnings: Vec<ag_ui_core::Warning>,
     pub(crate) context: RunContext,
+    /// The request asks for the protobuf transport.
+    #[cfg(feature = "proto")]
+    pub(crate) proto: bool,
 }
 
 /// A request refused before any run: the rejection and the request's id.
@@ -476,7 +483,11 @@ where
         return Err(refuse(Rejection::method_not_allowed(parts.method.as_str())));
     }
     let accept = parts.headers.get_all(ACCEPT);
-    if !accepts_sse(accept.iter().filter_map(|v| v.to_str().ok())) {
+    #[cfg(feature = "proto")]
+    let proto = crate::accepts_proto(accept.iter().filter_map(|v| v.to_str().ok()));
+    #[cfg(not(feature = "proto"))]
+    let proto = false;
+    if !proto && !accepts_sse(accept.iter().filter_map(|v| v.to_str().ok())) {
         return Err(refuse(Rejection::not_acceptable()));
     }
     let content_type = parts
@@ -491,6 +502,8 @@ where
         input,
         warnings,
         context,
+        #[cfg(feature = "proto")]
+        proto,
     })
 }
 

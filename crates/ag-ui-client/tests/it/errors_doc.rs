@@ -174,6 +174,11 @@ async fn docs_client_errors_table_matches_the_code() {
             let c = &row.cells;
             assert_eq!(c.len(), 3, "row without three cells: {c:?}");
             let case = code(&c[0]);
+            // With the `proto` feature the client reads protobuf (tests/it/proto.rs): the row
+            // is the default build's.
+            if cfg!(feature = "proto") && case == "protobuf" {
+                continue;
+            }
             let e = error_for(&case).await;
             let got_kind = e.kind().as_str();
             let got = e.to_string();

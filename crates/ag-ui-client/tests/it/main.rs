@@ -15,6 +15,8 @@ mod errors_doc;
 #[cfg(feature = "http")]
 mod failures;
 mod layout;
+#[cfg(feature = "proto")]
+mod proto;
 #[cfg(feature = "http")]
 mod retries;
 #[cfg(feature = "http")]

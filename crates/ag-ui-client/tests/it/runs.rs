@@ -51,7 +51,13 @@ async fn a_chat_run_delivers_events_folds_the_answer_and_sends_the_history_next_
 
         // The request of the first run: spec §8.1.
         let first = &server.requests()[0];
+        #[cfg(not(feature = "proto"))]
         assert_eq!(first.headers["accept"], "text/event-stream");
+        #[cfg(feature = "proto")]
+        assert_eq!(
+            first.headers["accept"],
+            "application/vnd.ag-ui.event+proto, text/event-stream"
+        );
         assert_eq!(first.headers["content-type"], "application/json");
         let body = &first.body;
         assert_eq!(body["threadId"], "t1");
@@ -324,7 +330,13 @@ async fn headers_bearer_and_fixed_headers_and_no_activity_messages() {
         assert_eq!(req.headers["authorization"], "Bearer s3cret");
         assert_eq!(req.headers["x-tenant"], "acme");
         let accepts: Vec<_> = req.headers.get_all("accept").iter().collect();
+        #[cfg(not(feature = "proto"))]
         assert_eq!(accepts, ["text/event-stream"]);
+        #[cfg(feature = "proto")]
+        assert_eq!(
+            accepts,
+            ["application/vnd.ag-ui.event+proto, text/event-stream"]
+        );
         let types: Vec<_> = req.headers.get_all("content-type").iter().collect();
         assert_eq!(types, ["application/json"]);
         assert_eq!(req.body["forwardedProps"], json!({"k":1}));

@@ -19,6 +19,8 @@ mod lifecycle;
 mod patch;
 mod producer;
 mod props;
+#[cfg(feature = "proto")]
+mod proto;
 mod provider_history;
 mod public_paths;
 mod sse;

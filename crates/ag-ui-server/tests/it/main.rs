@@ -24,6 +24,8 @@ mod negotiate;
 mod network;
 mod observe;
 mod peer;
+#[cfg(feature = "proto")]
+mod proto;
 mod routes;
 mod runs;
 mod streaming;

@@ -255,6 +255,7 @@ async fn a_run_streams_over_h2c_by_prior_knowledge() {
             let response = h2
                 .post(url)
                 .header("content-type", "application/json")
+                .header("accept", "text/event-stream")
                 .body(serde_json::to_vec(&input(&format!("run-{i}"), json!({}))).unwrap())
                 .send()
                 .await
