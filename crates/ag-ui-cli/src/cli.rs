@@ -144,9 +144,23 @@ pub(crate) struct RunArgs {
     /// What else to send.
     #[command(flatten)]
     pub(crate) extras: Extras,
+    /// The transport to ask for: `sse` (`Accept: text/event-stream`) or `proto` (the
+    /// protobuf transport, `application/vnd.ag-ui.event+proto`, SSE still admitted); the
+    /// answer's `Content-Type` picks the reader.
+    #[arg(long, value_enum, default_value_t = Accept::Sse)]
+    pub(crate) accept: Accept,
     /// Print the events as JSON Lines on stdout (one event per line, nothing else).
     #[arg(long)]
     pub(crate) json: bool,
+}
+
+/// The transport `ag-ui run` asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Accept {
+    /// Server-Sent Events.
+    Sse,
+    /// The protobuf transport.
+    Proto,
 }
 
 /// `ag-ui check`.

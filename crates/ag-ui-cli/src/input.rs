@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use ag_ui_client::{ClientError, HttpAgent, HttpRun, RunOptions};
 
-use crate::cli::{Extras, Prompt, Target};
+use crate::cli::{Accept, Extras, Prompt, Target};
 use crate::exit::Exit;
 
 /// The HTTP agent for `target`: its URL, headers and idle timeout.
@@ -20,10 +20,23 @@ pub(crate) fn agent(target: &Target) -> Result<HttpAgent, Exit> {
 /// # Errors
 /// As [`agent`].
 pub(crate) fn agent_on(target: &Target, thread_id: Option<&str>) -> Result<HttpAgent, Exit> {
+    build(target, thread_id, false)
+}
+
+/// [`agent`] asking for the transport `accept` names.
+///
+/// # Errors
+/// As [`agent`].
+pub(crate) fn agent_accepting(target: &Target, accept: Accept) -> Result<HttpAgent, Exit> {
+    build(target, None, accept == Accept::Proto)
+}
+
+fn build(target: &Target, thread_id: Option<&str>, proto: bool) -> Result<HttpAgent, Exit> {
     refuse_https_without_tls(&target.url)?;
     let mut builder = HttpAgent::builder(target.url.as_str())
         .connect_timeout(Duration::from_secs(10))
-        .idle_timeout(Duration::from_secs(target.idle_timeout.max(1)));
+        .idle_timeout(Duration::from_secs(target.idle_timeout.max(1)))
+        .proto(proto);
     for (name, value) in &target.headers {
         builder = builder.header(name.as_str(), value.as_str());
     }

@@ -19,7 +19,7 @@ pub(crate) async fn run(args: RunArgs) -> Exit {
         Ok(t) => t,
         Err(e) => return e,
     };
-    let mut agent = match input::agent(&args.target) {
+    let mut agent = match input::agent_accepting(&args.target, args.accept) {
         Ok(a) => a,
         Err(e) => return e,
     };

@@ -40,6 +40,8 @@ pub struct HttpAgentBuilder {
     max_frame_bytes: Option<usize>,
     resume_attempts: u32,
     resume_backoff: (Duration, Duration),
+    #[cfg(feature = "proto")]
+    proto: bool,
 }
 
 /// Whether this build of the crate has a TLS backend for the clients it builds.
@@ -68,7 +70,20 @@ impl HttpAgentBuilder {
                 resume::DEFAULT_RESUME_BACKOFF,
                 resume::DEFAULT_RESUME_MAX_BACKOFF,
             ),
+            #[cfg(feature = "proto")]
+            proto: true,
         }
+    }
+
+    /// Whether runs ask for the protobuf transport too (`true`, the default with the
+    /// `proto` feature: `Accept: application/vnd.ag-ui.event+proto, text/event-stream`)
+    /// or for SSE alone (`false`: `Accept: text/event-stream`). Either way the response's
+    /// `Content-Type` picks the reader.
+    #[cfg(feature = "proto")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "proto")))]
+    pub fn proto(mut self, on: bool) -> Self {
+        self.proto = on;
+        self
     }
 
     /// How many times in a row a cut resumable run is joined again before it fails
@@ -206,7 +221,11 @@ impl HttpAgentBuilder {
         // What this client reads, and nothing else (spec B1: a wildcard would ask for
         // protobuf).
         #[cfg(feature = "proto")]
-        let accept = "application/vnd.ag-ui.event+proto, text/event-stream";
+        let accept = if self.proto {
+            "application/vnd.ag-ui.event+proto, text/event-stream"
+        } else {
+            SSE_MEDIA_TYPE
+        };
         #[cfg(not(feature = "proto"))]
         let accept = SSE_MEDIA_TYPE;
         headers.insert(ACCEPT, HeaderValue::from_static(accept));

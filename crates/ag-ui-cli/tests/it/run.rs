@@ -186,3 +186,76 @@ async fn a_cancelled_run_exits_4_and_a_broken_answer_exits_5() {
     .await;
     assert_eq!(out.lines().last().unwrap()["type"], "TEXT_MESSAGE_END");
 }
+
+/// `--accept proto`: the server answers the protobuf transport (its `Content-Type`, seen
+/// by a layer in front of it) and the run prints the same events as over SSE.
+#[tokio::test(flavor = "multi_thread")]
+async fn accept_proto_reads_the_protobuf_transport_with_the_same_events() {
+    use std::sync::{Arc, Mutex};
+    let seen: Arc<Mutex<Vec<String>>> = Arc::default();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/", listener.local_addr().unwrap());
+    let record = Arc::clone(&seen);
+    let router = ag_ui_server::axum::router(ag_ui_server::demo::DemoAgent::with_pace(
+        std::time::Duration::ZERO,
+    ))
+    .layer(axum::middleware::map_response(
+        move |r: axum::response::Response| {
+            let record = Arc::clone(&record);
+            async move {
+                let ct = r
+                    .headers()
+                    .get("content-type")
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or("")
+                    .to_owned();
+                record.lock().unwrap().push(ct);
+                r
+            }
+        },
+    ));
+    let task = tokio::spawn(async move {
+        let _ = ag_ui_server::axum::serve(listener, router).await;
+    });
+    let sse = ag_ui(&["run", &url, "-m", "What is the weather?", "--json"]).await;
+    let proto = ag_ui(&[
+        "run",
+        &url,
+        "-m",
+        "What is the weather?",
+        "--json",
+        "--accept",
+        "proto",
+    ])
+    .await;
+    task.abort();
+    assert_eq!((sse.code, proto.code), (0, 0), "{sse:?} {proto:?}");
+    assert_eq!(
+        *seen.lock().unwrap(),
+        ["text/event-stream", "application/vnd.ag-ui.event+proto"]
+    );
+    // The same events but for the ids and timestamps each run makes anew.
+    let strip = |events: Vec<serde_json::Value>| -> Vec<serde_json::Value> {
+        events
+            .into_iter()
+            .map(|mut e| {
+                if let Some(o) = e.as_object_mut() {
+                    for k in [
+                        "threadId",
+                        "runId",
+                        "messageId",
+                        "toolCallId",
+                        "parentMessageId",
+                        "timestamp",
+                    ] {
+                        o.remove(k);
+                    }
+                }
+                e
+            })
+            .collect()
+    };
+    let (a, b) = (strip(sse.lines()), strip(proto.lines()));
+    assert_eq!(types(&a), types(&b));
+    assert_eq!(a, b);
+}
