@@ -849,7 +849,7 @@ async fn capabilities_declare_resumable_only_with_a_store() {
 use ag_ui_client::{HttpAgent, RunEnd, RunItem, RunOptions, WarningSource};
 
 fn agent(url: String, thread: &str) -> HttpAgent {
-    let mut agent = HttpAgent::builder(url)
+    let mut agent = sse_builder(url)
         .thread_id(thread)
         .idle_timeout(LIMIT)
         .resume_backoff(Duration::from_millis(5), Duration::from_millis(40))
@@ -910,7 +910,7 @@ async fn the_client_resumes_a_run_cut_every_few_events_without_gap_or_repeat() {
         let run = format!("run-resume-{every}");
         let (want_events, want_messages, want_state) = client_reference(&run).await;
         let proxy = CutProxy::start(server.addr, move |_| Some(every)).await;
-        let mut a = HttpAgent::builder(proxy.url())
+        let mut a = sse_builder(proxy.url())
             .thread_id("thread-1")
             .idle_timeout(LIMIT)
             .resume_attempts(3)
@@ -976,7 +976,7 @@ async fn the_client_gives_up_after_its_attempts() {
     let server = resumable(|r| r).await;
     // Every connection is cut inside the first frame after the third one.
     let proxy = CutProxy::start(server.addr, |n| Some(if n == 0 { 3 } else { 0 })).await;
-    let mut a = HttpAgent::builder(proxy.url())
+    let mut a = sse_builder(proxy.url())
         .thread_id("thread-1")
         .resume_attempts(2)
         .resume_backoff(Duration::from_millis(5), Duration::from_millis(10))
@@ -1054,7 +1054,7 @@ async fn thread_connect_during_and_after_a_run() {
         run.next().await.unwrap();
     }
     // Connected mid-run: the thread before the run as snapshots, then the whole run.
-    let mut b = HttpAgent::builder(server.url())
+    let mut b = sse_builder(server.url())
         .thread_id("thread-c")
         .build()
         .unwrap();
@@ -1082,7 +1082,7 @@ async fn thread_connect_during_and_after_a_run() {
     assert_eq!(b.state(), a.state());
 
     // After the run: the folded thread alone.
-    let mut c = HttpAgent::builder(server.url())
+    let mut c = sse_builder(server.url())
         .thread_id("thread-c")
         .build()
         .unwrap();
@@ -1108,7 +1108,7 @@ async fn a_stalled_connection_is_resumed_after_the_idle_timeout() {
     let run = "run-stall";
     let (want, _, _) = client_reference(run).await;
     let proxy = CutProxy::start(server.addr, |n| (n == 0).then_some(6 | STALL)).await;
-    let mut a = HttpAgent::builder(proxy.url())
+    let mut a = sse_builder(proxy.url())
         .thread_id("thread-1")
         .idle_timeout(Duration::from_millis(300))
         .resume_backoff(Duration::from_millis(5), Duration::from_millis(10))
@@ -1321,4 +1321,10 @@ async fn a_connected_thread_ends_with_its_last_runs_error() {
     );
     assert_eq!(seen[2]["snapshot"], json!({"step": 1}));
     assert_eq!(seen[3]["code"], "model_gone");
+}
+
+/// A client asking for SSE alone: these tests cut the stream between SSE frames (with the
+/// protobuf transport built in, a client would otherwise ask for it too).
+fn sse_builder(url: impl Into<String>) -> ag_ui_client::HttpAgentBuilder {
+    HttpAgent::builder(url).proto(false)
 }
