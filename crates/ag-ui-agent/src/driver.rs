@@ -10,7 +10,7 @@ use ag_ui_core::{
     AssistantMessage, HistoryRepair, Message, RunAgentInput, ToolCall, ToolCallId, ToolMessage,
     provider_history,
 };
-use ag_ui_server::telemetry::{ModelCall, ModelCallHook};
+use ag_ui_server::telemetry::{ModelCall, ModelCallHook, record_string_array};
 use ag_ui_server::{Agent, AgentStream, Cancellation, EmitError, Emitter, RunContext, emit};
 use futures_util::StreamExt;
 use futures_util::future::{Either, select};
@@ -484,7 +484,7 @@ impl TurnState {
                 Finish::Length => "length",
                 Finish::ContentFilter => "content_filter",
             };
-            span.record("gen_ai.response.finish_reasons", format!("[\"{reason}\"]"));
+            record_string_array(span, "gen_ai.response.finish_reasons", &[reason]);
         }
         if let Some(code) = self.error {
             span.record("error.type", code);

@@ -11,6 +11,9 @@
 //! `cargo bench -p ag-ui-server --bench serve` (needs `node` and `npm ci` in
 //! `scripts/interop`, which `scripts/interop/run.sh` does; without them only the Rust pair
 //! runs). `cargo bench -p ag-ui-server --bench serve -- --rounds N` sets the rounds.
+//!
+//! `cargo bench -p ag-ui-server --features otel,metrics,logging --bench serve -- observability`
+//! compares the cost of observability instead (see [`observability`]).
 
 #[path = "../../ag-ui-core/benches/corpus/mod.rs"]
 mod corpus;
@@ -223,12 +226,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     // `cargo test --benches` runs this with `--test`-like flags and no `--bench`: one round.
     let benching = args.iter().any(|a| a == "--bench");
-    let rounds = args
+    let rounds_arg = args
         .iter()
         .position(|a| a == "--rounds")
         .and_then(|i| args.get(i + 1))
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(if benching { 11 } else { 1 });
+        .and_then(|n| n.parse::<usize>().ok());
+    if args.iter().any(|a| a == "observability") {
+        let rounds = rounds_arg.unwrap_or(if benching { 41 } else { 1 });
+        return observability::compare(rounds);
+    }
+    let rounds = rounds_arg.unwrap_or(if benching { 11 } else { 1 });
 
     let corpus = corpus::streaming(corpus::SEED, EVENTS);
     let events: Arc<Vec<Event>> = Arc::new(
@@ -478,4 +485,199 @@ fn node_available(interop: &Path) -> Result<(), String> {
         .output()
         .map_err(|e| format!("node: {e}"))
         .map(drop)
+}
+
+/// The cost of observability: the same service served twice in one process, once with
+/// logging at info, spans exported through an OpenTelemetry batch exporter that drops them,
+/// and metrics (the "on" server), once with none of them (the "off" server), both read by
+/// the Rust reader (SSE + decode). Each round runs both, in alternating order; the report
+/// is the median of the per-round ratios of time per run (on / off), with the lowest and
+/// highest round.
+///
+/// Each server has its own two-worker runtime; the "on" runtime's threads have the
+/// subscriber as their default (so the "off" server's threads have none), and the "off"
+/// service has no metrics.
+mod observability {
+    #[cfg(all(feature = "otel", feature = "metrics", feature = "logging"))]
+    pub(crate) fn compare(rounds: usize) -> Result<(), Box<dyn std::error::Error>> {
+        use std::sync::{Arc, Mutex};
+        use std::time::Duration;
+
+        use ag_ui_core::{Event, RunAgentInput};
+        use ag_ui_server::{AgentService, Cancellation};
+        use opentelemetry::trace::TracerProvider as _;
+        use tracing_subscriber::layer::SubscriberExt;
+        use tracing_subscriber::{Layer, filter::LevelFilter};
+
+        /// Spans exported in batches, then dropped.
+        #[derive(Debug)]
+        struct Discard;
+
+        impl opentelemetry_sdk::trace::SpanExporter for Discard {
+            fn export(
+                &self,
+                batch: Vec<opentelemetry_sdk::trace::SpanData>,
+            ) -> impl std::future::Future<Output = opentelemetry_sdk::error::OTelSdkResult> + Send
+            {
+                drop(batch);
+                std::future::ready(Ok(()))
+            }
+        }
+
+        let corpus = super::corpus::streaming(super::corpus::SEED, super::EVENTS);
+        let events: Arc<Vec<Event>> = Arc::new(
+            corpus
+                .lines
+                .iter()
+                .map(|l| ag_ui_core::read::from_str(l))
+                .collect::<Result<_, _>>()?,
+        );
+        let n = events.len();
+        let agent = move |_: RunAgentInput, _: Cancellation| {
+            let events = Arc::clone(&events);
+            futures_util::stream::iter(
+                (0..events.len())
+                    .map(move |i| Ok::<_, std::convert::Infallible>(events[i].clone())),
+            )
+        };
+
+        // The "on" side: a JSON log at info into a file (what `logging::install` writes
+        // to stderr), spans at info to the discarding exporter, metrics on the service.
+        let log_path = std::env::temp_dir().join(format!(
+            "ag-ui-serve-bench-observability-{}.log",
+            std::process::id()
+        ));
+        let log_file = std::fs::File::create(&log_path)?;
+        let provider = opentelemetry_sdk::trace::SdkTracerProvider::builder()
+            .with_batch_exporter(Discard)
+            .build();
+        // `AG_UI_BENCH_OBSERVE=log,spans,metrics` (the default: all three) picks what the
+        // "on" server has, to find where a cost is.
+        let parts =
+            std::env::var("AG_UI_BENCH_OBSERVE").unwrap_or_else(|_| "log,spans,metrics".to_owned());
+        let has = |part: &str| parts.split(',').any(|p| p.trim() == part);
+        let subscriber = tracing_subscriber::registry()
+            .with(has("spans").then(|| {
+                let layer = tracing_opentelemetry::layer().with_tracer(provider.tracer("ag-ui"));
+                // As `otel::OtlpExport::layer` sets it up: no busy/idle timings, no
+                // OpenTelemetry context attached on every enter of a span.
+                // `AG_UI_BENCH_OTEL_DEFAULTS=1`: the layer's defaults (both on) instead.
+                let layer = if std::env::var("AG_UI_BENCH_OTEL_DEFAULTS").is_ok() {
+                    layer
+                } else {
+                    layer
+                        .with_tracked_inactivity(false)
+                        .with_context_activation(false)
+                };
+                layer.with_filter(LevelFilter::INFO)
+            }))
+            .with(has("log").then(|| {
+                tracing_subscriber::fmt::layer()
+                    .json()
+                    .with_current_span(true)
+                    .with_span_list(true)
+                    .with_writer(Mutex::new(log_file))
+                    .with_filter(LevelFilter::INFO)
+            }));
+        let dispatch = tracing::Dispatch::new(subscriber);
+        let metrics = ag_ui_server::metrics::Metrics::new();
+
+        let runtime_on = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .on_thread_start(move || {
+                // The runtime's threads live as long as the process: keep the default.
+                std::mem::forget(tracing::dispatcher::set_default(&dispatch));
+            })
+            .build()?;
+        let runtime_off = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()?;
+        let serve = |runtime: &tokio::runtime::Runtime, service: AgentService<_>| {
+            runtime.block_on(async {
+                let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+                let url = format!("http://{}/", listener.local_addr()?);
+                tokio::spawn(ag_ui_server::axum::serve(
+                    listener,
+                    ag_ui_server::axum::service_router(service),
+                ));
+                Ok::<_, std::io::Error>(url)
+            })
+        };
+        let mut on_service = AgentService::new(agent.clone()).agent_name("bench");
+        if has("metrics") {
+            on_service = on_service.metrics(metrics.clone());
+        }
+        let on_url = serve(&runtime_on, on_service)?;
+        let off_url = serve(&runtime_off, AgentService::new(agent).agent_name("bench"))?;
+
+        let client_runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        let client = reqwest::Client::new();
+        let input = br#"{"threadId":"bench","runId":"bench-run","messages":[],"tools":[],"context":[],"forwardedProps":{},"state":{}}"#;
+        let run = |url: &str| -> Result<super::Sample, Box<dyn std::error::Error>> {
+            let s = client_runtime.block_on(super::rust_reader(&client, url, input))?;
+            if s.events != n {
+                return Err(format!("{url}: {} events read, {n} expected", s.events).into());
+            }
+            Ok(s)
+        };
+        let (mut time_ratios, mut first_ratios) = (Vec::new(), Vec::new());
+        let (mut on_times, mut off_times) = (Vec::new(), Vec::new());
+        // One warm-up round, then the measured ones; the order alternates by round.
+        for round in 0..=rounds {
+            let (on, off) = if round % 2 == 0 {
+                let on = run(&on_url)?;
+                (on, run(&off_url)?)
+            } else {
+                let off = run(&off_url)?;
+                (run(&on_url)?, off)
+            };
+            if round > 0 {
+                time_ratios.push(on.total.as_secs_f64() / off.total.as_secs_f64());
+                first_ratios.push(on.first.as_secs_f64() / off.first.as_secs_f64());
+                on_times.push(on.total);
+                off_times.push(off.total);
+            }
+        }
+        let _ = provider.shutdown();
+        let log_bytes = std::fs::metadata(&log_path).map(|m| m.len()).unwrap_or(0);
+        let _ = std::fs::remove_file(&log_path);
+        let scraped = metrics.encode();
+        let counted = scraped
+            .lines()
+            .find(|l| l.starts_with("agui_runs_started_total "))
+            .unwrap_or("agui_runs_started_total ?");
+
+        let median = |mut xs: Vec<f64>| {
+            xs.sort_by(f64::total_cmp);
+            (xs[xs.len() / 2], xs[0], xs[xs.len() - 1])
+        };
+        let (time, time_low, time_high) = median(time_ratios);
+        let (first, first_low, first_high) = median(first_ratios);
+        let per_sec = |d: Duration| n as f64 / d.as_secs_f64();
+        println!(
+            "\nserve, observability ({parts}) on / off: streaming corpus, {n} events per run, Rust reader (SSE + decode), {rounds} rounds"
+        );
+        println!(
+            "off: median {:.0} events/s; on: median {:.0} events/s",
+            per_sec(super::median(off_times)),
+            per_sec(super::median(on_times))
+        );
+        println!(
+            "time per run, on / off: median {time:.3} (lowest {time_low:.3}, highest {time_high:.3})"
+        );
+        println!(
+            "time to first event, on / off: median {first:.3} (lowest {first_low:.3}, highest {first_high:.3})"
+        );
+        println!("log written: {log_bytes} bytes; {counted}");
+        Ok(())
+    }
+
+    #[cfg(not(all(feature = "otel", feature = "metrics", feature = "logging")))]
+    pub(crate) fn compare(_rounds: usize) -> Result<(), Box<dyn std::error::Error>> {
+        Err("the observability comparison needs `--features otel,metrics,logging`".into())
+    }
 }

@@ -15,7 +15,7 @@
 //! | `agui_time_to_first_event_seconds` | histogram | | from a run's start to its first event |
 //! | `agui_events_sent_total` | counter | `type` | events sent, by event type (`TEXT_MESSAGE_CONTENT`…) |
 //! | `agui_run_joins_total` | counter | | requests to join a run's stream |
-//! | `agui_store_errors_total` | counter | `store`, `op` | failures of a run or thread store |
+//! | `agui_store_errors_total` | counter | `store`, `op` | failures of a run or thread store: the run store's own (`store="run"`, `op` the [`RunStore`] operation: `create_run`, `append`, `end_run`, `tail`, `request_stop`, `renew_lease`…) are counted when the service has runs and metrics; others as the application records them ([`Metrics::store_error`]) |
 //! | `agui_http_requests_total` | counter | `route`, `status` | requests answered: `route` one of `start`, `join`, `stop`, `thread`, `threads`, `follow`, `capabilities`, `openapi`, `metrics`, `other` |
 //! | `gen_ai_client_token_usage` | histogram | `gen_ai_token_type` (`input`, `output`), `gen_ai_request_model`, `gen_ai_provider_name` | tokens per model call |
 //! | `gen_ai_client_operation_duration_seconds` | histogram | `gen_ai_operation_name`, `gen_ai_request_model`, `gen_ai_provider_name`, `error_type` | duration of each model call |
@@ -34,7 +34,12 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::{Registry, Unit};
 
+use futures_util::StreamExt;
+
 use crate::body::SseBody;
+use crate::runs::{
+    Cursor, Record, RecordStream, RunMeta, RunStore, StoreError, StoreFuture, ThreadRunStream,
+};
 use crate::runstats::{Observer, Outcome, RunObserver};
 use crate::telemetry::{ModelCall, ModelCallHook, error_code_label};
 
@@ -61,6 +66,9 @@ struct Inner {
     run_duration: Histogram,
     time_to_first_event: Histogram,
     events_sent: Family<Labels<1>, Counter>,
+    /// `events_sent`'s counter of each event type (by its discriminant), taken from the
+    /// family on first use: counting an event is one atomic add, not a map lookup.
+    events_sent_by_type: Vec<std::sync::OnceLock<Counter>>,
     joins: Counter,
     store_errors: Family<ModelLabels<2>, Counter>,
     http_requests: Family<ModelLabels<2>, Counter>,
@@ -176,6 +184,10 @@ impl Metrics {
                 run_duration,
                 time_to_first_event,
                 events_sent,
+                events_sent_by_type: EventType::ALL
+                    .iter()
+                    .map(|_| std::sync::OnceLock::new())
+                    .collect(),
                 joins,
                 store_errors,
                 http_requests,
@@ -286,10 +298,16 @@ impl RunObserver for Metrics {
     }
 
     fn event_sent(&self, event_type: EventType, first: Option<Duration>) {
-        self.inner
-            .events_sent
-            .get_or_create(&[("type", event_type.as_str())])
-            .inc();
+        let family = || {
+            self.inner
+                .events_sent
+                .get_or_create(&[("type", event_type.as_str())])
+                .clone()
+        };
+        match self.inner.events_sent_by_type.get(event_type as usize) {
+            Some(cell) => cell.get_or_init(family).inc(),
+            None => family().inc(),
+        };
         if let Some(first) = first {
             self.inner.time_to_first_event.observe(first.as_secs_f64());
         }
@@ -309,5 +327,128 @@ impl RunObserver for Metrics {
             .inc();
         self.inner.runs_active.dec();
         self.inner.run_duration.observe(duration.as_secs_f64());
+    }
+}
+
+/// `store` with its failures ([`StoreError::Backend`]) counted in `agui_store_errors_total`
+/// (`store="run"`, `op` the operation's name); the service wraps the run store so when both
+/// runs and metrics are configured.
+pub(crate) fn count_run_store_errors(
+    store: Arc<dyn RunStore>,
+    metrics: &Metrics,
+) -> Arc<dyn RunStore> {
+    Arc::new(CountedRunStore {
+        inner: store,
+        metrics: metrics.clone(),
+    })
+}
+
+/// A run store that counts its inner store's failures.
+struct CountedRunStore {
+    inner: Arc<dyn RunStore>,
+    metrics: Metrics,
+}
+
+impl CountedRunStore {
+    /// Counts `result`'s failure in `op`, and hands it back.
+    fn count<T>(&self, op: &'static str, result: Result<T, StoreError>) -> Result<T, StoreError> {
+        if let Err(StoreError::Backend(_)) = &result {
+            self.metrics.store_error("run", op);
+        }
+        result
+    }
+
+    /// `fut` with its failure counted in `op`.
+    fn counted<'a, T: Send + 'a>(
+        &'a self,
+        op: &'static str,
+        fut: StoreFuture<'a, T>,
+    ) -> StoreFuture<'a, T> {
+        Box::pin(async move { self.count(op, fut.await) })
+    }
+}
+
+impl RunStore for CountedRunStore {
+    fn create_run(&self, meta: RunMeta) -> StoreFuture<'_, ()> {
+        self.counted("create_run", self.inner.create_run(meta))
+    }
+
+    fn thread_runs<'a>(
+        &'a self,
+        principal: Option<&'a str>,
+        thread_id: &'a str,
+        after: u64,
+    ) -> StoreFuture<'a, ThreadRunStream> {
+        let metrics = self.metrics.clone();
+        Box::pin(async move {
+            let stream = self.count(
+                "thread_runs",
+                self.inner.thread_runs(principal, thread_id, after).await,
+            )?;
+            let stream: ThreadRunStream = Box::pin(stream.inspect(move |item| {
+                if let Err(StoreError::Backend(_)) = item {
+                    metrics.store_error("run", "thread_runs");
+                }
+            }));
+            Ok(stream)
+        })
+    }
+
+    fn thread_run<'a>(
+        &'a self,
+        principal: Option<&'a str>,
+        thread_id: &'a str,
+    ) -> StoreFuture<'a, Option<String>> {
+        self.counted("thread_run", self.inner.thread_run(principal, thread_id))
+    }
+
+    fn thread_seq<'a>(
+        &'a self,
+        principal: Option<&'a str>,
+        thread_id: &'a str,
+    ) -> StoreFuture<'a, u64> {
+        self.counted("thread_seq", self.inner.thread_seq(principal, thread_id))
+    }
+
+    fn append<'a>(&'a self, run_id: &'a str, records: Vec<Record>) -> StoreFuture<'a, ()> {
+        self.counted("append", self.inner.append(run_id, records))
+    }
+
+    fn end_run<'a>(&'a self, run_id: &'a str, records: Vec<Record>) -> StoreFuture<'a, ()> {
+        self.counted("end_run", self.inner.end_run(run_id, records))
+    }
+
+    fn run<'a>(&'a self, run_id: &'a str) -> StoreFuture<'a, Option<RunMeta>> {
+        self.counted("run", self.inner.run(run_id))
+    }
+
+    fn tail<'a>(&'a self, run_id: &'a str, after: Cursor) -> StoreFuture<'a, RecordStream> {
+        let metrics = self.metrics.clone();
+        Box::pin(async move {
+            let stream = self.count("tail", self.inner.tail(run_id, after).await)?;
+            let stream: RecordStream = Box::pin(stream.inspect(move |item| {
+                if let Err(StoreError::Backend(_)) = item {
+                    metrics.store_error("run", "tail");
+                }
+            }));
+            Ok(stream)
+        })
+    }
+
+    fn request_stop<'a>(&'a self, run_id: &'a str) -> StoreFuture<'a, bool> {
+        self.counted("request_stop", self.inner.request_stop(run_id))
+    }
+
+    fn stop_requested<'a>(&'a self, run_id: &'a str) -> StoreFuture<'a, ()> {
+        self.counted("stop_requested", self.inner.stop_requested(run_id))
+    }
+
+    fn renew_lease<'a>(
+        &'a self,
+        run_id: &'a str,
+        owner: &'a str,
+        ttl: Duration,
+    ) -> StoreFuture<'a, ()> {
+        self.counted("renew_lease", self.inner.renew_lease(run_id, owner, ttl))
     }
 }

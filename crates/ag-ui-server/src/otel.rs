@@ -75,12 +75,23 @@ impl OtlpExport {
     }
 
     /// The `tracing` layer that exports spans through this export.
+    ///
+    /// A run's span is entered on every poll of its event stream, so the layer does no work
+    /// on entering and leaving a span: it keeps no busy and idle times (`busy_ns`,
+    /// `idle_ns`) and does not make the span's OpenTelemetry context the thread's current
+    /// one (code that reads `opentelemetry::Context::current()` inside a span does not see
+    /// it; take the context from the `tracing` span with
+    /// `tracing_opentelemetry::OpenTelemetrySpanExt::context`). Both cost about a third
+    /// of the serve benchmark's throughput (`docs/performance.md`).
     #[must_use]
     pub fn layer<S>(&self) -> impl tracing_subscriber::Layer<S> + use<S>
     where
         S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
     {
-        tracing_opentelemetry::layer().with_tracer(self.provider.tracer("ag-ui"))
+        tracing_opentelemetry::layer()
+            .with_tracer(self.provider.tracer("ag-ui"))
+            .with_tracked_inactivity(false)
+            .with_context_activation(false)
     }
 
     /// Sends the spans ended so far.

@@ -55,6 +55,23 @@ struct Config {
     /// The metrics kept and served at `GET {agent path}/metrics`, when configured.
     #[cfg(feature = "metrics")]
     metrics: Option<crate::metrics::Metrics>,
+    /// The run store as configured, before its failures were counted.
+    #[cfg(feature = "metrics")]
+    run_store: Option<Arc<dyn crate::runs::RunStore>>,
+}
+
+impl Config {
+    /// With both runs and metrics configured, counts the run store's failures.
+    #[cfg(feature = "metrics")]
+    fn count_store_errors(&mut self) {
+        if let (Some(runs), Some(metrics), Some(store)) = (
+            self.runs.as_mut(),
+            self.metrics.as_ref(),
+            self.run_store.as_ref(),
+        ) {
+            runs.store = crate::metrics::count_run_store_errors(Arc::clone(store), metrics);
+        }
+    }
 }
 
 impl<A> Clone for AgentService<A> {
@@ -91,6 +108,8 @@ impl<A: Agent> AgentService<A> {
                 capabilities: None,
                 #[cfg(feature = "metrics")]
                 metrics: None,
+                #[cfg(feature = "metrics")]
+                run_store: None,
             }),
         }
     }
@@ -142,7 +161,15 @@ impl<A: Agent> AgentService<A> {
     /// its routes for the agent path.)
     #[must_use]
     pub fn runs(self, runs: crate::runs::Runs) -> Self {
-        self.edit(|s| s.runs = Some(runs))
+        self.edit(|s| {
+            #[cfg(feature = "metrics")]
+            {
+                s.run_store = Some(Arc::clone(&runs.store));
+            }
+            s.runs = Some(runs);
+            #[cfg(feature = "metrics")]
+            s.count_store_errors();
+        })
     }
 
     /// Serves `capabilities` at `GET {agent path}/capabilities` (where to find them is
@@ -162,7 +189,9 @@ impl<A: Agent> AgentService<A> {
 
     /// Keeps the Prometheus `metrics` of this service's requests and runs, and serves them
     /// at `GET {agent path}/metrics` (see [`crate::metrics`]). Agents that report their model
-    /// calls (as `ag-ui-agent`'s loop does) find the hook in the run's context.
+    /// calls (as `ag-ui-agent`'s loop does) find the hook in the run's context. With
+    /// [`runs`](Self::runs), the run store's failures are counted too
+    /// (`agui_store_errors_total{store="run"}`).
     #[cfg(feature = "metrics")]
     #[cfg_attr(docsrs, doc(cfg(feature = "metrics")))]
     #[must_use]
@@ -170,6 +199,7 @@ impl<A: Agent> AgentService<A> {
         self.edit(|s| {
             s.run.observer = Some(metrics.observer());
             s.metrics = Some(metrics);
+            s.count_store_errors();
         })
     }
 

@@ -254,6 +254,36 @@ impl<'a> ModelCall<'a> {
     }
 }
 
+/// Records `values` as the string-array attribute `key` of `span` (OpenTelemetry's
+/// `string[]`, e.g. `gen_ai.response.finish_reasons`).
+///
+/// A `tracing` field cannot hold an array: when the `otel` feature is on and the span is
+/// exported (an OpenTelemetry layer is installed), the values go to the OpenTelemetry span
+/// as an array attribute and the field is left empty; otherwise the field `key` (declared
+/// on the span) gets the values as JSON text (`["stop"]`), for logs.
+#[cfg(feature = "tracing")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tracing")))]
+pub fn record_string_array(span: &tracing::Span, key: &'static str, values: &[&str]) {
+    #[cfg(feature = "otel")]
+    {
+        use opentelemetry::trace::TraceContextExt;
+        use tracing_opentelemetry::OpenTelemetrySpanExt;
+        if span.context().span().span_context().is_valid() {
+            let values = values
+                .iter()
+                .map(|v| opentelemetry::StringValue::from((*v).to_owned()))
+                .collect();
+            span.set_attribute(
+                key,
+                opentelemetry::Value::Array(opentelemetry::Array::String(values)),
+            );
+            return;
+        }
+    }
+    let text = serde_json::to_string(values).unwrap_or_default();
+    span.record(key, text);
+}
+
 /// Receives the [`ModelCall`]s of runs: put in a request's extensions (the service does when
 /// metrics are configured), found by agents through
 /// [`RunContext::extensions`](crate::RunContext::extensions).

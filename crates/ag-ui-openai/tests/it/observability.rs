@@ -68,17 +68,23 @@ impl Collector {
 pub(crate) fn attributes(span: &Span) -> BTreeMap<String, Value> {
     span.attributes
         .iter()
-        .map(|kv| {
-            let value = match kv.value.as_ref().and_then(|v| v.value.as_ref()) {
-                Some(AnyValue::StringValue(s)) => json!(s),
-                Some(AnyValue::IntValue(i)) => json!(i),
-                Some(AnyValue::BoolValue(b)) => json!(b),
-                Some(AnyValue::DoubleValue(d)) => json!(d),
-                other => json!(format!("{other:?}")),
-            };
-            (kv.key.clone(), value)
-        })
+        .map(|kv| (kv.key.clone(), any_value(kv.value.as_ref())))
         .collect()
+}
+
+/// An OTLP attribute value as JSON: arrays as JSON arrays, so a test can tell an array
+/// attribute from its text.
+fn any_value(value: Option<&opentelemetry_proto::tonic::common::v1::AnyValue>) -> Value {
+    match value.and_then(|v| v.value.as_ref()) {
+        Some(AnyValue::StringValue(s)) => json!(s),
+        Some(AnyValue::IntValue(i)) => json!(i),
+        Some(AnyValue::BoolValue(b)) => json!(b),
+        Some(AnyValue::DoubleValue(d)) => json!(d),
+        Some(AnyValue::ArrayValue(a)) => {
+            Value::Array(a.values.iter().map(|v| any_value(Some(v))).collect())
+        }
+        other => json!(format!("{other:?}")),
+    }
 }
 
 /// A `Write` into a shared buffer, for the JSON log.
@@ -208,9 +214,12 @@ fn runs_are_exported_as_genai_spans_counted_and_provider_failures_logged() {
     assert_eq!(first["gen_ai.request.model"], "gpt-test");
     assert_eq!(first["gen_ai.response.model"], "gpt-test");
     assert_eq!(first["gen_ai.usage.output_tokens"], 5);
-    assert_eq!(first["gen_ai.response.finish_reasons"], "[\"tool_calls\"]");
+    assert_eq!(
+        first["gen_ai.response.finish_reasons"],
+        json!(["tool_calls"])
+    );
     assert_eq!(second["gen_ai.usage.input_tokens"], 30);
-    assert_eq!(second["gen_ai.response.finish_reasons"], "[\"stop\"]");
+    assert_eq!(second["gen_ai.response.finish_reasons"], json!(["stop"]));
     let tools = by_name("execute_tool get_weather");
     assert_eq!(tools.len(), 1, "{names:?}");
     assert_eq!(tools[0].parent_span_id, run[0].span_id);

@@ -195,7 +195,7 @@ async fn joins_and_store_errors_are_counted() {
         .await
         .unwrap();
     assert_eq!(missing.status(), 404);
-    metrics.store_error("runs", "append");
+    metrics.store_error("thread", "append");
     let s = samples(&metrics.encode());
     assert_eq!(s["agui_run_joins_total"], 3.0);
     assert_eq!(
@@ -207,7 +207,7 @@ async fn joins_and_store_errors_are_counted() {
         1.0
     );
     assert_eq!(
-        s[r#"agui_store_errors_total{store="runs",op="append"}"#],
+        s[r#"agui_store_errors_total{store="thread",op="append"}"#],
         1.0
     );
     assert_eq!(s["agui_runs_started_total"], 1.0);
@@ -249,4 +249,170 @@ async fn the_serve_example_answers_metrics_with_the_flag() {
         s[r#"agui_runs_ended_total{outcome="success",error_code=""}"#],
         1.0
     );
+}
+
+/// A memory run store whose operations named in `failing` fail as an unreachable backend.
+#[derive(Clone, Default)]
+struct FailingRunStore {
+    inner: ag_ui_server::runs::MemoryStore,
+    failing: std::sync::Arc<std::sync::Mutex<Vec<&'static str>>>,
+}
+
+mod failing_store {
+    use std::time::Duration;
+
+    use ag_ui_server::runs::{
+        Cursor, Record, RecordStream, RunMeta, RunStore, StoreError, StoreFuture, ThreadRunStream,
+    };
+
+    use super::FailingRunStore;
+
+    impl FailingRunStore {
+        pub(super) fn fail(&self, ops: &[&'static str]) {
+            *self.failing.lock().unwrap() = ops.to_vec();
+        }
+
+        /// `Some(failure)` when `op` is to fail.
+        fn check<T: Send + 'static>(&self, op: &str) -> Option<StoreFuture<'static, T>> {
+            if self.failing.lock().unwrap().contains(&op) {
+                let e = StoreError::Backend(format!("{op}: connection refused").into());
+                Some(Box::pin(async move { Err(e) }))
+            } else {
+                None
+            }
+        }
+    }
+
+    impl RunStore for FailingRunStore {
+        fn create_run(&self, meta: RunMeta) -> StoreFuture<'_, ()> {
+            self.check("create_run")
+                .unwrap_or_else(|| self.inner.create_run(meta))
+        }
+        fn thread_runs<'a>(
+            &'a self,
+            principal: Option<&'a str>,
+            thread_id: &'a str,
+            after: u64,
+        ) -> StoreFuture<'a, ThreadRunStream> {
+            self.check("thread_runs")
+                .unwrap_or_else(|| self.inner.thread_runs(principal, thread_id, after))
+        }
+        fn thread_run<'a>(
+            &'a self,
+            principal: Option<&'a str>,
+            thread_id: &'a str,
+        ) -> StoreFuture<'a, Option<String>> {
+            self.check("thread_run")
+                .unwrap_or_else(|| self.inner.thread_run(principal, thread_id))
+        }
+        fn thread_seq<'a>(
+            &'a self,
+            principal: Option<&'a str>,
+            thread_id: &'a str,
+        ) -> StoreFuture<'a, u64> {
+            self.check("thread_seq")
+                .unwrap_or_else(|| self.inner.thread_seq(principal, thread_id))
+        }
+        fn append<'a>(&'a self, run_id: &'a str, records: Vec<Record>) -> StoreFuture<'a, ()> {
+            self.check("append")
+                .unwrap_or_else(|| self.inner.append(run_id, records))
+        }
+        fn end_run<'a>(&'a self, run_id: &'a str, records: Vec<Record>) -> StoreFuture<'a, ()> {
+            self.check("end_run")
+                .unwrap_or_else(|| self.inner.end_run(run_id, records))
+        }
+        fn run<'a>(&'a self, run_id: &'a str) -> StoreFuture<'a, Option<RunMeta>> {
+            self.check("run").unwrap_or_else(|| self.inner.run(run_id))
+        }
+        fn tail<'a>(&'a self, run_id: &'a str, after: Cursor) -> StoreFuture<'a, RecordStream> {
+            self.check("tail")
+                .unwrap_or_else(|| self.inner.tail(run_id, after))
+        }
+        fn request_stop<'a>(&'a self, run_id: &'a str) -> StoreFuture<'a, bool> {
+            self.check("request_stop")
+                .unwrap_or_else(|| self.inner.request_stop(run_id))
+        }
+        fn stop_requested<'a>(&'a self, run_id: &'a str) -> StoreFuture<'a, ()> {
+            self.inner.stop_requested(run_id)
+        }
+        fn renew_lease<'a>(
+            &'a self,
+            run_id: &'a str,
+            owner: &'a str,
+            ttl: Duration,
+        ) -> StoreFuture<'a, ()> {
+            self.check("renew_lease")
+                .unwrap_or_else(|| self.inner.renew_lease(run_id, owner, ttl))
+        }
+    }
+}
+
+/// `GET {url}metrics`, parsed.
+async fn scrape(url: &str) -> BTreeMap<String, f64> {
+    let response = client().get(format!("{url}metrics")).send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    samples(&response.text().await.unwrap())
+}
+
+#[tokio::test]
+async fn run_store_failures_are_counted_by_operation() {
+    use ag_ui_server::runs::Runs;
+    let store = FailingRunStore::default();
+    let service = AgentService::new(ContextAgent::new(scripted))
+        .runs(Runs::new(store.clone()))
+        .metrics(Metrics::new());
+    let server = serve(service).await;
+    let url = server.url();
+    let errors = |s: &BTreeMap<String, f64>, op: &str| {
+        s.get(&format!(
+            r#"agui_store_errors_total{{store="run",op="{op}"}}"#
+        ))
+        .copied()
+        .unwrap_or(0.0)
+    };
+
+    // A run the store cannot create.
+    store.fail(&["create_run"]);
+    let response = post(&server, &input("no-create", serde_json::json!({}))).await;
+    let _ = response.bytes().await.unwrap();
+    let s = scrape(&url).await;
+    assert_eq!(errors(&s, "create_run"), 1.0, "{s:?}");
+    assert_eq!(errors(&s, "append"), 0.0);
+
+    // A stop the store cannot deliver (the route reads the run, then asks it to stop).
+    store.fail(&["run", "request_stop"]);
+    let stop = client()
+        .post(format!("{url}runs/some-run/stop"))
+        .send()
+        .await
+        .unwrap();
+    let _ = stop.bytes().await.unwrap();
+    let s = scrape(&url).await;
+    assert_eq!(errors(&s, "run") + errors(&s, "request_stop"), 1.0, "{s:?}");
+
+    // A run whose events the store refuses: the owner's writes fail.
+    store.fail(&["append", "end_run"]);
+    // (Its stream does not end: nothing of the run reaches the store. Only its head is read.)
+    let response = post(&server, &input("no-append", serde_json::json!({}))).await;
+    assert_eq!(response.status(), 200);
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+    let s = loop {
+        let s = scrape(&url).await;
+        if errors(&s, "append") + errors(&s, "end_run") >= 1.0
+            || tokio::time::Instant::now() > deadline
+        {
+            break s;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    };
+    assert!(errors(&s, "append") + errors(&s, "end_run") >= 1.0, "{s:?}");
+    drop(response);
+    assert_eq!(errors(&s, "create_run"), 1.0);
+    // Every store-error sample is labelled `store="run"` with one of the fixed operations.
+    for key in s
+        .keys()
+        .filter(|k| k.starts_with("agui_store_errors_total{"))
+    {
+        assert!(key.contains(r#"store="run""#), "{key}");
+    }
 }
