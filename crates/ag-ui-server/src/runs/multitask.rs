@@ -51,7 +51,7 @@ pub(crate) fn requested(runs: &Runs, parts: &http::request::Parts) -> Result<Mul
 }
 
 fn invalid(e: &InvalidParameter) -> Rejection {
-    Rejection::new(400, "invalid_parameter", e.to_string())
+    super::threads_api::invalid_parameter(e.clone())
 }
 
 /// How long an enqueued start waits for its thread: the service's maximum duration and

@@ -103,6 +103,7 @@ async fn a_bad_policy_is_refused_with_400() {
         assert_eq!(r.status(), 400, "{query}");
         let doc: Value = serde_json::from_slice(&r.bytes().await.unwrap()).unwrap();
         assert_eq!(doc["code"], "invalid_parameter", "{query}");
+        assert_eq!(doc["pointer"], "multitask", "{query}");
     }
 }
 
