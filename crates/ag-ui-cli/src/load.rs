@@ -92,6 +92,8 @@ pub(crate) struct Errors {
     pub(crate) run_error: BTreeMap<String, u64>,
     /// Connection, timeout, body and framing failures.
     pub(crate) transport: BTreeMap<String, u64>,
+    /// The first failure of each transport kind, in full (its source chain).
+    pub(crate) first: BTreeMap<String, String>,
 }
 
 /// Integrity failures by kind, and the first few described.
@@ -142,6 +144,17 @@ enum Role {
 }
 
 impl Role {
+    /// The kind of request, as errors are counted (`post`, `rejoin`, `follower`, `stop`).
+    fn kind(self) -> &'static str {
+        match self {
+            Role::Post => "post",
+            Role::Rejoin => "rejoin",
+            Role::Follower(_) => "follower",
+            Role::Stop => "stop",
+        }
+    }
+
+    /// The request, as integrity failures name it (`follower 3`).
     fn name(self) -> String {
         match self {
             Role::Post => "post".to_owned(),
@@ -156,7 +169,8 @@ impl Role {
 #[derive(Debug)]
 enum Failure {
     Http(String),
-    Transport(String),
+    /// The key, and the error in full when there is one.
+    Transport(String, Option<String>),
 }
 
 impl Shared {
@@ -167,15 +181,24 @@ impl Shared {
     }
 
     fn transport_error(&self, key: String) {
+        self.transport_error_with(key, None);
+    }
+
+    fn transport_error_with(&self, key: String, detail: Option<String>) {
         self.stats.errors_total.fetch_add(1, Ordering::Relaxed);
         let mut e = lock(&self.stats.errors);
+        if let Some(d) = detail
+            && !e.first.contains_key(&key)
+        {
+            e.first.insert(key.clone(), d);
+        }
         *e.transport.entry(key).or_default() += 1;
     }
 
     fn failure(&self, f: Failure) {
         match f {
             Failure::Http(k) => self.http_error(k),
-            Failure::Transport(k) => self.transport_error(k),
+            Failure::Transport(k, detail) => self.transport_error_with(k, detail),
         }
     }
 
@@ -422,6 +445,7 @@ fn raise_open_files() -> OpenFiles {
 /// errors.
 async fn progress_lines(shared: Arc<Shared>, started: Instant) {
     let mut tick = tokio::time::interval(Duration::from_secs(1));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     tick.tick().await;
     let s = &shared.stats;
     let (mut last_runs, mut last_events, mut last_at) = (0u64, 0u64, Instant::now());
@@ -536,7 +560,7 @@ async fn read_stream(
             Ok(next) => next,
             Err(_) if after_terminal => return End::Terminal,
             Err(_) => {
-                shared.transport_error(format!("{} timeout", t.role.name()));
+                shared.transport_error(format!("{} timeout", t.role.kind()));
                 return End::Failed;
             }
         };
@@ -546,7 +570,10 @@ async fn read_stream(
                 if after_terminal {
                     return End::Terminal;
                 }
-                shared.transport_error(format!("{} body: {}", t.role.name(), kind_of(&e)));
+                shared.transport_error_with(
+                    format!("{} body: {}", t.role.kind(), kind_of(&e)),
+                    Some(chain(&e)),
+                );
                 return End::Failed;
             }
             None => None,
@@ -558,7 +585,7 @@ async fn read_stream(
             None => reader.finish().map(|_unterminated| ()),
         };
         if fed.is_err() {
-            shared.transport_error(format!("{} sse framing", t.role.name()));
+            shared.transport_error(format!("{} sse framing", t.role.kind()));
             return End::Failed;
         }
         while let Some((data, id)) = reader.next_data_with_id() {
@@ -642,7 +669,7 @@ async fn read_stream(
                     }
                 }
                 Err(e) => {
-                    shared.transport_error(format!("{} event not JSON", t.role.name()));
+                    shared.transport_error(format!("{} event not JSON", t.role.kind()));
                     t.broken = true;
                     shared.integrity(
                         &t.run_id,
@@ -679,6 +706,18 @@ async fn read_stream(
     }
 }
 
+/// An error and its sources, `: `-separated.
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
+}
+
 /// A transport failure's kind, for counting (not its message, which names addresses).
 fn kind_of(e: &reqwest::Error) -> &'static str {
     if e.is_timeout() {
@@ -701,13 +740,12 @@ async fn send(
     deadline: tokio::time::Instant,
 ) -> Result<reqwest::Response, Failure> {
     let response = match timeout_at(deadline, request.send()).await {
-        Err(_) => return Err(Failure::Transport(format!("{} timeout", role.name()))),
+        Err(_) => return Err(Failure::Transport(format!("{} timeout", role.kind()), None)),
         Ok(Err(e)) => {
-            return Err(Failure::Transport(format!(
-                "{} {}",
-                role.name(),
-                kind_of(&e)
-            )));
+            return Err(Failure::Transport(
+                format!("{} {}", role.kind(), kind_of(&e)),
+                Some(chain(&e)),
+            ));
         }
         Ok(Ok(r)) => r,
     };
@@ -728,8 +766,8 @@ async fn send(
                 .map(str::to_owned)
         });
     Err(Failure::Http(match code {
-        Some(c) => format!("{} {} {c}", role.name(), status.as_u16()),
-        None => format!("{} {}", role.name(), status.as_u16()),
+        Some(c) => format!("{} {} {c}", role.kind(), status.as_u16()),
+        None => format!("{} {}", role.kind(), status.as_u16()),
     }))
 }
 
@@ -745,7 +783,7 @@ fn is_sse(shared: &Shared, response: &reqwest::Response, role: Role) -> bool {
         .next()
         .is_some_and(|m| m.trim().eq_ignore_ascii_case("text/event-stream"));
     if !sse {
-        shared.transport_error(format!("{} not SSE ({ct})", role.name()));
+        shared.transport_error(format!("{} not SSE ({ct})", role.kind()));
     }
     sse
 }

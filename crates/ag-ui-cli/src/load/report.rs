@@ -95,6 +95,7 @@ impl Report {
                 "http": counts(errors.http.iter().map(|(k, v)| (k.clone(), *v))),
                 "runError": counts(errors.run_error.iter().map(|(k, v)| (k.clone(), *v))),
                 "transport": counts(errors.transport.iter().map(|(k, v)| (k.clone(), *v))),
+                "firstTransport": errors.first,
             },
             "integrity": {
                 "ok": integrity.total == 0,
@@ -199,13 +200,20 @@ impl Report {
             line(row("inter-arrival gap", &j["interArrivalMs"]));
         }
         line(row("run duration", &j["runDurationMs"]));
-        let errors: Vec<String> = ["http", "runError", "transport"]
+        let mut errors: Vec<String> = ["http", "runError", "transport"]
             .iter()
             .filter_map(|k| {
                 let p = pairs(&j["errors"][k]);
                 (!p.is_empty()).then(|| format!("{k}: {p}"))
             })
             .collect();
+        for (k, v) in j["errors"]["firstTransport"]
+            .as_object()
+            .into_iter()
+            .flatten()
+        {
+            errors.push(format!("first {k}: {}", v.as_str().unwrap_or("")));
+        }
         line(format!(
             "errors: {}",
             if errors.is_empty() {

@@ -130,6 +130,12 @@ async fn a_server_without_resumable_runs_takes_the_default_load() {
     assert_eq!(r["streams"]["rejoins"], 0);
     assert_eq!(r["integrity"]["ok"], true, "{r:#}");
 
+    // For a time instead of a count: every run started is read to its end.
+    let (code, r) = load(&[&server.url, "--duration", "300ms", "-c", "2"]).await;
+    assert_eq!(code, 0, "{r:#}");
+    assert!(r["runs"]["done"].as_u64().unwrap() > 0, "{r:#}");
+    assert_eq!(r["runs"]["done"], r["runs"]["ok"], "{r:#}");
+
     // RUN_ERROR is an outcome the agent chose: counted by code, not a failure.
     let (code, r) = load(&[
         &server.url,
