@@ -75,6 +75,11 @@ pub(crate) struct LoadArgs {
     /// `forwardedProps` of every run (a JSON object), with `-m`.
     #[arg(long, value_name = "JSON", value_parser = parse_object, conflicts_with = "input")]
     pub(crate) forwarded_props: Option<serde_json::Value>,
+    /// The `protocolVersion` a `-m` run declares (none by default, as a 1.0 client
+    /// without the field; a server answers a 1.1 caller with 1.1 members, the
+    /// `cancelled` outcome of a stopped run among them).
+    #[arg(long, value_enum, value_name = "VERSION", conflicts_with = "input")]
+    pub(crate) protocol: Option<Protocol>,
     /// Every run on this thread (by default each run has a thread of its own; a server
     /// that runs one run per thread refuses concurrent runs on one thread).
     #[arg(long, value_name = "ID")]

@@ -358,6 +358,10 @@ fn prepare(args: &LoadArgs) -> Result<Shared, Exit> {
             "forwardedProps": args.forwarded_props.clone().unwrap_or_else(|| json!({})),
         }),
     };
+    let mut template = template;
+    if let (Some(p), Value::Object(map)) = (args.protocol, &mut template) {
+        map.insert("protocolVersion".to_owned(), json!(p.as_str()));
+    }
     let mut headers = HeaderMap::new();
     for (name, value) in &args.headers {
         let (Ok(n), Ok(v)) = (

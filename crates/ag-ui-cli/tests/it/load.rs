@@ -117,6 +117,24 @@ async fn runs_stopped_after_two_events_end_cancelled() {
     assert_eq!(r["runs"]["outcomes"]["cancelled"], 3, "{r:#}");
     assert_eq!(r["runs"]["ok"], 3, "{r:#}");
     assert_eq!(r["integrity"]["ok"], true, "{r:#}");
+
+    // The same with `-m`, declaring 1.1 by `--protocol`.
+    let (code, r) = load(&[
+        &a.url,
+        "--runs",
+        "2",
+        "-m",
+        "count",
+        "--protocol",
+        "1.1",
+        "--forwarded-props",
+        r#"{"scenario":"slow"}"#,
+        "--stop-after",
+        "2",
+    ])
+    .await;
+    assert_eq!(code, 0, "{r:#}");
+    assert_eq!(r["runs"]["outcomes"]["cancelled"], 2, "{r:#}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
