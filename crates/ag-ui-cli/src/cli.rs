@@ -34,6 +34,82 @@ pub(crate) enum Command {
     /// The threads a server keeps (the workspace server's threads API): list, show, rename,
     /// archive, restore, delete.
     Threads(ThreadsArgs),
+    /// Drive load against an agent: many runs, concurrent, optionally cut and rejoined,
+    /// followed and stopped (the resumable-runs extension); a report of rates, latencies,
+    /// errors and stream integrity (exit 0 all good, 1 integrity failures, 5 HTTP or
+    /// transport errors).
+    Load(LoadArgs),
+}
+
+/// `ag-ui load`.
+#[derive(Debug, Args)]
+pub(crate) struct LoadArgs {
+    /// The agent's URL (the endpoint that takes a `POST` of a `RunAgentInput`).
+    pub(crate) url: String,
+    /// An HTTP header sent with every request, as `NAME:VALUE` (repeatable).
+    #[arg(long = "header", short = 'H', value_name = "NAME:VALUE", value_parser = parse_header)]
+    pub(crate) headers: Vec<(String, String)>,
+    /// How many runs in all (default 100 without `--duration`).
+    #[arg(long, value_name = "N", conflicts_with = "duration")]
+    pub(crate) runs: Option<u64>,
+    /// Start runs for this long (`30s`, `500ms`, `2m`, `1h`; a bare number is seconds),
+    /// then let the runs in flight end.
+    #[arg(long, value_name = "TIME", value_parser = parse_duration)]
+    pub(crate) duration: Option<std::time::Duration>,
+    /// How many runs are in flight at once.
+    #[arg(short = 'c', long, value_name = "C", default_value_t = 10,
+          value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub(crate) concurrency: u64,
+    /// The user message of every run (`hello` when neither this nor `--input` is given).
+    #[arg(
+        short = 'm',
+        long = "message",
+        value_name = "TEXT",
+        conflicts_with = "input"
+    )]
+    pub(crate) message: Option<String>,
+    /// A `RunAgentInput` JSON file, the template of every run (its `threadId` and `runId`
+    /// are replaced by fresh ones for each run).
+    #[arg(long, value_name = "FILE.json")]
+    pub(crate) input: Option<PathBuf>,
+    /// `forwardedProps` of every run (a JSON object), with `-m`.
+    #[arg(long, value_name = "JSON", value_parser = parse_object, conflicts_with = "input")]
+    pub(crate) forwarded_props: Option<serde_json::Value>,
+    /// The `protocolVersion` a `-m` run declares (none by default, as a 1.0 client
+    /// without the field; a server answers a 1.1 caller with 1.1 members, the
+    /// `cancelled` outcome of a stopped run among them).
+    #[arg(long, value_enum, value_name = "VERSION", conflicts_with = "input")]
+    pub(crate) protocol: Option<Protocol>,
+    /// Every run on this thread (by default each run has a thread of its own; a server
+    /// that runs one run per thread refuses concurrent runs on one thread).
+    #[arg(long, value_name = "ID")]
+    pub(crate) thread: Option<String>,
+    /// Seconds a run (its streams, rejoins and followers included) may take before it is
+    /// given up.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60)]
+    pub(crate) timeout: u64,
+    /// Cut each run's `POST` stream after K events, then rejoin it with `GET
+    /// {URL}/runs/{runId}/events` and `Last-Event-ID` (the resumable-runs extension).
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) cut_after: Option<u64>,
+    /// Where rejoins and followers go, round robin: agent URLs of other instances sharing
+    /// the run store (comma-separated or repeated; default the agent URL).
+    #[arg(long, value_name = "URL[,URL...]", value_delimiter = ',')]
+    pub(crate) rejoin: Vec<String>,
+    /// Per run, this many extra readers joining it from its start (`GET
+    /// {URL}/runs/{runId}/events`), spread over the `--rejoin` URLs; each must read the
+    /// run's events exactly.
+    #[arg(long, value_name = "F", default_value_t = 0)]
+    pub(crate) followers: u32,
+    /// Stop each run after K events with `POST {URL}/runs/{runId}/stop`.
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) stop_after: Option<u64>,
+    /// A progress line on stderr every second even when stderr is not a terminal.
+    #[arg(long)]
+    pub(crate) progress: bool,
+    /// Print the report as one JSON document.
+    #[arg(long)]
+    pub(crate) json: bool,
 }
 
 /// `ag-ui threads`.
@@ -273,6 +349,29 @@ fn parse_header(s: &str) -> Result<(String, String), String> {
         return Err(format!("`{s}` has no header name before the `:`"));
     }
     Ok((name.to_owned(), value.trim().to_owned()))
+}
+
+/// `30s`, `500ms`, `2m`, `1h` or a bare number of seconds.
+fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let n: f64 = number
+        .parse()
+        .map_err(|_| format!("`{s}` is not a time such as 30s, 500ms, 2m"))?;
+    let seconds = match unit.trim() {
+        "" | "s" => n,
+        "ms" => n / 1000.0,
+        "m" | "min" => n * 60.0,
+        "h" => n * 3600.0,
+        other => return Err(format!("`{other}` in `{s}` is no unit (ms, s, m, h)")),
+    };
+    if !seconds.is_finite() || seconds <= 0.0 || seconds > 1e9 {
+        return Err(format!("`{s}` is not a positive time"));
+    }
+    Ok(std::time::Duration::from_secs_f64(seconds))
 }
 
 fn parse_tool(s: &str) -> Result<(String, String), String> {

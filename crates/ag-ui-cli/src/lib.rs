@@ -6,6 +6,7 @@ mod check;
 mod cli;
 mod exit;
 mod input;
+mod load;
 mod record;
 mod render;
 mod run;
@@ -38,10 +39,13 @@ pub fn main() -> ExitCode {
             return code.into();
         }
     };
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    // `load` spreads its streams over every core; the other commands need one thread.
+    let mut builder = if matches!(cli.command, Command::Load(_)) {
+        tokio::runtime::Builder::new_multi_thread()
+    } else {
+        tokio::runtime::Builder::new_current_thread()
+    };
+    let runtime = match builder.enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("ag-ui: cannot start the async runtime: {e}");
@@ -57,6 +61,7 @@ pub fn main() -> ExitCode {
             Command::Replay(args) => record::replay(args).await,
             Command::Schema(args) => schema(&args),
             Command::Threads(args) => threads::threads(args).await,
+            Command::Load(args) => load::load(args).await,
         }
     });
     exit.into()

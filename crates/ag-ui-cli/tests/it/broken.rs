@@ -66,6 +66,15 @@ fn answer(path: &str, input: Option<&Value>) -> (String, String, Vec<u8>) {
             v.push(finished.clone());
             ("200 OK".into(), event_stream, sse(v))
         }
+        // Resumable-style SSE ids, the second repeated: `1, 2, 2, 3, …`.
+        "/duplicate-id" => {
+            let body = good()
+                .iter()
+                .enumerate()
+                .map(|(i, e)| format!("id: {}\ndata: {e}\n\n", if i < 2 { i + 1 } else { i }))
+                .collect::<String>();
+            ("200 OK".into(), event_stream, body.into_bytes())
+        }
         "/no-terminal" => {
             let mut v = good();
             v.pop();

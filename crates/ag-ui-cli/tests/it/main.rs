@@ -11,6 +11,7 @@ mod broken;
 mod chat;
 mod check;
 mod layout;
+mod load;
 mod replay;
 mod run;
 mod schema;
