@@ -9,8 +9,11 @@
 //! | `interrupt` | a text message, a `send_email` tool call, a state snapshot, then `RUN_FINISHED` with an `interrupt` outcome (one tool-approval interrupt); a run whose input resumes that interrupt sends the tool result (approved) or a refusal (cancelled) and finishes with success |
 //! | `error` | a text message cut short by `RUN_ERROR` (`code: "demo_error"`) |
 //! | `slow` | a text message a second for a minute (for cancellation tests); when cancelled, stops at once and ends with `RUN_FINISHED` outcome `cancelled` |
-//! | `firehose` | one text message of `forwardedProps.events` (default 1000) `TEXT_MESSAGE_CONTENT` events of `forwardedProps.bytes` (default 100) bytes each, as fast as the client reads (for throughput and back-pressure tests), then `RUN_FINISHED` |
+//! | `firehose` | one text message of `forwardedProps.events` (default 1000) `TEXT_MESSAGE_CONTENT` events of `forwardedProps.bytes` (default 100) bytes each, as fast as the client reads (for throughput and back-pressure tests) or one every `forwardedProps.every_ms` milliseconds (a token rate), then `RUN_FINISHED` |
 //! | `frontend_tool` | a text message and a call of the first tool the input declares in `tools` (a tool the client runs), arguments `{"city":"Amsterdam"}`, then `RUN_FINISHED`; a run whose last message is a tool result answers with a text quoting it; a run declaring no tools ends with `RUN_ERROR` (`code: "no_tools"`) |
+//!
+//! With `forwardedProps.timestamps: true` every event of the run carries `timestamp`, the
+//! Unix time in milliseconds when it was produced (what a load tool measures latency from).
 //!
 //! An unknown scenario ends with `RUN_ERROR` (`code: "unknown_scenario"`). Ids are
 //! derived from the run id (`<runId>-msg-1`, …), so a run's events are the same every time.
@@ -104,6 +107,13 @@ impl crate::Agent for DemoAgent {
 impl DemoAgent {
     fn scenario(&self, run: RunEmitter, input: RunAgentInput, cancel: Cancellation) -> AgentStream {
         let pace = self.pace;
+        let stamped = input
+            .forwarded_props
+            .as_ref()
+            .and_then(|p| p.get("timestamps"))
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        let run = if stamped { run.with_timestamps() } else { run };
         emit(run, move |mut run| async move {
             match scenario(&input) {
                 "chat" => chat(&mut run, &input, pace).await,
@@ -285,8 +295,12 @@ async fn firehose(run: &mut Emitter, input: &RunAgentInput) -> Result<(), EmitEr
     let bytes = usize::try_from(prop("bytes", 100))
         .unwrap_or(usize::MAX)
         .max(1);
+    let every = Duration::from_millis(prop("every_ms", 0));
     let delta = "x".repeat(bytes);
     for _ in 0..events {
+        if !every.is_zero() {
+            sleep(every).await;
+        }
         run.emit(|r| r.text(delta.as_str())).await?;
     }
     run.emit(RunEmitter::finish).await

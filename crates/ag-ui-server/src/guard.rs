@@ -8,8 +8,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use ag_ui_core::{
-    ChunkExpander, Event, EventType, RunErrorEvent, RunLifecycle, RunStatus, Verifier, Violation,
-    Warning,
+    ChunkExpander, Event, EventType, RunErrorEvent, RunLifecycle, Verifier, Violation, Warning,
 };
 use futures_core::Stream;
 
@@ -284,6 +283,12 @@ pub struct RunGuard {
     checker: Option<(ChunkExpander, Verifier)>,
     /// Where the run stands, from the events sent (core's tracker, as the verifier's).
     lifecycle: RunLifecycle,
+    /// Where the run stood for the caller before the last event handed out (the agent's
+    /// stream is read ahead of the caller, so `lifecycle` may be further on): what an
+    /// encoding failure of that event goes back to.
+    before_last: RunLifecycle,
+    /// Where the run stands for the caller: the events handed out.
+    handed: RunLifecycle,
     ready: VecDeque<Event>,
     ended: bool,
     ids: Ids,
@@ -317,6 +322,8 @@ impl RunGuard {
             options,
             checker,
             lifecycle: RunLifecycle::new(),
+            before_last: RunLifecycle::new(),
+            handed: RunLifecycle::new(),
             ready: VecDeque::new(),
             ended: false,
             ids: Ids::default(),
@@ -570,13 +577,10 @@ impl RunGuard {
     /// Encoding `event` failed: report and end the run.
     fn encode_failed(&mut self, error: &ag_ui_core::Error) {
         self.report(ReportKind::EncodeError(error));
+        // The client never saw the event (nor those read ahead of it), so the run goes
+        // back to where the client has it, and a RUN_ERROR is in order unless one was sent.
         self.ready.clear();
-        // The client never saw the event, so a RUN_ERROR is in order unless one was sent.
-        if self.lifecycle.status() == RunStatus::Errored {
-            let mut running = RunLifecycle::new();
-            running.advance(EventType::RunStarted);
-            self.lifecycle = running;
-        }
+        self.lifecycle = self.before_last;
         self.abort(
             format!("an event could not be encoded: {error}"),
             CODE_ENCODE_ERROR,
@@ -584,15 +588,15 @@ impl RunGuard {
     }
 }
 
+/// Events taken from the agent's stream in one poll of the guard, at most (while the agent
+/// has them ready): the guard then hands them out one by one.
+const PULL_BATCH: usize = 8;
+
 impl Stream for RunGuard {
     type Item = Event;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Event>> {
         let this = &mut *self;
-        #[cfg(feature = "tracing")]
-        let span = this.span.clone();
-        #[cfg(feature = "tracing")]
-        let _entered = span.enter();
         loop {
             if let Some(mut event) = this.ready.pop_front() {
                 if this.pre_1_0_peer {
@@ -604,6 +608,8 @@ impl Stream for RunGuard {
                 }
                 match sent {
                     Some(event) => {
+                        this.before_last = this.handed;
+                        this.handed.advance(event.event_type());
                         this.stats.event(&event);
                         if this.ended && this.ready.is_empty() {
                             this.end_stats();
@@ -614,17 +620,29 @@ impl Stream for RunGuard {
                     None => continue,
                 }
             }
-            let Some(inner) = this.inner.as_mut() else {
+            if this.inner.is_none() {
                 this.ended = true;
                 this.end_stats();
                 return Poll::Ready(None);
-            };
-            match catch_unwind(AssertUnwindSafe(|| inner.as_mut().poll_next(cx))) {
-                Ok(Poll::Pending) => return Poll::Pending,
-                Ok(Poll::Ready(Some(Ok(event)))) => this.accept(event),
-                Ok(Poll::Ready(Some(Err(error)))) => this.fail(error),
-                Ok(Poll::Ready(None)) => this.finish(),
-                Err(payload) => this.panicked(payload),
+            }
+            // The agent's stream is polled inside the run's span (its own spans are the
+            // run's children), entered once for what the agent has ready, up to a batch:
+            // not once per event.
+            #[cfg(feature = "tracing")]
+            let span = this.span.clone();
+            #[cfg(feature = "tracing")]
+            let _entered = span.enter();
+            while let Some(inner) = this.inner.as_mut()
+                && this.ready.len() < PULL_BATCH
+            {
+                match catch_unwind(AssertUnwindSafe(|| inner.as_mut().poll_next(cx))) {
+                    Ok(Poll::Pending) if this.ready.is_empty() => return Poll::Pending,
+                    Ok(Poll::Pending) => break,
+                    Ok(Poll::Ready(Some(Ok(event)))) => this.accept(event),
+                    Ok(Poll::Ready(Some(Err(error)))) => this.fail(error),
+                    Ok(Poll::Ready(None)) => this.finish(),
+                    Err(payload) => this.panicked(payload),
+                }
             }
         }
     }

@@ -233,6 +233,45 @@ async fn firehose_sends_that_many_text_deltas_of_that_many_bytes() {
     assert_eq!((sizes.len(), sizes.iter().all(|&n| n == 100)), (1000, true));
 }
 
+#[tokio::test]
+async fn firehose_paces_and_stamps_its_events_when_asked() {
+    let began = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    let clock = std::time::Instant::now();
+    let events = run(&input(
+        "run-1",
+        json!({"scenario": "firehose", "events": 5, "bytes": 3, "every_ms": 40, "timestamps": true}),
+    ))
+    .await;
+    // Five pauses of 40 ms before the five deltas.
+    assert!(clock.elapsed() >= std::time::Duration::from_millis(200));
+    let stamps: Vec<i64> = crate::support::values(&events)
+        .iter()
+        .map(|e| e["timestamp"].as_i64().expect("every event stamped"))
+        .collect();
+    assert_eq!(stamps.len(), events.len());
+    assert!(stamps.windows(2).all(|w| w[0] <= w[1]), "{stamps:?}");
+    assert!(stamps[0] >= began, "{stamps:?} before {began}");
+    // The deltas are 40 ms apart (at least, give or take the clock's millisecond).
+    assert!(
+        stamps[stamps.len() - 2] - stamps[1] >= 4 * 40 - 2,
+        "{stamps:?}"
+    );
+    // Unasked, no event is stamped.
+    let plain = run(&input(
+        "run-2",
+        json!({"scenario": "firehose", "events": 2}),
+    ))
+    .await;
+    assert!(
+        crate::support::values(&plain)
+            .iter()
+            .all(|e| e.get("timestamp").is_none())
+    );
+}
+
 /// With `track_interrupts`, the demo keeps each thread's open interrupts (spec §9.2): an
 /// ordinary input on the paused thread is refused, a resume must answer exactly the open
 /// interrupts, a replay of the last resume is answered again, and other threads run.
