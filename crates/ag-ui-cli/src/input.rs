@@ -32,7 +32,7 @@ pub(crate) fn agent_accepting(target: &Target, accept: Accept) -> Result<HttpAge
 }
 
 fn build(target: &Target, thread_id: Option<&str>, proto: bool) -> Result<HttpAgent, Exit> {
-    refuse_https_without_tls(&target.url)?;
+    refuse_non_http_url(&target.url)?;
     let mut builder = HttpAgent::builder(target.url.as_str())
         .connect_timeout(Duration::from_secs(10))
         .idle_timeout(Duration::from_secs(target.idle_timeout.max(1)))
@@ -96,6 +96,23 @@ pub(crate) fn start<'a>(
 
 /// Whether this build speaks HTTPS.
 const TLS: bool = cfg!(any(feature = "rustls", feature = "native-tls"));
+
+/// Refuses what is not an agent's `http://` or `https://` URL (`127.0.0.1:8000` lacks the
+/// scheme), and an `https://` URL in a build without TLS.
+///
+/// # Errors
+/// Bad usage, saying which.
+pub(crate) fn refuse_non_http_url(url: &str) -> Result<(), Exit> {
+    let scheme = |s: &str| {
+        url.get(..s.len())
+            .is_some_and(|head| head.eq_ignore_ascii_case(s))
+    };
+    if !scheme("http://") && !scheme("https://") {
+        eprintln!("ag-ui: {url:?} is not a URL: give the agent as http://HOST:PORT/PATH");
+        return Err(Exit::Usage);
+    }
+    refuse_https_without_tls(url)
+}
 
 /// Refuses an `https://` URL in a build without TLS, saying how to get one.
 ///

@@ -23,7 +23,7 @@ use tokio::time::timeout_at;
 
 use crate::cli::LoadArgs;
 use crate::exit::Exit;
-use crate::input::refuse_https_without_tls;
+use crate::input::refuse_non_http_url;
 use hist::Histogram;
 
 /// How many runs without `--runs` or `--duration`.
@@ -319,9 +319,9 @@ pub(crate) async fn load(args: LoadArgs) -> Exit {
 
 /// The shared state from the flags.
 fn prepare(args: &LoadArgs) -> Result<Shared, Exit> {
-    refuse_https_without_tls(&args.url)?;
+    refuse_non_http_url(&args.url)?;
     for url in &args.rejoin {
-        refuse_https_without_tls(url)?;
+        refuse_non_http_url(url)?;
     }
     let template = match &args.input {
         Some(path) => {

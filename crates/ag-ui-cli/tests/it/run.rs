@@ -129,6 +129,16 @@ async fn an_unreachable_server_exits_5_and_bad_usage_exits_64() {
     let out = ag_ui(&["run", &url, "--input", file.to_str().unwrap()]).await;
     assert_eq!(out.code, 64, "{out:?}");
     assert!(out.stderr.contains("threadId"), "{}", out.stderr);
+    // An address without a scheme, to run and to load: bad usage, saying so.
+    let bare = format!("127.0.0.1:{port}");
+    for args in [
+        vec!["run", bare.as_str(), "-m", "hi"],
+        vec!["load", bare.as_str(), "--runs", "1"],
+    ] {
+        let out = ag_ui(&args).await;
+        assert_eq!(out.code, 64, "{args:?}: {out:?}");
+        assert!(out.stderr.contains("is not a URL"), "{}", out.stderr);
+    }
     // HTTPS in a build without TLS: bad usage, with the way out (with TLS: nothing listens).
     let out = ag_ui(&["run", "https://127.0.0.1:1/", "-m", "hi"]).await;
     if cfg!(any(feature = "rustls", feature = "native-tls")) {
