@@ -63,6 +63,10 @@ ADDR                     address to bind (default 127.0.0.1:0: a free loopback p
 --on-disconnect POLICY   cancel, continue or grace-ms=N (default: continue on Redis)
 --retention-ms N         how long an ended run stays joinable (default 300000)
 --cors-origin ORIGIN     let browser pages from ORIGIN call every route; repeatable
+--max-connections N      connections served at once; more wait in the backlog (default 1000;
+                         each needs a file descriptor: raise `ulimit -n` above N)
+--header-timeout-ms N    time a request head may take, from the connection's first moment
+                         (default 10000; raise it when thousands connect at once)
 --metrics                Prometheus metrics at GET /metrics
 --log-format FORMAT      text or json: the log on stderr (RUST_LOG filters; default info)
 ";
@@ -78,6 +82,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut on_disconnect = None;
     let mut retention = None;
     let mut origins = Vec::new();
+    let mut config = ag_ui_server::serve::ServeConfig::new();
     let mut threads = ThreadsOptions::default();
     let (mut metrics, mut log_format) = (false, ag_ui_server::logging::LogFormat::Text);
     let mut args = std::env::args().skip(1);
@@ -93,6 +98,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         };
         match arg.as_str() {
             "--pace-ms" => pace = millis(&arg, value(&arg)?)?,
+            "--max-connections" => {
+                let v = value(&arg)?;
+                let n: usize = v.parse().map_err(|e| format!("{arg} {v}: {e}"))?;
+                config = config.max_connections(n);
+            }
+            "--header-timeout-ms" => config = config.header_timeout(millis(&arg, value(&arg)?)?),
             "--keep-alive-ms" => keep_alive = millis(&arg, value(&arg)?)?,
             "--retention-ms" => retention = Some(millis(&arg, value(&arg)?)?),
             "--lease-ms" => lease = Some(millis(&arg, value(&arg)?)?),
@@ -176,7 +187,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     out.flush()?;
     drop(out);
     let served = tokio::select! {
-        served = ag_ui_server::axum::serve(listener, router) => served,
+        served = ag_ui_server::axum::serve_with(listener, router, config) => served,
         _ = tokio::signal::ctrl_c() => Ok(()),
     };
     logging.shutdown();
