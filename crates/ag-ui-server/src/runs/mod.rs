@@ -29,6 +29,7 @@ mod driver;
 mod follow;
 pub(crate) mod http;
 mod journal;
+mod local;
 pub(crate) mod log;
 mod memory;
 mod multitask;
@@ -350,12 +351,14 @@ pub(crate) struct Local {
     runs: Mutex<HashMap<String, Arc<LocalRun>>>,
 }
 
-/// One run this instance owns: how many of this instance's responses subscribe to it.
+/// One run this instance owns: how many of this instance's responses subscribe to it,
+/// and the records its driver made, which those responses are served from.
 #[derive(Debug, Default)]
 pub(crate) struct LocalRun {
     subscribers: AtomicUsize,
     /// Wakes the run's driver when the count changes.
     waker: AtomicWaker,
+    buffer: Mutex<local::Buffer>,
 }
 
 impl Local {
