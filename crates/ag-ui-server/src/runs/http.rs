@@ -587,6 +587,12 @@ pub(crate) async fn answer(
                 .map_err(|e| store_rejection(&e))?
                 .filter(|m| m.principal == who)
                 .ok_or_else(|| not_found_run(&run_id))?;
+            // The store answers for the cursor (gone past its bounds: 410) whoever serves
+            // the join.
+            let stored = store
+                .tail(&meta.run_id, after)
+                .await
+                .map_err(|e| store_rejection(&e))?;
             // A join of a run this instance owns is served from its memory while that
             // holds the records after the cursor; other joins read the store.
             let (records, sub): (RecordStream, _) = match runs.local.get(&run_id) {
@@ -596,13 +602,8 @@ pub(crate) async fn answer(
                         LocalTail::new(local, Arc::clone(&runs.store), meta.run_id.clone(), after);
                     (Box::pin(tail), Some(sub))
                 }
-                _ => {
-                    let records = store
-                        .tail(&meta.run_id, after)
-                        .await
-                        .map_err(|e| store_rejection(&e))?;
-                    (records, runs.local.get(&run_id).map(|l| l.subscribe()))
-                }
+                Some(local) => (stored, Some(local.subscribe())),
+                None => (stored, None),
             };
             let frames = LogFrames::new(VecDeque::new(), Some(records), sub);
             Ok(sse_response(frames, keep_alive))
