@@ -331,7 +331,7 @@ mod rate {
     /// end of its chunked body; checks the status and the terminal event.
     async fn one_run(
         stream: &mut tokio::net::TcpStream,
-        buf: &mut Vec<u8>,
+        buf: &mut [u8],
         id: &str,
     ) -> Result<(), String> {
         let body = format!(
