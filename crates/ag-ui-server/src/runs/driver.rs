@@ -293,6 +293,10 @@ impl Drive {
                             }
                         }
                         Verdict::Retry => {
+                            // The store failed under the owner: its local subscribers read
+                            // the store from their cursors from now on, and ride out the
+                            // outage (or end with it) as its other subscribers do.
+                            local.divert();
                             // The same records again after a wait; what is made meanwhile
                             // waits for them.
                             let mut records = w.records;

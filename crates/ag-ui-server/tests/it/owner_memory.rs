@@ -28,6 +28,8 @@ struct Wrapped {
     inner: MemoryStore,
     delay: Duration,
     take: bool,
+    /// Lost its data: writes and tails answer `NotFound`.
+    lose: bool,
     /// Writes (appends and ends) completed.
     written: Arc<AtomicUsize>,
     /// Ends completed.
@@ -68,6 +70,9 @@ impl RunStore for Wrapped {
     fn append<'a>(&'a self, run_id: &'a str, records: Vec<Record>) -> StoreFuture<'a, ()> {
         Box::pin(async move {
             tokio::time::sleep(self.delay).await;
+            if self.lose {
+                return Err(StoreError::NotFound(run_id.to_owned()));
+            }
             if let Some(r) = records.last() {
                 self.last
                     .lock()
@@ -82,6 +87,9 @@ impl RunStore for Wrapped {
     fn end_run<'a>(&'a self, run_id: &'a str, records: Vec<Record>) -> StoreFuture<'a, ()> {
         Box::pin(async move {
             tokio::time::sleep(self.delay).await;
+            if self.lose {
+                return Err(StoreError::NotFound(run_id.to_owned()));
+            }
             let r = if self.take {
                 let next = self.last.lock().unwrap().get(run_id).copied().unwrap_or(0) + 1;
                 self.inner
@@ -100,6 +108,10 @@ impl RunStore for Wrapped {
         self.inner.run(run_id)
     }
     fn tail<'a>(&'a self, run_id: &'a str, after: Cursor) -> StoreFuture<'a, RecordStream> {
+        if self.lose {
+            let e = StoreError::NotFound(run_id.to_owned());
+            return Box::pin(async move { Err(e) });
+        }
         self.inner.tail(run_id, after)
     }
     fn request_stop<'a>(&'a self, run_id: &'a str) -> StoreFuture<'a, bool> {
@@ -330,4 +342,22 @@ async fn a_run_the_store_ended_otherwise_ends_every_local_stream_with_the_stores
         .await;
     assert_eq!(replay.last().unwrap().1["code"], "taken");
     assert_eq!(terminals(&replay).len(), 1);
+}
+
+#[tokio::test]
+async fn a_store_that_lost_the_run_ends_the_post_stream_as_it_ends_a_store_subscriber() {
+    let store = Wrapped {
+        lose: true,
+        ..Wrapped::default()
+    };
+    let server = serve(AgentService::new(DemoAgent::new()).runs(Runs::new(store))).await;
+    let body = input("lost", json!({"scenario": "firehose", "events": 20}));
+    let events = Sse::new(post(&server.url(), &body).send().await.unwrap())
+        .rest()
+        .await;
+    let ends = terminals(&events);
+    assert_eq!(ends.len(), 1, "{events:?}");
+    assert_eq!(ends[0]["type"], "RUN_ERROR");
+    assert_eq!(ends[0]["code"], ag_ui_server::runs::CODE_STORE_LOST);
+    assert_eq!(events.last().unwrap().1["code"], "store_lost");
 }
