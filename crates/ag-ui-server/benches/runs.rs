@@ -14,6 +14,18 @@
 //! runs, for the demo's chat run and for the corpus run.
 //!
 //! `cargo bench -p ag-ui-server --bench runs` (`-- --rounds N` sets the rounds).
+//!
+//! Run rate (`-- rate`, alone): runs per second of short runs (the demo agent's `firehose`
+//! scenario: 300 text deltas of 100 bytes in one message) started over loopback by 1 and by
+//! 100 concurrent clients, each starting its next run as soon as the last one ended (each
+//! run on a thread of its own), against three services: directly (no run log), resumable
+//! in memory with threads kept (`Runs::in_memory()`, the default), and without threads.
+//! The clients are plain HTTP/1.1 over kept-alive loopback connections (as a load
+//! generator's are): each reads a body to the end of its chunked encoding and checks its
+//! terminal event. Each round
+//! measures every case for a fixed window, interleaved; the report is the median of the
+//! per-round runs/s and of the per-round ratios to the direct service.
+//! `cargo bench -p ag-ui-server --bench runs -- rate --rounds 7 --window-ms 1500`.
 
 #[path = "../../ag-ui-core/benches/corpus/mod.rs"]
 mod corpus;
@@ -150,6 +162,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .and_then(|i| args.get(i + 1))
         .and_then(|n| n.parse().ok())
         .unwrap_or(if benching { 11 } else { 1 });
+
+    if args.iter().any(|a| a == "rate") {
+        let window = args
+            .iter()
+            .position(|a| a == "--window-ms")
+            .and_then(|i| args.get(i + 1))
+            .and_then(|n| n.parse().ok())
+            .map_or(Duration::from_millis(1000), Duration::from_millis);
+        return rate::compare(rounds.max(1), window);
+    }
 
     let corpus = corpus::streaming(corpus::SEED, EVENTS);
     let events: Arc<Vec<Event>> = Arc::new(
@@ -289,4 +311,187 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         big / bytes as f64
     );
     Ok(())
+}
+
+/// Runs per second of short runs, direct against resumable (see the module docs).
+mod rate {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    use std::time::{Duration, Instant};
+
+    use ag_ui_server::AgentService;
+    use ag_ui_server::demo::DemoAgent;
+    use ag_ui_server::runs::Runs;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    /// Text deltas per run.
+    const DELTAS: usize = 300;
+
+    /// Starts one run on `stream` (HTTP/1.1, kept alive) and reads its response to the
+    /// end of its chunked body; checks the status and the terminal event.
+    async fn one_run(
+        stream: &mut tokio::net::TcpStream,
+        buf: &mut [u8],
+        id: &str,
+    ) -> Result<(), String> {
+        let body = format!(
+            r#"{{"threadId":"{id}","runId":"{id}","messages":[],"tools":[],"context":[],"forwardedProps":{{"scenario":"firehose","events":{DELTAS}}},"state":{{}}}}"#
+        );
+        let request = format!(
+            "POST / HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n\
+             accept: text/event-stream\r\ncontent-length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        stream
+            .write_all(request.as_bytes())
+            .await
+            .map_err(|e| e.to_string())?;
+        // The status line, then the body's last bytes: the chunked body's end follows the
+        // run's terminal event.
+        let mut window: Vec<u8> = Vec::with_capacity(1024);
+        let mut first = true;
+        loop {
+            let n = stream.read(buf).await.map_err(|e| e.to_string())?;
+            if n == 0 {
+                return Err("the server closed the connection".into());
+            }
+            if first {
+                first = false;
+                if !buf[..n].starts_with(b"HTTP/1.1 200") {
+                    return Err(String::from_utf8_lossy(&buf[..n.min(200)]).into_owned());
+                }
+            }
+            window.extend_from_slice(&buf[n.saturating_sub(512)..n]);
+            let keep = window.len().saturating_sub(512);
+            window.drain(..keep);
+            if window.ends_with(b"\r\n0\r\n\r\n") {
+                let text = String::from_utf8_lossy(&window);
+                if !text.contains("RUN_FINISHED") {
+                    return Err(format!("a run did not finish: ...{text}"));
+                }
+                return Ok(());
+            }
+        }
+    }
+
+    /// Starts runs from `concurrency` clients (one connection each) for `window`; the runs
+    /// completed per second.
+    async fn drive(
+        addr: std::net::SocketAddr,
+        tag: &str,
+        concurrency: usize,
+        window: Duration,
+    ) -> Result<f64, String> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let done = Arc::new(AtomicU64::new(0));
+        let start = Instant::now();
+        let mut workers = Vec::new();
+        for w in 0..concurrency {
+            let tag = tag.to_owned();
+            let (stop, done) = (Arc::clone(&stop), Arc::clone(&done));
+            workers.push(tokio::spawn(async move {
+                let mut stream = tokio::net::TcpStream::connect(addr)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                stream.set_nodelay(true).map_err(|e| e.to_string())?;
+                let mut buf = vec![0u8; 64 * 1024];
+                let mut n = 0u64;
+                while !stop.load(Ordering::Relaxed) {
+                    n += 1;
+                    one_run(&mut stream, &mut buf, &format!("{tag}-{w}-{n}")).await?;
+                    done.fetch_add(1, Ordering::Relaxed);
+                }
+                Ok::<_, String>(())
+            }));
+        }
+        tokio::time::sleep(window).await;
+        stop.store(true, Ordering::Relaxed);
+        let counted = done.load(Ordering::Relaxed);
+        let elapsed = start.elapsed();
+        for w in workers {
+            w.await.map_err(|e| e.to_string())??;
+        }
+        Ok(counted as f64 / elapsed.as_secs_f64())
+    }
+
+    fn median(mut xs: Vec<f64>) -> f64 {
+        xs.sort_by(f64::total_cmp);
+        xs[xs.len() / 2]
+    }
+
+    pub(super) fn compare(
+        rounds: usize,
+        window: Duration,
+    ) -> Result<(), Box<dyn std::error::Error>> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()?;
+        let urls = [
+            super::serve(&runtime, AgentService::new(DemoAgent::new())),
+            super::serve(
+                &runtime,
+                AgentService::new(DemoAgent::new()).runs(Runs::in_memory()),
+            ),
+            super::serve(
+                &runtime,
+                AgentService::new(DemoAgent::new()).runs(Runs::in_memory().no_threads()),
+            ),
+        ];
+        let names = [
+            "served directly (no run log)",
+            "resumable in memory (threads kept, the default)",
+            "resumable in memory (no threads)",
+        ];
+        let addrs: Vec<std::net::SocketAddr> = urls
+            .iter()
+            .map(|u| {
+                u.trim_start_matches("http://")
+                    .trim_end_matches('/')
+                    .parse()
+            })
+            .collect::<Result<_, _>>()?;
+        let client_runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        let levels = [1usize, 100];
+        // rates[level][case] and ratios[level][case], one entry per round.
+        let mut rates = vec![vec![Vec::new(); urls.len()]; levels.len()];
+        let mut ratios = vec![vec![Vec::new(); urls.len()]; levels.len()];
+        for round in 0..=rounds {
+            for (l, &concurrency) in levels.iter().enumerate() {
+                let mut got = Vec::new();
+                for (c, addr) in addrs.iter().enumerate() {
+                    let tag = format!("r{round}c{c}n{concurrency}");
+                    // The first round warms up (connections, allocator) and is not counted.
+                    let w = if round == 0 { window / 4 } else { window };
+                    let r = client_runtime.block_on(drive(*addr, &tag, concurrency, w))?;
+                    got.push(r);
+                }
+                if round > 0 {
+                    for (c, r) in got.iter().enumerate() {
+                        rates[l][c].push(*r);
+                        ratios[l][c].push(r / got[0]);
+                    }
+                }
+            }
+        }
+        println!(
+            "\nrun rate: demo firehose runs ({DELTAS} text deltas of 100 bytes), over loopback, \
+             median of {rounds} rounds of {} ms per case",
+            window.as_millis()
+        );
+        println!("| how the run is served | concurrent runs | runs/s | vs direct |");
+        println!("|---|---:|---:|---:|");
+        for (l, concurrency) in levels.iter().enumerate() {
+            for (c, name) in names.iter().enumerate() {
+                println!(
+                    "| {name} | {concurrency} | {:.0} | {:.2}x |",
+                    median(rates[l][c].clone()),
+                    median(ratios[l][c].clone())
+                );
+            }
+        }
+        Ok(())
+    }
 }

@@ -451,4 +451,8 @@ impl RunStore for CountedRunStore {
     ) -> StoreFuture<'a, ()> {
         self.counted("renew_lease", self.inner.renew_lease(run_id, owner, ttl))
     }
+
+    fn needs_lease_renewal(&self) -> bool {
+        self.inner.needs_lease_renewal()
+    }
 }

@@ -12,6 +12,7 @@ use futures_core::Stream;
 use tokio::time::{Instant, Sleep, sleep};
 
 use super::journal::{Ending, Journal};
+use super::local::MAX_AHEAD;
 use super::log::log_warn;
 use super::store::{Record, RunStore, StoreError, StoreFuture, write_id};
 use super::{
@@ -35,6 +36,10 @@ pub(crate) struct Drive {
 }
 
 enum Step {
+    /// The store write in flight returned.
+    Written(Result<(), StoreError>),
+    /// The wait before a failed write is tried again is over.
+    Retry,
     /// Events the agent produced (its stream ended after them when the flag is set).
     Events(Vec<Event>, bool),
     /// The run's cancellation is to be tripped: a stop, the maximum duration, or no
@@ -55,8 +60,47 @@ struct Stopping {
     deadline: Pin<Box<Sleep>>,
 }
 
+/// The store write in flight: its records (kept to try again), whether it ends the run,
+/// and the future.
+struct Write {
+    records: Vec<Record>,
+    end: bool,
+    future: StoreFuture<'static, ()>,
+}
+
+/// Starts writing `records` (with `end`, as the run's last, ending it).
+fn write(store: &Arc<dyn RunStore>, run_id: &Arc<str>, records: Vec<Record>, end: bool) -> Write {
+    let (store, id, batch) = (Arc::clone(store), Arc::clone(run_id), records.clone());
+    let future: StoreFuture<'static, ()> = Box::pin(async move {
+        if end {
+            store.end_run(&id, batch).await
+        } else {
+            store.append(&id, batch).await
+        }
+    });
+    Write {
+        records,
+        end,
+        future,
+    }
+}
+
+/// Diverts the run's local subscribers to the store when the driver is dropped before
+/// the store ended the run with its records.
+struct Divert(Arc<LocalRun>, bool);
+
+impl Drop for Divert {
+    fn drop(&mut self) {
+        if !self.1 {
+            self.0.divert();
+        }
+    }
+}
+
 impl Drive {
-    /// Runs the agent to the end of its run, appending every event to the log.
+    /// Runs the agent to the end of its run, appending every event to the log: its
+    /// records go to the run's local subscribers as they are made, and to the store one
+    /// write at a time, what accumulates during a write going in the next.
     pub(crate) async fn run(self) {
         let Drive {
             runs,
@@ -66,6 +110,8 @@ impl Drive {
             local,
         } = self;
         let store: &dyn RunStore = &*runs.store;
+        let shared_id: Arc<str> = Arc::from(run_id.as_str());
+        let mut divert = Divert(Arc::clone(&local), false);
         let mut guard = Some(guard);
         let mut next_cursor = 1u64;
         let mut owner = Owner::new(runs.lease);
@@ -74,7 +120,10 @@ impl Drive {
         let mut deadline = runs.max_duration.map(|d| Box::pin(sleep(d)));
         let mut grace: Option<Pin<Box<Sleep>>> = None;
         let renew_every = runs.lease / 3;
-        let mut renew = Box::pin(sleep(renew_every));
+        // A store whose runs cannot outlive their owner needs no renewal.
+        let mut renew = store
+            .needs_lease_renewal()
+            .then(|| Box::pin(sleep(renew_every)));
         let mut stopping: Option<Stopping> = None;
         let (journal, mut fold) = match journal {
             Some((j, thread)) => (
@@ -86,14 +135,53 @@ impl Drive {
             ),
             None => (None, None),
         };
-        let mut checkpoint = Box::pin(sleep(runs.checkpoint_every));
+        let mut checkpoint = journal
+            .is_some()
+            .then(|| Box::pin(sleep(runs.checkpoint_every)));
         // The checkpoint being written, polled beside the run so that a slow thread store
         // never holds up its events.
         let mut writing: Option<Pin<Box<dyn Future<Output = ()> + Send>>> = None;
         let mut ending: Option<Ending> = None;
+        // The store write in flight, the wait before it is tried again, and the records
+        // made meanwhile (with the run's last, once it has been made).
+        let mut inflight: Option<Write> = None;
+        let mut retry: Option<Pin<Box<Sleep>>> = None;
+        let mut pending: Vec<Record> = Vec::new();
+        let mut last: Option<Record> = None;
+        // The agent is done (its terminal made, or its stream ended): the run ends with
+        // the next write.
+        let mut finishing = false;
+        let mut durable: u64 = 0;
 
         let outcome = loop {
+            // Nothing in flight: what was made goes to the store.
+            if inflight.is_none() && retry.is_none() && (finishing || !pending.is_empty()) {
+                let mut records = std::mem::take(&mut pending);
+                if finishing {
+                    records.extend(last.clone());
+                }
+                inflight = Some(write(&runs.store, &shared_id, records, finishing));
+            }
             let step = std::future::poll_fn(|cx| {
+                if let Some(w) = inflight.as_mut()
+                    && let Poll::Ready(r) = w.future.as_mut().poll(cx)
+                {
+                    return Poll::Ready(Step::Written(r));
+                }
+                if let Some(r) = retry.as_mut()
+                    && r.as_mut().poll(cx).is_ready()
+                {
+                    return Poll::Ready(Step::Retry);
+                }
+                if let Some(r) = renew.as_mut()
+                    && r.as_mut().poll(cx).is_ready()
+                {
+                    r.as_mut().reset(Instant::now() + renew_every);
+                    return Poll::Ready(Step::Renew);
+                }
+                if finishing {
+                    return Poll::Pending;
+                }
                 if stopping.is_none() {
                     if !stop_done && let Poll::Ready(r) = stop.as_mut().poll(cx) {
                         stop_done = true;
@@ -144,19 +232,15 @@ impl Drive {
                 {
                     return Poll::Ready(Step::Overdue);
                 }
-                if renew.as_mut().poll(cx).is_ready() {
-                    renew.as_mut().reset(Instant::now() + renew_every);
-                    return Poll::Ready(Step::Renew);
-                }
                 if let Some(w) = writing.as_mut()
                     && w.as_mut().poll(cx).is_ready()
                 {
                     writing = None;
                 }
-                if journal.is_some() && checkpoint.as_mut().poll(cx).is_ready() {
-                    checkpoint
-                        .as_mut()
-                        .reset(Instant::now() + runs.checkpoint_every);
+                if let Some(c) = checkpoint.as_mut()
+                    && c.as_mut().poll(cx).is_ready()
+                {
+                    c.as_mut().reset(Instant::now() + runs.checkpoint_every);
                     // A write still going on is the checkpoint of this interval too.
                     if writing.is_none() {
                         return Poll::Ready(Step::Checkpoint);
@@ -165,6 +249,10 @@ impl Drive {
                 let Some(g) = guard.as_mut() else {
                     return Poll::Ready(Step::Events(Vec::new(), true));
                 };
+                // The store is far behind: the agent waits until it catches up.
+                if next_cursor.saturating_sub(durable + 1) >= MAX_AHEAD {
+                    return Poll::Pending;
+                }
                 let mut batch = Vec::new();
                 loop {
                     match Pin::new(&mut *g).poll_next(cx) {
@@ -187,11 +275,50 @@ impl Drive {
             .await;
 
             match step {
+                Step::Written(result) => {
+                    let Some(w) = inflight.take() else {
+                        continue;
+                    };
+                    match owner.judge(&run_id, result) {
+                        Verdict::Ok => {
+                            if let Some(r) = w.records.last() {
+                                durable = r.cursor;
+                                local.confirmed(durable);
+                            }
+                            if w.end {
+                                // The log holds the run's terminal event: it goes out.
+                                divert.1 = true;
+                                local.ended();
+                                break Verdict::Ok;
+                            }
+                        }
+                        Verdict::Retry => {
+                            // The store failed under the owner: its local subscribers read
+                            // the store from their cursors from now on, and ride out the
+                            // outage (or end with it) as its other subscribers do.
+                            local.divert();
+                            // The same records again after a wait; what is made meanwhile
+                            // waits for them.
+                            let mut records = w.records;
+                            records.append(&mut pending);
+                            pending = records;
+                            if w.end {
+                                // `last` goes with the next write again.
+                                if let Some(l) = last.as_ref() {
+                                    pending.retain(|r| r.cursor != l.cursor);
+                                }
+                            }
+                            retry = Some(Box::pin(sleep(RETRY)));
+                        }
+                        v => break v,
+                    }
+                }
+                Step::Retry => retry = None,
                 Step::Events(events, ended) => {
                     // The batch's frames share one buffer; each record is a slice of it.
                     let mut buf = Vec::with_capacity(events.len() * 256);
                     let mut spans = Vec::with_capacity(events.len());
-                    let mut last = false;
+                    let mut terminal_at = None;
                     for event in events {
                         let start = buf.len();
                         write_id(&mut buf, next_cursor + spans.len() as u64);
@@ -210,7 +337,7 @@ impl Drive {
                                 }
                                 if terminal {
                                     // Nothing follows a run's terminal event.
-                                    last = true;
+                                    terminal_at = Some(spans.len() - 1);
                                     break;
                                 }
                             }
@@ -228,14 +355,18 @@ impl Drive {
                                     if let Some(f) = fold.as_mut() {
                                         f.push(event);
                                     }
+                                    terminal_at = Some(spans.len() - 1);
+                                } else {
+                                    // Nothing could be encoded: the run ends as its agent's
+                                    // stream does.
+                                    terminal_at = Some(usize::MAX);
                                 }
-                                last = true;
                                 break;
                             }
                         }
                     }
                     let buf = bytes::Bytes::from(buf);
-                    let records: Vec<Record> = spans
+                    let mut records: Vec<Record> = spans
                         .into_iter()
                         .map(|span| {
                             let r = Record::from_frame(next_cursor, buf.slice(span));
@@ -243,16 +374,24 @@ impl Drive {
                             r
                         })
                         .collect();
+                    if let Some(i) = terminal_at
+                        && i < records.len()
+                    {
+                        // The terminal event reaches subscribers once the log holds it.
+                        let t = records.remove(i);
+                        local.hold_terminal(t.clone());
+                        last = Some(t);
+                    }
+                    local.publish(&records);
+                    pending.append(&mut records);
                     // The terminal event and the run's end are one write: a run whose log
                     // holds its terminal event is never given another.
-                    let end = last || ended;
-                    if end || !records.is_empty() {
-                        let verdict = owner.write(store, &run_id, records, end).await;
-                        if verdict != Verdict::Ok || end {
-                            break verdict;
-                        }
+                    if terminal_at.is_some() || ended {
+                        finishing = true;
+                        guard = None;
+                        continue;
                     }
-                    // Lets the subscriber that polls this driver write what was appended
+                    // Lets the subscriber that polls this driver write what was made
                     // before the agent is asked for more.
                     YieldNow(false).await;
                 }
@@ -268,20 +407,22 @@ impl Drive {
                 }
                 Step::Overdue => {
                     guard = None;
-                    let mut records = Vec::new();
                     if let Some(s) = stopping.take() {
                         let event: Event = RunErrorEvent::new(s.message)
                             .with_code(s.code.to_owned())
                             .into();
                         if let Ok(json) = ag_ui_core::write::to_vec(&event) {
-                            records.push(Record::new(next_cursor, &json));
+                            let record = Record::new(next_cursor, &json);
+                            next_cursor += 1;
+                            local.hold_terminal(record.clone());
+                            last = Some(record);
                             ending = Ending::of(&event);
                             if let Some(f) = fold.as_mut() {
                                 f.push(event);
                             }
                         }
                     }
-                    break owner.write(store, &run_id, records, true).await;
+                    finishing = true;
                 }
                 Step::Renew => {
                     let verdict = owner.renew(store, &run_id, &runs.owner, runs.lease).await;
@@ -290,7 +431,9 @@ impl Drive {
                         Verdict::Retry => RETRY.min(renew_every),
                         _ => break verdict,
                     };
-                    renew.as_mut().reset(Instant::now() + wait);
+                    if let Some(r) = renew.as_mut() {
+                        r.as_mut().reset(Instant::now() + wait);
+                    }
                 }
                 Step::Checkpoint => {
                     runs.maybe_sweep();
@@ -302,6 +445,11 @@ impl Drive {
                 }
             }
         };
+        if outcome != Verdict::Ok {
+            // The store did not end the run with this owner's records: the local
+            // subscribers read how it ends from the store.
+            local.divert();
+        }
         drop(guard);
         drop(stop);
         // The checkpoint still being written goes first: a store writes nothing of a
@@ -395,28 +543,6 @@ impl Owner {
             Err(_e) => {
                 log_warn!(run_id, error = %_e, "the run store refused the run's events");
                 Verdict::Failed
-            }
-        }
-    }
-
-    /// Appends `records` (with `end`, as the run's last, ending it), retrying while the
-    /// store is unreachable.
-    async fn write(
-        &mut self,
-        store: &dyn RunStore,
-        run_id: &str,
-        records: Vec<Record>,
-        end: bool,
-    ) -> Verdict {
-        loop {
-            let result = if end {
-                store.end_run(run_id, records.clone()).await
-            } else {
-                store.append(run_id, records.clone()).await
-            };
-            match self.judge(run_id, result) {
-                Verdict::Retry => sleep(RETRY).await,
-                v => return v,
             }
         }
     }

@@ -16,6 +16,7 @@ use http::{Method, Response, StatusCode};
 
 use super::driver::{Drive, Driver};
 use super::journal::{Journal, new_messages};
+use super::local::LocalTail;
 use super::log::log_warn;
 pub(crate) use super::principal::authorized;
 use super::principal::principal;
@@ -407,10 +408,6 @@ impl Launch {
             )
             .await;
         }
-        let records = store
-            .tail(&run_id, 0)
-            .await
-            .map_err(|e| Launched::Refused(store_rejection(&e)))?;
         let Launch {
             runs,
             agent,
@@ -421,6 +418,13 @@ impl Launch {
         } = self;
         let local = runs.local.insert(&run_id);
         let subscriber = local.subscribe();
+        // The response that started the run is served from the owner's memory.
+        let records: RecordStream = Box::pin(LocalTail::new(
+            Arc::clone(&local),
+            Arc::clone(&runs.store),
+            run_id.clone(),
+            0,
+        ));
         let guard = RunGuard::start_with_context(&*agent, input, context, options);
         let drive = Drive {
             runs,
@@ -583,11 +587,24 @@ pub(crate) async fn answer(
                 .map_err(|e| store_rejection(&e))?
                 .filter(|m| m.principal == who)
                 .ok_or_else(|| not_found_run(&run_id))?;
-            let records = store
+            // The store answers for the cursor (gone past its bounds: 410) whoever serves
+            // the join.
+            let stored = store
                 .tail(&meta.run_id, after)
                 .await
                 .map_err(|e| store_rejection(&e))?;
-            let sub = runs.local.get(&run_id).map(|l| l.subscribe());
+            // A join of a run this instance owns is served from its memory while that
+            // holds the records after the cursor; other joins read the store.
+            let (records, sub): (RecordStream, _) = match runs.local.get(&run_id) {
+                Some(local) if local.serves(after) => {
+                    let sub = local.subscribe();
+                    let tail =
+                        LocalTail::new(local, Arc::clone(&runs.store), meta.run_id.clone(), after);
+                    (Box::pin(tail), Some(sub))
+                }
+                Some(local) => (stored, Some(local.subscribe())),
+                None => (stored, None),
+            };
             let frames = LogFrames::new(VecDeque::new(), Some(records), sub);
             Ok(sse_response(frames, keep_alive))
         }

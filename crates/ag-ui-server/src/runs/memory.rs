@@ -111,6 +111,10 @@ struct Shared {
 #[derive(Debug, Default)]
 struct State {
     runs: HashMap<String, Arc<RunLog>>,
+    /// The ended runs in the order they ended, with their end times: what expires first,
+    /// and what makes room first, without a scan of every run. An entry whose run is no
+    /// longer kept (or is another run of the same id) is skipped.
+    ended: VecDeque<(SystemTime, String)>,
     /// Each thread's running run and feed, by principal and thread id.
     threads: HashMap<(Option<String>, String), Arc<Mutex<Feed>>>,
 }
@@ -174,6 +178,17 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     }
 }
 
+/// Removes run `id` if it is the kept run that ended at `t`; whether it was.
+fn remove_ended(runs: &mut HashMap<String, Arc<RunLog>>, id: &str, t: SystemTime) -> bool {
+    let ended_then = runs
+        .get(id)
+        .is_some_and(|run| lock(&run.log).meta.ended_at == Some(t));
+    if ended_then {
+        runs.remove(id);
+    }
+    ended_then
+}
+
 fn expired(ended_at: Option<SystemTime>, retention: Duration, now: SystemTime) -> bool {
     ended_at.is_some_and(|t| now.duration_since(t).is_ok_and(|age| age >= retention))
 }
@@ -210,14 +225,29 @@ impl MemoryStore {
         state.runs.len()
     }
 
-    /// Removes the runs whose retention has passed.
+    /// Removes the runs whose retention has passed (the oldest ends first: the scan stops
+    /// at the first end that has not expired).
     fn purge(&self, state: &mut State) {
         let now = SystemTime::now();
-        let limits = &self.inner.limits;
-        state.runs.retain(|_, run| {
-            let log = lock(&run.log);
-            !expired(log.meta.ended_at, limits.retention, now)
-        });
+        let retention = self.inner.limits.retention;
+        while let Some((t, _)) = state.ended.front() {
+            if !expired(Some(*t), retention, now) {
+                break;
+            }
+            if let Some((t, id)) = state.ended.pop_front() {
+                remove_ended(&mut state.runs, &id, t);
+            }
+        }
+    }
+
+    /// Removes the run that ended first, if any is kept: `false` when none is.
+    fn evict_oldest(state: &mut State) -> bool {
+        while let Some((t, id)) = state.ended.pop_front() {
+            if remove_ended(&mut state.runs, &id, t) {
+                return true;
+            }
+        }
+        false
     }
 
     /// The run's log, after removing what expired (everything, or with `all` false only
@@ -258,7 +288,7 @@ impl MemoryStore {
         }
         if state.threads.len() >= self.inner.limits.max_runs.saturating_mul(2) {
             // Threads none of whose runs is kept, and nobody follows, are forgotten.
-            let State { runs, threads } = &mut *state;
+            let State { runs, threads, .. } = &mut *state;
             threads.retain(|_, feed| {
                 Arc::strong_count(feed) > 1 || {
                     let feed = lock(feed);
@@ -275,24 +305,12 @@ impl MemoryStore {
                 run_id: running.clone(),
             });
         }
-        if state.runs.len() >= self.inner.limits.max_runs {
-            // The run that ended first makes room.
-            let oldest = state
-                .runs
-                .iter()
-                .filter_map(|(id, run)| lock(&run.log).meta.ended_at.map(|t| (t, id.clone())))
-                .min();
-            match oldest {
-                Some((_, id)) => {
-                    state.runs.remove(&id);
-                }
-                None => {
-                    return Err(StoreError::Full(format!(
-                        "{} runs are running, the most this store keeps",
-                        state.runs.len()
-                    )));
-                }
-            }
+        // The run that ended first makes room.
+        if state.runs.len() >= self.inner.limits.max_runs && !Self::evict_oldest(&mut state) {
+            return Err(StoreError::Full(format!(
+                "{} runs are running, the most this store keeps",
+                state.runs.len()
+            )));
         }
         let id = meta.run_id.clone();
         feed.running = Some(id.clone());
@@ -323,7 +341,7 @@ impl MemoryStore {
     /// Appends `records`; with `end`, also ends the run, under the same lock.
     fn push(&self, run_id: &str, records: Vec<Record>, end: bool) -> Result<(), StoreError> {
         // An end releases the thread's claim under the store's lock, in the same step.
-        let state = end.then(|| lock(&self.inner.state));
+        let mut state = end.then(|| lock(&self.inner.state));
         let run = match &state {
             Some(state) => state
                 .runs
@@ -361,16 +379,17 @@ impl MemoryStore {
             }
         }
         if end {
+            let now = SystemTime::now();
             log.meta.status = RunPhase::Ended;
-            log.meta.ended_at = Some(SystemTime::now());
-            if let Some(feed) = state
-                .as_ref()
-                .and_then(|s| s.threads.get(&thread_key(&log.meta)))
-            {
-                let mut feed = lock(feed);
-                if feed.running.as_deref() == Some(run_id) {
-                    feed.running = None;
+            log.meta.ended_at = Some(now);
+            if let Some(state) = state.as_mut() {
+                if let Some(feed) = state.threads.get(&thread_key(&log.meta)) {
+                    let mut feed = lock(feed);
+                    if feed.running.as_deref() == Some(run_id) {
+                        feed.running = None;
+                    }
                 }
+                state.ended.push_back((now, run_id.to_owned()));
             }
         }
         log.wake_all();
@@ -604,6 +623,11 @@ impl RunStore for MemoryStore {
             r?.cancelled().await;
             Ok(())
         })
+    }
+
+    /// One process: an owner cannot die without the store.
+    fn needs_lease_renewal(&self) -> bool {
+        false
     }
 
     fn renew_lease<'a>(

@@ -5,7 +5,9 @@
 //! With [`Runs`] configured on an [`AgentService`](crate::AgentService), a started run's
 //! events go to a log in a [`RunStore`] and every response is a subscriber of that log:
 //! the `POST` that started the run, and any number of joins
-//! (`GET {agent path}/runs/{runId}/events` with `Last-Event-ID` or `?after=`). Each SSE
+//! (`GET {agent path}/runs/{runId}/events` with `Last-Event-ID` or `?after=`); those on the
+//! instance that runs the agent are served from its memory as events are made, the
+//! terminal event once the store holds it (see `docs/resumable.md`). Each SSE
 //! frame of such a run carries the event's cursor as its `id:`, which standard clients
 //! ignore. How long a run goes on without a subscriber is the [`DisconnectPolicy`].
 //!
@@ -29,6 +31,7 @@ mod driver;
 mod follow;
 pub(crate) mod http;
 mod journal;
+mod local;
 pub(crate) mod log;
 mod memory;
 mod multitask;
@@ -350,12 +353,14 @@ pub(crate) struct Local {
     runs: Mutex<HashMap<String, Arc<LocalRun>>>,
 }
 
-/// One run this instance owns: how many of this instance's responses subscribe to it.
+/// One run this instance owns: how many of this instance's responses subscribe to it,
+/// and the records its driver made, which those responses are served from.
 #[derive(Debug, Default)]
 pub(crate) struct LocalRun {
     subscribers: AtomicUsize,
     /// Wakes the run's driver when the count changes.
     waker: AtomicWaker,
+    buffer: Mutex<local::Buffer>,
 }
 
 impl Local {

@@ -391,4 +391,12 @@ pub trait RunStore: Send + Sync + 'static {
         owner: &'a str,
         ttl: Duration,
     ) -> StoreFuture<'a, ()>;
+
+    /// Whether an owner must renew its leases ([`renew_lease`](Self::renew_lease)) for its
+    /// runs to be known alive. A store whose runs cannot outlive their owner (one
+    /// process's memory) says `false`, and its owners arm no renewal timer. The default is
+    /// `true`.
+    fn needs_lease_renewal(&self) -> bool {
+        true
+    }
 }

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use futures_util::StreamExt;
+use futures_util::{FutureExt, StreamExt};
 
 use super::*;
 
@@ -416,4 +416,107 @@ async fn the_feeds_of_threads_whose_runs_are_gone_are_forgotten() {
     assert_eq!(store.thread_seq(None, "t-1").await.unwrap(), 0);
     // A thread whose run is kept keeps its feed.
     assert_eq!(store.thread_seq(None, "t-9").await.unwrap(), 1);
+}
+
+/// A local subscriber's records, from the owner's buffer.
+fn local_tail(run: &Arc<LocalRun>, store: &MemoryStore, after: Cursor) -> local::LocalTail {
+    let shared: Arc<dyn RunStore> = Arc::new(store.clone());
+    local::LocalTail::new(Arc::clone(run), shared, "r".into(), after)
+}
+
+fn terminal(cursor: Cursor, json: &[u8]) -> Record {
+    Record::new(cursor, json)
+}
+
+const FINISHED: &[u8] = br#"{"type":"RUN_FINISHED","threadId":"t","runId":"r"}"#;
+
+#[tokio::test]
+async fn a_local_subscriber_gets_the_terminal_once_the_store_ended_the_run() {
+    let store = MemoryStore::new();
+    store.create_run(meta("r")).await.unwrap();
+    let run = Arc::new(LocalRun::default());
+    let mut tail = local_tail(&run, &store, 0);
+    run.publish(&records(1, 3));
+    run.hold_terminal(terminal(4, FINISHED));
+    for c in 1..=3 {
+        let r = tail.next().now_or_never().flatten().unwrap().unwrap();
+        assert_eq!(r.cursor, c);
+    }
+    // The store does not hold the terminal yet: it waits.
+    assert!(tail.next().now_or_never().is_none());
+    let mut all = records(1, 3);
+    all.push(terminal(4, FINISHED));
+    store.end_run("r", all).await.unwrap();
+    run.confirmed(4);
+    run.ended();
+    let r = tail.next().now_or_never().flatten().unwrap().unwrap();
+    assert_eq!(r.cursor, 4);
+    assert!(r.is_terminal());
+    assert!(tail.next().now_or_never().unwrap().is_none());
+}
+
+#[tokio::test]
+async fn a_local_subscriber_behind_the_buffer_reads_the_store_from_its_cursor() {
+    let store = MemoryStore::new();
+    store.create_run(meta("r")).await.unwrap();
+    let run = Arc::new(LocalRun::default());
+    let tail = local_tail(&run, &store, 0);
+    let n = local::KEEP_RECORDS as u64 + 100;
+    let made = records(1, n);
+    run.publish(&made);
+    // Kept whatever their number until the store holds them.
+    assert!(run.serves(0));
+    store.append("r", made).await.unwrap();
+    run.confirmed(n);
+    assert!(
+        !run.serves(0),
+        "the buffer keeps its bound once the store holds them"
+    );
+    assert!(run.serves(n - 10));
+    run.hold_terminal(terminal(n + 1, FINISHED));
+    store
+        .end_run("r", vec![terminal(n + 1, FINISHED)])
+        .await
+        .unwrap();
+    run.confirmed(n + 1);
+    run.ended();
+    let got = tokio::time::timeout(Duration::from_secs(5), collect(Box::pin(tail)))
+        .await
+        .unwrap();
+    assert_eq!(got, (1..=n + 1).collect::<Vec<_>>());
+}
+
+#[tokio::test]
+async fn a_diverted_subscriber_ends_with_the_stores_terminal() {
+    let store = MemoryStore::new();
+    store.create_run(meta("r")).await.unwrap();
+    let run = Arc::new(LocalRun::default());
+    let mut tail = local_tail(&run, &store, 0);
+    // The owner made ten records; the store holds five, then another instance ends the
+    // run with a terminal of its own.
+    run.publish(&records(1, 10));
+    store.append("r", records(1, 5)).await.unwrap();
+    run.confirmed(5);
+    for c in 1..=10 {
+        let r = tail.next().now_or_never().flatten().unwrap().unwrap();
+        assert_eq!(r.cursor, c);
+    }
+    let lost = br#"{"type":"RUN_ERROR","message":"lost","code":"run_lost"}"#;
+    store.end_run("r", vec![terminal(6, lost)]).await.unwrap();
+    run.hold_terminal(terminal(11, FINISHED));
+    run.divert();
+    let r = tokio::time::timeout(Duration::from_secs(5), tail.next())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert_eq!((r.cursor, r.json()), (6, &lost[..]));
+    assert!(tail.next().await.is_none());
+    // A subscriber that had less gets what the store holds after it.
+    let run2 = Arc::new(LocalRun::default());
+    run2.publish(&records(1, 10));
+    run2.confirmed(5);
+    run2.divert();
+    let got = collect(Box::pin(local_tail(&run2, &store, 3))).await;
+    assert_eq!(got, [4, 5, 6]);
 }

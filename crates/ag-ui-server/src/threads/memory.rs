@@ -20,9 +20,13 @@ use super::store::{
 /// Default [`MemoryThreads::max_threads`]: 10,000.
 pub const DEFAULT_MAX_THREADS: usize = 10_000;
 
+/// The share of [`MemoryThreads::max_threads`] removed at once when the store is full.
+const EVICT_SHARE: usize = 16;
+
 /// A [`ThreadStore`] in memory: threads live as long as the process. Cloning shares it.
-/// When it holds [`max_threads`](Self::max_threads), the least recently updated thread
-/// without a running run makes room for a new one.
+/// When it holds [`max_threads`](Self::max_threads), the least recently updated threads
+/// without a running run make room for a new one: a sixteenth of `max_threads` (at least
+/// one) at a time, so that the store is searched once per as many new threads.
 #[derive(Debug, Clone)]
 pub struct MemoryThreads {
     inner: Arc<Mutex<State>>,
@@ -133,14 +137,22 @@ impl ThreadStore for MemoryThreads {
         let mut state = self.state();
         let k = key(owner, &run.thread_id);
         if !state.threads.contains_key(&k) && state.threads.len() >= self.max_threads {
-            let victim = state
+            // The least recently updated idle threads make room, a sixteenth of the bound
+            // at a time: one scan of the store per as many new threads, not one each.
+            let mut idle: Vec<(SystemTime, &(String, String))> = state
                 .threads
                 .iter()
                 .filter(|(_, e)| e.runs.iter().all(|r| r.record.status != RunPhase::Running))
-                .min_by_key(|(_, e)| e.summary.updated_at)
-                .map(|(k, _)| k.clone());
-            if let Some(v) = victim {
-                state.threads.remove(&v);
+                .map(|(k, e)| (e.summary.updated_at, k))
+                .collect();
+            let n = (self.max_threads / EVICT_SHARE).max(1).min(idle.len());
+            if n > 0 {
+                idle.select_nth_unstable_by_key(n - 1, |(t, _)| *t);
+                let victims: Vec<(String, String)> =
+                    idle[..n].iter().map(|(_, k)| (*k).clone()).collect();
+                for v in victims {
+                    state.threads.remove(&v);
+                }
             }
         }
         let entry = state.threads.entry(k).or_insert_with(|| Entry {

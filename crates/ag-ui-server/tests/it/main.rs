@@ -23,6 +23,7 @@ mod multitask;
 mod negotiate;
 mod network;
 mod observe;
+mod owner_memory;
 mod peer;
 #[cfg(feature = "proto")]
 mod proto;
