@@ -293,10 +293,14 @@ impl Drive {
                             }
                         }
                         Verdict::Retry => {
-                            // The store failed under the owner: its local subscribers read
-                            // the store from their cursors from now on, and ride out the
-                            // outage (or end with it) as its other subscribers do.
-                            local.divert();
+                            // The store fails under the owner. Its local subscribers go on
+                            // from memory while the outage is shorter than a lease (what a
+                            // store's own subscribers ride out); after that they read the
+                            // store from their cursors, and end with it as its other
+                            // subscribers do.
+                            if owner.last_ok.elapsed() >= runs.lease {
+                                local.divert();
+                            }
                             // The same records again after a wait; what is made meanwhile
                             // waits for them.
                             let mut records = w.records;
