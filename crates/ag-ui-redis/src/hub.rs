@@ -238,6 +238,9 @@ impl<E> Follow<E> {
 pub(crate) struct ReaderState<E> {
     pub(crate) follows: HashMap<String, Follow<E>>,
     next_id: u64,
+    /// The reader has listed its streams for a blocking read: a stream added now is not
+    /// in it, and needs a wake-up.
+    listening: bool,
 }
 
 /// A blocking reader of many streams.
@@ -259,6 +262,7 @@ impl<E: Send + Sync + 'static> Reader<E> {
             state: Mutex::new(ReaderState {
                 follows: HashMap::new(),
                 next_id: 0,
+                listening: false,
             }),
             idle: Notify::new(),
             started: AtomicBool::new(false),
@@ -275,8 +279,9 @@ impl<E: Send + Sync + 'static> Reader<E> {
     }
 
     /// Registers a subscriber of `key` at stream id `0-<cursor>`. Returns the registration,
-    /// whether the stream is new to the reader (it must be woken), and whether the reader
-    /// is past `cursor` already (the subscriber reads the difference from Redis).
+    /// whether the stream is new to a reader blocked on its other streams (it must be
+    /// woken), and whether the reader is past `cursor` already (the subscriber reads the
+    /// difference from Redis).
     pub(crate) fn register(
         self: &Arc<Self>,
         key: &str,
@@ -301,6 +306,7 @@ impl<E: Send + Sync + 'static> Reader<E> {
         });
         let behind = f.ended || f.cursor > cursor;
         f.subs.insert(id, queue.clone());
+        let wake = added && st.listening;
         drop(st);
         (
             Registration {
@@ -309,14 +315,14 @@ impl<E: Send + Sync + 'static> Reader<E> {
                 id,
                 queue,
             },
-            added,
+            wake,
             behind,
         )
     }
 
     /// The streams to read next (the wake stream first) with their ids.
     pub(crate) fn snapshot(&self, wake_cursor: &str) -> Option<(Vec<String>, Vec<String>)> {
-        let st = self.lock();
+        let mut st = self.lock();
         let mut keys = vec![self.wake_key.clone()];
         let mut ids = vec![wake_cursor.to_owned()];
         for (k, f) in &st.follows {
@@ -325,7 +331,8 @@ impl<E: Send + Sync + 'static> Reader<E> {
                 ids.push(format!("0-{}", f.cursor));
             }
         }
-        (keys.len() > 1).then_some((keys, ids))
+        st.listening = keys.len() > 1;
+        st.listening.then_some((keys, ids))
     }
 
     /// Fails every subscriber registered before `since` + `tolerance` ago with `f`.
@@ -404,9 +411,17 @@ pub(crate) struct Stops {
     /// Its wake list.
     pub(crate) wake_key: String,
     /// Per stop list: the signal its waiters wait on, and how many wait.
-    pub(crate) waiters: Mutex<HashMap<String, (usize, Arc<Signal>)>>,
+    pub(crate) waiters: Mutex<StopState>,
     pub(crate) idle: Notify,
     started: AtomicBool,
+}
+
+/// The stop lists waited on.
+pub(crate) struct StopState {
+    lists: HashMap<String, (usize, Arc<Signal>)>,
+    /// The loop has listed the lists for a blocking pop: a list added now needs a
+    /// wake-up.
+    listening: bool,
 }
 
 /// A stop signal: set once, waited on by any number of waiters.
@@ -446,10 +461,10 @@ impl Drop for StopWait {
     fn drop(&mut self) {
         if let Some(stops) = self.stops.upgrade() {
             let mut w = lock(&stops.waiters);
-            if let Some((n, _)) = w.get_mut(&self.key) {
+            if let Some((n, _)) = w.lists.get_mut(&self.key) {
                 *n -= 1;
                 if *n == 0 {
-                    w.remove(&self.key);
+                    w.lists.remove(&self.key);
                 }
             }
         }
@@ -460,7 +475,10 @@ impl Stops {
     pub(crate) fn new(wake_key: String) -> Self {
         Stops {
             wake_key,
-            waiters: Mutex::new(HashMap::new()),
+            waiters: Mutex::new(StopState {
+                lists: HashMap::new(),
+                listening: false,
+            }),
             idle: Notify::new(),
             started: AtomicBool::new(false),
         }
@@ -471,16 +489,18 @@ impl Stops {
         !self.started.swap(true, Ordering::AcqRel)
     }
 
-    /// Registers a waiter on the stop list `key`; true when the list is new to the loop.
+    /// Registers a waiter on the stop list `key`; true when the list is new to a loop
+    /// blocked on the others (it must be woken).
     pub(crate) fn register(self: &Arc<Self>, key: &str) -> (StopWait, bool) {
         let mut w = lock(&self.waiters);
         let mut added = false;
-        let entry = w.entry(key.to_owned()).or_insert_with(|| {
+        let entry = w.lists.entry(key.to_owned()).or_insert_with(|| {
             added = true;
             (0, Arc::new(Signal::default()))
         });
         entry.0 += 1;
         let signal = entry.1.clone();
+        let wake = added && w.listening;
         drop(w);
         (
             StopWait {
@@ -488,14 +508,15 @@ impl Stops {
                 key: key.to_owned(),
                 signal,
             },
-            added,
+            wake,
         )
     }
 
     /// The lists to pop (the wake list last).
     pub(crate) fn keys(&self) -> Vec<String> {
-        let w = lock(&self.waiters);
-        let mut keys: Vec<String> = w.keys().cloned().collect();
+        let mut w = lock(&self.waiters);
+        let mut keys: Vec<String> = w.lists.keys().cloned().collect();
+        w.listening = !keys.is_empty();
         if keys.is_empty() {
             return keys;
         }
@@ -505,7 +526,7 @@ impl Stops {
 
     /// Fires the waiters of `key`.
     pub(crate) fn fire(&self, key: &str) {
-        if let Some((_, s)) = lock(&self.waiters).get(key) {
+        if let Some((_, s)) = lock(&self.waiters).lists.get(key) {
             s.fire();
         }
     }
@@ -517,11 +538,6 @@ pub(crate) fn stop_wake_cmds(wake_key: &str) -> redis::Pipeline {
     p.cmd("RPUSH")
         .arg(wake_key)
         .arg(1)
-        .ignore()
-        .cmd("LTRIM")
-        .arg(wake_key)
-        .arg(-16)
-        .arg(-1)
         .ignore()
         .cmd("PEXPIRE")
         .arg(wake_key)

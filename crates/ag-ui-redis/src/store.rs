@@ -1078,22 +1078,21 @@ impl RedisStore {
     async fn wait_stop(&self, run_id: &str) -> Result<(), StoreError> {
         let k = self.keys(run_id);
         let stops = self.inner.stops.clone();
-        let (wait, added) = stops.register(&k.stop);
+        let (wait, wake) = stops.register(&k.stop);
         if stops.start() {
             tokio::spawn(stop_loop(Arc::downgrade(&self.inner)));
         }
-        if added {
-            stops.idle.notify_one();
-        }
-        // The flag, and the loop woken to add the list, in one round trip. When it fails,
-        // the loop takes the list at its next pop (within a poll interval).
-        let mut p = if added {
+        stops.idle.notify_one();
+        // The flag, and the loop woken to add the list when it is blocked on others, in
+        // one round trip. When it fails, the loop takes the list at its next pop (within
+        // a poll interval).
+        let mut p = if wake {
             hub::stop_wake_cmds(&stops.wake_key)
         } else {
             redis::pipe()
         };
         p.cmd("HGET").arg(&k.meta).arg("stop");
-        let mut con = self.con(if added { 4 } else { 1 });
+        let mut con = self.con(if wake { 3 } else { 1 });
         let flag: Result<(Option<String>,), redis::RedisError> = p.query_async(&mut con).await;
         if let Ok((Some(f),)) = &flag
             && f == "1"
@@ -1119,13 +1118,13 @@ impl RedisStore {
         cursor: u64,
     ) -> Result<(Registration<Entry>, bool), StoreError> {
         let reader = self.reader_for(key);
-        let (reg, added, behind) = reader.register(key, kind, cursor);
+        let (reg, wake, behind) = reader.register(key, kind, cursor);
         if reader.start() {
             tokio::spawn(reader_loop(Arc::downgrade(&self.inner), reader.index));
         }
-        if added {
-            // The reader may be blocked on its other streams: wake it.
-            reader.idle.notify_one();
+        reader.idle.notify_one();
+        if wake {
+            // The reader is blocked on its other streams: wake it.
             let mut con = self.con(2);
             hub::wake_cmds(&reader.wake_key)
                 .query_async::<()>(&mut con)
