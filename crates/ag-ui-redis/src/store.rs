@@ -22,8 +22,9 @@ use crate::scripts;
 
 /// `code` of the `RUN_ERROR` that ends a run whose owner stopped renewing its lease (the
 /// instance running its agent died, or lost Redis): written once to the run's log by the
-/// first subscriber that has seen the owner's renewals missing for a lease while it reached
-/// Redis in time, so every subscriber reads the same end.
+/// first instance following the run (its reader watches the owner, once per run) that has
+/// seen the owner's renewals missing for a lease while it reached Redis in time, so every
+/// subscriber reads the same end.
 pub const CODE_RUN_ORPHANED: &str = "run_orphaned";
 
 /// Default [`RedisConfig::prefix`]: `ag-ui:`.
@@ -139,8 +140,8 @@ impl RedisConfig {
     }
 
     /// The owner's lease on a running run (at least 30 ms): an instance whose renewals
-    /// have been missing for this long, while the watching subscribers reached Redis in
-    /// time, has its runs ended with `RUN_ERROR` [`CODE_RUN_ORPHANED`] (at most a lease
+    /// have been missing for this long, while the instances following its runs reached
+    /// Redis in time, has its runs ended with `RUN_ERROR` [`CODE_RUN_ORPHANED`] (at most a lease
     /// and two [poll intervals](Self::poll_interval) after its last renewal). It is also
     /// how long a subscriber rides out a Redis outage before it ends with `store_error`;
     /// an owner retries for two leases. Choose it above the worst failover time you
@@ -600,8 +601,8 @@ impl RedisStore {
             .max(Duration::from_millis(10))
     }
 
-    /// A connection of its own, for blocking commands (they would hold up every command
-    /// behind them on the shared one).
+    /// A connection of its own, for a reader or the stop loop (a blocking command would
+    /// hold up every command behind it on the shared one).
     async fn dedicated(&self) -> Result<MultiplexedConnection, StoreError> {
         let config = AsyncConnectionConfig::new()
             .set_connection_timeout(Some(self.inner.config.connection_timeout))

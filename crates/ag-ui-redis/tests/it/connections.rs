@@ -147,6 +147,11 @@ async fn five_hundred_joiners_on_three_instances_add_a_handful_of_redis_connecti
             tokio::spawn(join(http.clone(), url))
         })
         .collect();
+    // They join a live run (it lasts 1.5 s at least, the joins start within a few ms).
+    assert_eq!(
+        store.run(run).await.unwrap().unwrap().status,
+        ag_ui_server::runs::RunPhase::Running
+    );
     // While they follow the run: the connections the instances hold.
     let mut most = 0;
     let sampling = Instant::now();
@@ -169,7 +174,6 @@ async fn five_hundred_joiners_on_three_instances_add_a_handful_of_redis_connecti
         "{most} Redis clients while {joiners} joiners followed one run (at most {allowed})"
     );
     let (whole, _) = owner.await.unwrap();
-
     assert_eq!(
         whole.len(),
         154,
