@@ -81,17 +81,19 @@ async fn run(client: &reqwest::Client, addr: SocketAddr, tokens: u64) -> u64 {
     let mut body = response.bytes_stream();
     let mut reader = SseReader::new();
     let mut events = 0;
+    let mut last = String::new();
     while let Some(chunk) = body.next().await {
         reader.feed(&chunk.expect("the body")).expect("SSE");
         while let Some(m) = reader.next_message() {
             let _: ag_ui_core::Event = ag_ui_core::read::from_str(&m).expect("an event");
             events += 1;
+            last = m;
         }
     }
     assert_eq!(
         events,
         tokens + 4,
-        "RUN_STARTED, START, deltas, END, RUN_FINISHED"
+        "RUN_STARTED, START, deltas, END, RUN_FINISHED; the last: {last}"
     );
     events
 }
