@@ -1,6 +1,8 @@
 //! Events per second of resumable runs served through the Redis store against the
 //! in-memory store, over loopback: one run of 2,000 text deltas, and 100 concurrent runs
-//! of 200 deltas each; then Redis commands per event for both shapes.
+//! of 200 deltas each; runs per second of short runs (10 deltas, 50 at a time); then
+//! Redis commands per event for both shapes, and the Redis connections the store holds
+//! while many runs are followed.
 //!
 //! Each case is a whole run as a client sees it: `POST`, the run's driver appending the
 //! agent's events to the store in batches, the response tailing the store, every SSE
@@ -79,17 +81,19 @@ async fn run(client: &reqwest::Client, addr: SocketAddr, tokens: u64) -> u64 {
     let mut body = response.bytes_stream();
     let mut reader = SseReader::new();
     let mut events = 0;
+    let mut last = String::new();
     while let Some(chunk) = body.next().await {
         reader.feed(&chunk.expect("the body")).expect("SSE");
         while let Some(m) = reader.next_message() {
             let _: ag_ui_core::Event = ag_ui_core::read::from_str(&m).expect("an event");
             events += 1;
+            last = m;
         }
     }
     assert_eq!(
         events,
         tokens + 4,
-        "RUN_STARTED, START, deltas, END, RUN_FINISHED"
+        "RUN_STARTED, START, deltas, END, RUN_FINISHED; the last: {last}"
     );
     events
 }
@@ -189,6 +193,38 @@ fn main() {
         );
     }
 
+    // Short runs: runs per second, interleaved rounds, the median of per-round ratios.
+    const SHORT: u64 = 10;
+    const AT_ONCE: usize = 50;
+    const BATCHES: usize = 8;
+    let mut ratios = Vec::new();
+    let mut rates: [Vec<f64>; 2] = Default::default();
+    for _ in 0..rounds {
+        let mut took = [0.0; 2];
+        for (i, addr) in [memory, on_redis].into_iter().enumerate() {
+            let t = Instant::now();
+            for _ in 0..BATCHES {
+                rt.block_on(concurrent(&client, addr, AT_ONCE, SHORT));
+            }
+            took[i] = t.elapsed().as_secs_f64();
+            rates[i].push((AT_ONCE * BATCHES) as f64 / took[i]);
+        }
+        ratios.push(took[0] / took[1]);
+    }
+    ratios.sort_by(f64::total_cmp);
+    for r in &mut rates {
+        r.sort_by(f64::total_cmp);
+    }
+    println!(
+        "  short runs ({SHORT} deltas, {AT_ONCE} at a time): memory {:.0} runs/s, redis {:.0} \
+         runs/s (medians); redis/memory {:.2}x (median of {rounds} per-round ratios, {:.2}-{:.2})",
+        rates[0][rates[0].len() / 2],
+        rates[1][rates[1].len() / 2],
+        ratios[ratios.len() / 2],
+        ratios[0],
+        ratios[ratios.len() - 1],
+    );
+
     // Commands per event, counted twice: by the store, and by redis-server itself
     // (`total_commands_processed`, which also counts the one `INFO` of each reading).
     let url = format!("redis://127.0.0.1:{}/0", redis.port);
@@ -239,6 +275,42 @@ fn main() {
             processed as f64 / events as f64
         );
     }
+    // Connections: Redis clients while 100 runs are followed on this store (each by its
+    // POST stream), against the idle store.
+    let url = format!("redis://127.0.0.1:{}/0", redis.port);
+    let (idle, busy) = rt.block_on(async {
+        let mut info = redis::Client::open(url.as_str())
+            .expect("the bench's URL")
+            .get_multiplexed_async_connection()
+            .await
+            .expect("a connection for INFO");
+        let mut clients = async || -> u64 {
+            let text: String = redis::cmd("INFO")
+                .arg("clients")
+                .query_async(&mut info)
+                .await
+                .expect("INFO clients");
+            text.lines()
+                .find_map(|l| l.strip_prefix("connected_clients:"))
+                .and_then(|n| n.trim().parse().ok())
+                .expect("INFO clients has connected_clients")
+        };
+        let idle = clients().await;
+        let runs = tokio::spawn({
+            let client = client.clone();
+            async move { concurrent(&client, on_redis, RUNS, 20 * EACH).await }
+        });
+        let mut busy = idle;
+        while !runs.is_finished() {
+            busy = busy.max(clients().await);
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        (idle, busy)
+    });
+    println!(
+        "redis clients: {idle} with the store idle (this count's own included), at most {busy} \
+         while {RUNS} runs were followed"
+    );
     drop(rt);
     drop(redis);
 }

@@ -1,11 +1,12 @@
 #![doc = include_str!("../README.md")]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+mod hub;
 mod keys;
 mod scripts;
 mod store;
 
 pub use store::{
-    CODE_RUN_ORPHANED, ConnectError, DEFAULT_POLL_INTERVAL, DEFAULT_PREFIX,
+    CODE_RUN_ORPHANED, ConnectError, DEFAULT_POLL_INTERVAL, DEFAULT_PREFIX, DEFAULT_READERS,
     DEFAULT_RESPONSE_TIMEOUT, RedisConfig, RedisStore,
 };

@@ -2,8 +2,8 @@
 
 use std::collections::VecDeque;
 use std::fmt;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use ag_ui_core::{Event, RunErrorEvent};
@@ -16,13 +16,15 @@ use ag_ui_server::threads::{decode_fold, encode_fold};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig, MultiplexedConnection};
 use redis::{AsyncConnectionConfig, Client, Value};
 
+use crate::hub::{self, Delivery, Failure, Kind, Reader, Registration, Stops};
 use crate::keys::{RunKeys, ThreadKeys};
 use crate::scripts;
 
 /// `code` of the `RUN_ERROR` that ends a run whose owner stopped renewing its lease (the
 /// instance running its agent died, or lost Redis): written once to the run's log by the
-/// first subscriber that has seen the owner's renewals missing for a lease while it reached
-/// Redis in time, so every subscriber reads the same end.
+/// first instance following the run (its reader watches the owner, once per run) that has
+/// seen the owner's renewals missing for a lease while it reached Redis in time, so every
+/// subscriber reads the same end.
 pub const CODE_RUN_ORPHANED: &str = "run_orphaned";
 
 /// Default [`RedisConfig::prefix`]: `ag-ui:`.
@@ -31,6 +33,8 @@ pub const DEFAULT_PREFIX: &str = "ag-ui:";
 pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(1);
 /// Default [`RedisConfig::response_timeout`]: 5 s.
 pub const DEFAULT_RESPONSE_TIMEOUT: Duration = Duration::from_secs(5);
+/// Default [`RedisConfig::readers`]: 2 blocking reader connections per store.
+pub const DEFAULT_READERS: usize = 2;
 
 /// Entries one read takes from a run's stream (each entry is one appended batch).
 const READ_COUNT: usize = 512;
@@ -64,6 +68,7 @@ pub struct RedisConfig {
     poll_interval: Duration,
     response_timeout: Duration,
     connection_timeout: Duration,
+    readers: usize,
 }
 
 impl fmt::Debug for RedisConfig {
@@ -77,6 +82,7 @@ impl fmt::Debug for RedisConfig {
             .field("poll_interval", &self.poll_interval)
             .field("response_timeout", &self.response_timeout)
             .field("connection_timeout", &self.connection_timeout)
+            .field("readers", &self.readers)
             .finish()
     }
 }
@@ -111,7 +117,19 @@ impl RedisConfig {
             poll_interval: DEFAULT_POLL_INTERVAL,
             response_timeout: DEFAULT_RESPONSE_TIMEOUT,
             connection_timeout: Duration::from_secs(2),
+            readers: DEFAULT_READERS,
         }
+    }
+
+    /// How many blocking reader connections the store keeps (at least 1, default
+    /// [`DEFAULT_READERS`]): every run log and thread feed its subscribers follow is read
+    /// by one of them (`XREAD BLOCK` on many streams at once), whatever the number of
+    /// subscribers. With one more connection that waits for the stops of the runs this
+    /// instance owns and the shared command connection, a store holds `readers + 2`
+    /// connections to Redis.
+    pub fn readers(mut self, n: usize) -> Self {
+        self.readers = n.clamp(1, 64);
+        self
     }
 
     /// Every key the store writes starts with `prefix` (so that several services, or
@@ -122,8 +140,8 @@ impl RedisConfig {
     }
 
     /// The owner's lease on a running run (at least 30 ms): an instance whose renewals
-    /// have been missing for this long, while the watching subscribers reached Redis in
-    /// time, has its runs ended with `RUN_ERROR` [`CODE_RUN_ORPHANED`] (at most a lease
+    /// have been missing for this long, while the instances following its runs reached
+    /// Redis in time, has its runs ended with `RUN_ERROR` [`CODE_RUN_ORPHANED`] (at most a lease
     /// and two [poll intervals](Self::poll_interval) after its last renewal). It is also
     /// how long a subscriber rides out a Redis outage before it ends with `store_error`;
     /// an owner retries for two leases. Choose it above the worst failover time you
@@ -148,8 +166,8 @@ impl RedisConfig {
         self
     }
 
-    /// How long a subscriber blocks on a run's stream before it checks the owner's lease
-    /// (capped at half the lease).
+    /// How long a reader blocks on its streams when nothing comes, and how often the owner
+    /// of a quiet followed run is looked at (capped at half the lease).
     pub fn poll_interval(mut self, interval: Duration) -> Self {
         self.poll_interval = interval.max(Duration::from_millis(10));
         self
@@ -213,8 +231,9 @@ pub enum ConnectError {
 }
 
 /// A [`RunStore`] on Redis, shared by every instance of a service that connects to the
-/// same Redis with the same [prefix](RedisConfig::prefix). Cheap to clone (one
-/// connection, shared).
+/// same Redis with the same [prefix](RedisConfig::prefix). Cheap to clone: the clones share
+/// the store's connections, which are a fixed few however many runs and subscribers the
+/// instance has (see [Connections](#connections)).
 ///
 /// What it keeps, per run (`<p>` is the prefix, `<id>` the escaped run id):
 ///
@@ -231,9 +250,51 @@ pub enum ConnectError {
 /// anonymous principal. A thread's keys share a slot of their own; no script touches both
 /// a run's keys and a thread's.
 ///
+/// Each store also has, while it follows anything, a wake stream per reader
+/// (`<p>hub:{<instance>}:r<i>`) and a wake list (`<p>hub:{<instance>}:stop`), emptied (so
+/// gone) as soon as they are read; a day's time-to-live covers an instance that died.
+///
 /// Threads are not kept here: they go to the service's
 /// [`ThreadStore`](ag_ui_server::threads::ThreadStore) (PostgreSQL for services), beside
 /// this live store.
+///
+/// # Connections
+///
+/// A store (one per instance, cloned into everything that uses it) holds
+/// [`readers`](RedisConfig::readers)` + 2` connections:
+///
+/// - one multiplexed command connection, shared by every command that does not block
+///   (scripts, reads that catch up, the owners' lease checks);
+/// - the readers (default 2): each runs `XREAD COUNT <n> BLOCK <poll> STREAMS …` over all
+///   the run logs and thread feeds its local subscribers follow (a stream is read by one
+///   reader, by a hash of its key). Every entry read is handed, shared (the records' SSE
+///   frames are [`Bytes`](bytes::Bytes), never encoded again), to every local subscriber
+///   of that stream. A new subscriber reads what the log holds after its cursor with a
+///   non-blocking `XREAD` on the command connection, then takes the reader's entries,
+///   dropping the ones it has (cursors are the stream ids `0-<cursor>`). A subscriber that
+///   does not keep up has a bounded queue: past it, its queue is dropped and it reads
+///   again from Redis by its cursor (or ends with `CursorExpired` if the log was trimmed
+///   past it), without holding up the reader or the others;
+/// - one connection that pops the stop lists of all the runs this instance owns with a
+///   single `BLPOP`.
+///
+/// So 500 joiners of one run on one instance cost Redis no more connections than one.
+/// At token rate the commands per event batch are: for the owner, one script call per
+/// appended batch (`append`, and `end_run` for the last, each one round trip); for each
+/// instance following the run, one `XREAD` per batch of entries, across all the streams
+/// its reader follows. The owner's lease renewal stays a script call of its own every
+/// third of the lease, off the event path.
+///
+/// A followed run's owner is watched once per instance, by the reader: when the run has
+/// been quiet for a poll interval it reads the owner's renewal counter; when the counter
+/// has stood still for a lease, on reads that all reached Redis in time, it ends the run
+/// with `RUN_ERROR` [`CODE_RUN_ORPHANED`] (the same script on every instance: one end).
+/// While Redis cannot be reached, the subscribers ride it out for up to a lease, then end
+/// with `store_error`.
+///
+/// On a Redis Cluster one `XREAD` (or `BLPOP`) cannot name keys of several slots: the
+/// readers would have to group streams by slot and node. This store does not: use it with
+/// a single Redis (or a primary and its replicas).
 #[derive(Clone)]
 pub struct RedisStore {
     inner: Arc<Inner>,
@@ -247,6 +308,10 @@ struct Inner {
     persists: std::sync::OnceLock<Option<bool>>,
     /// The thread keys of the runs this instance created and has not ended.
     claims: std::sync::Mutex<std::collections::HashMap<String, ThreadKeys>>,
+    /// The blocking readers of the streams followed here.
+    readers: Vec<Arc<Reader<Entry>>>,
+    /// The waiters for stops of the runs owned here.
+    stops: Arc<Stops>,
 }
 
 impl fmt::Debug for RedisStore {
@@ -287,12 +352,12 @@ fn bytes_of(v: Value) -> Option<Vec<u8>> {
     }
 }
 
-fn string_of(v: Value) -> Option<String> {
+pub(crate) fn string_of(v: Value) -> Option<String> {
     bytes_of(v).and_then(|b| String::from_utf8(b).ok())
 }
 
 /// A Redis array's items, or a map's keys and values in turn.
-fn items(v: Value) -> Vec<Value> {
+pub(crate) fn items(v: Value) -> Vec<Value> {
     match v {
         Value::Array(a) | Value::Set(a) => a,
         Value::Map(m) => m.into_iter().flat_map(|(k, v)| [k, v]).collect(),
@@ -300,10 +365,12 @@ fn items(v: Value) -> Vec<Value> {
     }
 }
 
-/// One stream entry: its batch of records, or the end marker.
-enum Entry {
+/// One stream entry: a run log's batch of records or its end marker, or a thread feed's
+/// run.
+pub(crate) enum Entry {
     Batch(Vec<Record>),
     End,
+    Feed(u64, String),
 }
 
 fn bad_reply(what: &str) -> StoreError {
@@ -338,20 +405,43 @@ fn entries(v: Value) -> Result<Vec<Entry>, StoreError> {
     Ok(out)
 }
 
-/// The entries of an XREAD reply on one stream (`nil` when it timed out).
-fn xread_entries(v: Value) -> Result<Vec<Entry>, StoreError> {
-    if matches!(v, Value::Nil) {
-        return Ok(Vec::new());
+/// Parses a thread feed's XRANGE-style entries (`[[0-<seq>, [run, <id>]], …]`).
+fn feed_entries(v: Value) -> Result<Vec<Entry>, StoreError> {
+    let mut out = Vec::new();
+    for e in items(v) {
+        let mut parts = items(e).into_iter();
+        let seq: u64 = parts
+            .next()
+            .and_then(string_of)
+            .and_then(|id| id.strip_prefix("0-").and_then(|n| n.parse().ok()))
+            .ok_or_else(|| bad_reply("a feed entry whose id is not 0-<seq>"))?;
+        let mut fields = parts.next().map(items).unwrap_or_default().into_iter();
+        let mut run_id = None;
+        while let (Some(k), Some(v)) = (fields.next(), fields.next()) {
+            if string_of(k).as_deref() == Some("run") {
+                run_id = string_of(v);
+            }
+        }
+        let run_id = run_id.ok_or_else(|| bad_reply("a feed entry without its run"))?;
+        out.push(Entry::Feed(seq, run_id));
     }
-    // RESP2: [[key, entries]]; RESP3: {key: entries}.
-    let mut all = items(v);
-    if let Some(first) = all.first()
-        && matches!(first, Value::Array(_))
-    {
-        all = items(all.swap_remove(0));
+    Ok(out)
+}
+
+/// The entries of an XREAD reply on one stream (`nil` when it timed out), unparsed.
+fn xread_one(v: Value) -> Value {
+    hub::xread_streams(v)
+        .into_iter()
+        .next()
+        .map_or(Value::Nil, |(_, e)| e)
+}
+
+/// The number of entries in an XRANGE-style reply.
+fn entry_count(v: &Value) -> usize {
+    match v {
+        Value::Array(a) => a.len(),
+        _ => 0,
     }
-    let entries_value = all.into_iter().nth(1).unwrap_or(Value::Nil);
-    entries(entries_value)
 }
 
 impl RedisStore {
@@ -385,6 +475,12 @@ impl RedisStore {
                 url: url.clone(),
                 source,
             })?;
+        // The instance's wake keys: unique to this store (a random id, in a hash tag).
+        let instance = format!("{}hub:{{{}}}", config.prefix, uuid::Uuid::new_v4().simple());
+        let readers = (0..config.readers)
+            .map(|i| Arc::new(Reader::new(i, format!("{instance}:r{i}"))))
+            .collect();
+        let stops = Arc::new(Stops::new(format!("{instance}:stop")));
         let store = RedisStore {
             inner: Arc::new(Inner {
                 config,
@@ -393,6 +489,8 @@ impl RedisStore {
                 commands: AtomicU64::new(0),
                 persists: std::sync::OnceLock::new(),
                 claims: std::sync::Mutex::new(std::collections::HashMap::new()),
+                readers,
+                stops,
             }),
         };
         let mut con = store.con(1);
@@ -503,8 +601,8 @@ impl RedisStore {
             .max(Duration::from_millis(10))
     }
 
-    /// A connection of its own, for blocking commands (they would hold up every command
-    /// behind them on the shared one).
+    /// A connection of its own, for a reader or the stop loop (a blocking command would
+    /// hold up every command behind it on the shared one).
     async fn dedicated(&self) -> Result<MultiplexedConnection, StoreError> {
         let config = AsyncConnectionConfig::new()
             .set_connection_timeout(Some(self.inner.config.connection_timeout))
@@ -706,17 +804,21 @@ impl RedisStore {
             .query_async(&mut con)
             .await
             .map_err(backend)?;
+        let first = xread_one(first);
+        let full = entry_count(&first) >= READ_COUNT;
         let mut feed = FeedTail {
             store: self.clone(),
             keys,
             thread_id: thread_id.to_owned(),
             after,
             buf: VecDeque::new(),
-            conn: None,
+            reg: None,
+            need_read: false,
             done: false,
             outage: None,
         };
-        feed.take(first)?;
+        feed.take(&feed_entries(first)?, true)?;
+        feed.need_read = full;
         Ok(Box::pin(futures_util::stream::unfold(feed, FeedTail::next)))
     }
 
@@ -933,6 +1035,8 @@ impl RedisStore {
         if !exists {
             return Err(StoreError::NotFound(run_id.to_owned()));
         }
+        let first = xread_one(first);
+        let full = entry_count(&first) >= READ_COUNT;
         let mut tail = Tail {
             store: self.clone(),
             run_id: run_id.to_owned(),
@@ -941,11 +1045,12 @@ impl RedisStore {
             buf: VecDeque::new(),
             ended: false,
             done: false,
-            conn: None,
-            watch: Watch::default(),
+            reg: None,
+            need_read: false,
             outage: None,
         };
-        tail.take(xread_entries(first)?)?;
+        tail.take(&entries(first)?, true)?;
+        tail.need_read = full && !tail.ended;
         Ok(Box::pin(futures_util::stream::unfold(tail, Tail::next)))
     }
 
@@ -967,52 +1072,67 @@ impl RedisStore {
         }
     }
 
-    /// Waits for a stop request: the flag in the hash at first, then the owner pops the
-    /// run's stop list on a connection of its own. A lost connection is retried (the
-    /// token waits in the list), for as long as the run's driver waits.
+    /// Waits for a stop request: the flag in the hash at first, then the instance's stop
+    /// connection pops the run's stop list (with every other waited-for list, in one
+    /// `BLPOP`). A lost connection is retried by that loop (the token waits in the list),
+    /// for as long as the run's driver waits.
     async fn wait_stop(&self, run_id: &str) -> Result<(), StoreError> {
         let k = self.keys(run_id);
-        let mut backoff = Duration::from_millis(50);
-        let mut conn: Option<MultiplexedConnection> = None;
-        loop {
-            let attempt: Result<bool, StoreError> = async {
-                if conn.is_none() {
-                    let mut c = self.dedicated().await?;
-                    self.inner.commands.fetch_add(1, Ordering::Relaxed);
-                    let stop: Option<String> = redis::cmd("HGET")
-                        .arg(&k.meta)
-                        .arg("stop")
-                        .query_async(&mut c)
-                        .await
-                        .map_err(backend)?;
-                    if stop.as_deref() == Some("1") {
-                        return Ok(true);
-                    }
-                    conn = Some(c);
-                }
-                let Some(c) = conn.as_mut() else {
-                    return Ok(false);
-                };
-                self.inner.commands.fetch_add(1, Ordering::Relaxed);
-                let popped: Value = redis::cmd("BLPOP")
-                    .arg(&k.stop)
-                    .arg(self.poll().as_secs_f64())
-                    .query_async(c)
-                    .await
-                    .map_err(backend)?;
-                Ok(!matches!(popped, Value::Nil))
-            }
-            .await;
-            match attempt {
-                Ok(true) => return Ok(()),
-                Ok(false) => backoff = Duration::from_millis(50),
-                Err(_) => {
-                    conn = None;
-                    tokio::time::sleep(backoff).await;
-                    backoff = (backoff * 2).min(Duration::from_secs(2));
-                }
-            }
+        let stops = self.inner.stops.clone();
+        let (wait, wake) = stops.register(&k.stop);
+        if stops.start() {
+            tokio::spawn(stop_loop(Arc::downgrade(&self.inner)));
         }
+        stops.idle.notify_one();
+        // The flag, and the loop woken to add the list when it is blocked on others, in
+        // one round trip. When it fails, the loop takes the list at its next pop (within
+        // a poll interval).
+        let mut p = if wake {
+            hub::stop_wake_cmds(&stops.wake_key)
+        } else {
+            redis::pipe()
+        };
+        p.cmd("HGET").arg(&k.meta).arg("stop");
+        let mut con = self.con(if wake { 3 } else { 1 });
+        let flag: Result<(Option<String>,), redis::RedisError> = p.query_async(&mut con).await;
+        if let Ok((Some(f),)) = &flag
+            && f == "1"
+        {
+            return Ok(());
+        }
+        wait.signal.wait().await;
+        Ok(())
+    }
+
+    /// The reader of stream `key`.
+    fn reader_for(&self, key: &str) -> Arc<Reader<Entry>> {
+        let readers = &self.inner.readers;
+        readers[hub::group(key, readers.len())].clone()
+    }
+
+    /// Follows stream `key` from `0-<cursor>` through its reader; true when the reader is
+    /// past the cursor (the subscriber reads the difference from Redis).
+    async fn follow(
+        &self,
+        key: &str,
+        kind: Kind,
+        cursor: u64,
+    ) -> Result<(Registration<Entry>, bool), StoreError> {
+        let reader = self.reader_for(key);
+        let (reg, wake, behind) = reader.register(key, kind, cursor);
+        if reader.start() {
+            tokio::spawn(reader_loop(Arc::downgrade(&self.inner), reader.index));
+        }
+        reader.idle.notify_one();
+        if wake {
+            // The reader is blocked on its other streams: wake it.
+            let mut con = self.con(2);
+            hub::wake_cmds(&reader.wake_key)
+                .query_async::<()>(&mut con)
+                .await
+                .map_err(backend)?;
+        }
+        Ok((reg, behind))
     }
 
     async fn renew(&self, run_id: &str, owner: &str, ttl: Duration) -> Result<(), StoreError> {
@@ -1048,7 +1168,8 @@ impl RedisStore {
     }
 }
 
-/// A subscriber's position in a run's stream.
+/// A subscriber's position in a run's stream: what the log held after its cursor (read on
+/// the command connection), then the entries its instance's reader hands it.
 struct Tail {
     store: RedisStore,
     run_id: String,
@@ -1060,10 +1181,10 @@ struct Tail {
     ended: bool,
     /// An error was handed out: nothing more.
     done: bool,
-    /// The connection for blocking reads, opened at the first one.
-    conn: Option<MultiplexedConnection>,
-    /// What this subscriber has seen of the run's owner.
-    watch: Watch,
+    /// Its place at the reader, taken once it has caught up.
+    reg: Option<Registration<Entry>>,
+    /// It has to read from Redis by its cursor (it is behind the reader, or it lagged).
+    need_read: bool,
     /// Since when the store has failed under this subscriber, while it does.
     outage: Option<Instant>,
 }
@@ -1072,13 +1193,14 @@ struct Tail {
 /// it has stood still, on checks that all reached the store in time. Any sign that the
 /// store itself stalled (a slow answer, a failure) starts the evidence over: a run is
 /// declared orphaned only when its owner could have renewed and did not, for a whole lease.
+/// Kept by the reader, once per followed run.
 #[derive(Debug, Default)]
-struct Watch {
+pub(crate) struct Watch {
     seen: Option<(String, Instant)>,
 }
 
 impl Watch {
-    fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         self.seen = None;
     }
 
@@ -1094,18 +1216,34 @@ impl Watch {
     }
 }
 
+impl Failure {
+    fn error(self, run_id: &str) -> StoreError {
+        match self {
+            Failure::NotFound => StoreError::NotFound(run_id.to_owned()),
+            Failure::Backend(e) => StoreError::Backend(e.into()),
+        }
+    }
+}
+
 impl Tail {
-    /// Takes the records after `last` from `entries`, in order, refusing a gap.
-    fn take(&mut self, entries: Vec<Entry>) -> Result<(), StoreError> {
+    /// Takes the records after `last` from `entries`, in order. A gap is the log trimmed
+    /// past the cursor when the entries were read from Redis by it (`from_redis`); in the
+    /// reader's entries it means some were missed: the subscriber reads from Redis.
+    fn take(&mut self, entries: &[Entry], from_redis: bool) -> Result<(), StoreError> {
         for e in entries {
             match e {
                 Entry::End => self.ended = true,
+                Entry::Feed(..) => {}
                 Entry::Batch(records) => {
                     for r in records {
                         if r.cursor <= self.last {
                             continue;
                         }
                         if r.cursor != self.last + 1 {
+                            if !from_redis {
+                                self.need_read = true;
+                                return Ok(());
+                            }
                             return Err(StoreError::CursorExpired {
                                 run_id: self.run_id.clone(),
                                 after: self.last,
@@ -1113,7 +1251,7 @@ impl Tail {
                             });
                         }
                         self.last = r.cursor;
-                        self.buf.push_back(r);
+                        self.buf.push_back(r.clone());
                     }
                 }
             }
@@ -1121,42 +1259,38 @@ impl Tail {
         Ok(())
     }
 
-    /// Blocks on the stream for new entries, for a poll interval; on a timeout, looks at
-    /// the run's owner.
-    async fn fetch(&mut self) -> Result<(), StoreError> {
-        if self.conn.is_none() {
-            self.conn = Some(self.store.dedicated().await?);
-        }
-        let poll = self.store.poll();
-        let Some(conn) = self.conn.as_mut() else {
-            return Ok(());
-        };
-        self.store.inner.commands.fetch_add(1, Ordering::Relaxed);
-        let sent = Instant::now();
+    /// Reads what the log holds after the cursor (no blocking, on the command connection).
+    async fn read(&mut self) -> Result<(), StoreError> {
+        let mut con = self.store.con(1);
         let v: Value = redis::cmd("XREAD")
             .arg("COUNT")
             .arg(READ_COUNT)
-            .arg("BLOCK")
-            .arg(ms(poll))
             .arg("STREAMS")
             .arg(&self.keys.log)
             .arg(format!("0-{}", self.last))
-            .query_async(conn)
+            .query_async(&mut con)
             .await
             .map_err(backend)?;
-        if sent.elapsed() > poll + self.store.stall() {
-            // The read came back late: the store stalled.
-            self.watch.reset();
-        }
-        if matches!(v, Value::Nil) {
-            return self
-                .store
-                .watch_owner(&self.keys, &self.run_id, &mut self.watch)
-                .await;
-        }
-        // Events arrived: the owner is alive.
-        self.watch.reset();
-        self.take(xread_entries(v)?)
+        let v = xread_one(v);
+        let full = entry_count(&v) >= READ_COUNT;
+        let entries = entries(v)?;
+        self.need_read = false;
+        self.take(&entries, true)?;
+        // A full read may have left more.
+        self.need_read = full && !self.ended;
+        Ok(())
+    }
+
+    /// Takes a place at the run's reader.
+    async fn register(&mut self) -> Result<(), StoreError> {
+        let kind = Kind::Run {
+            run_id: self.run_id.clone(),
+            keys: self.keys.clone(),
+        };
+        let (reg, behind) = self.store.follow(&self.keys.log, kind, self.last).await?;
+        self.reg = Some(reg);
+        self.need_read = behind;
+        Ok(())
     }
 
     async fn next(mut self) -> Option<(Result<Record, StoreError>, Tail)> {
@@ -1167,13 +1301,29 @@ impl Tail {
             if self.ended || self.done {
                 return None;
             }
-            match self.fetch().await {
+            let step = if self.need_read {
+                self.read().await
+            } else if let Some(reg) = &self.reg {
+                match reg.queue.recv().await {
+                    Delivery::Entries(list) => self.take(&list, false),
+                    Delivery::Lagged => {
+                        self.need_read = true;
+                        Ok(())
+                    }
+                    Delivery::Failed(f) => {
+                        // The reader rode an outage out already, or the run is gone.
+                        self.done = true;
+                        let e = f.error(&self.run_id);
+                        return Some((Err(e), self));
+                    }
+                }
+            } else {
+                self.register().await
+            };
+            match step {
                 Ok(()) => self.outage = None,
                 Err(StoreError::Backend(e)) => {
-                    // Rides out a store outage of up to the lease (a failover, a restart),
-                    // on a new connection each time.
-                    self.conn = None;
-                    self.watch.reset();
+                    // Rides out a store outage of up to the lease (a failover, a restart).
                     let since = *self.outage.get_or_insert_with(Instant::now);
                     if since.elapsed() >= self.store.inner.config.lease {
                         self.done = true;
@@ -1190,7 +1340,7 @@ impl Tail {
     }
 }
 
-/// A follower's position in a thread's feed.
+/// A follower's position in a thread's feed, followed as a run's subscriber follows its log.
 struct FeedTail {
     store: RedisStore,
     keys: ThreadKeys,
@@ -1198,43 +1348,29 @@ struct FeedTail {
     /// The sequence number of the last run handed out (or the one asked for).
     after: u64,
     buf: VecDeque<ThreadRun>,
-    conn: Option<MultiplexedConnection>,
+    reg: Option<Registration<Entry>>,
+    need_read: bool,
     done: bool,
     /// Since when the store has failed under this follower, while it does.
     outage: Option<Instant>,
 }
 
 impl FeedTail {
-    /// Takes the runs after `after` from an XREAD reply, refusing a gap.
-    fn take(&mut self, v: Value) -> Result<(), StoreError> {
-        if matches!(v, Value::Nil) {
-            return Ok(());
-        }
-        let mut all = items(v);
-        if let Some(first) = all.first()
-            && matches!(first, Value::Array(_))
-        {
-            all = items(all.swap_remove(0));
-        }
-        for e in items(all.into_iter().nth(1).unwrap_or(Value::Nil)) {
-            let mut parts = items(e).into_iter();
-            let seq: u64 = parts
-                .next()
-                .and_then(string_of)
-                .and_then(|id| id.strip_prefix("0-").and_then(|n| n.parse().ok()))
-                .ok_or_else(|| bad_reply("a feed entry whose id is not 0-<seq>"))?;
-            let mut fields = parts.next().map(items).unwrap_or_default().into_iter();
-            let mut run_id = None;
-            while let (Some(k), Some(v)) = (fields.next(), fields.next()) {
-                if string_of(k).as_deref() == Some("run") {
-                    run_id = string_of(v);
-                }
-            }
-            let run_id = run_id.ok_or_else(|| bad_reply("a feed entry without its run"))?;
+    /// Takes the runs after `after`, as [`Tail::take`] takes records.
+    fn take(&mut self, entries: &[Entry], from_redis: bool) -> Result<(), StoreError> {
+        for e in entries {
+            let Entry::Feed(seq, run_id) = e else {
+                continue;
+            };
+            let seq = *seq;
             if seq <= self.after {
                 continue;
             }
             if seq != self.after + 1 {
+                if !from_redis {
+                    self.need_read = true;
+                    return Ok(());
+                }
                 return Err(StoreError::FeedExpired {
                     thread_id: self.thread_id.clone(),
                     after: self.after,
@@ -1242,32 +1378,29 @@ impl FeedTail {
                 });
             }
             self.after = seq;
-            self.buf.push_back(ThreadRun::new(seq, run_id));
+            self.buf.push_back(ThreadRun::new(seq, run_id.clone()));
         }
         Ok(())
     }
 
-    async fn fetch(&mut self) -> Result<(), StoreError> {
-        if self.conn.is_none() {
-            self.conn = Some(self.store.dedicated().await?);
-        }
-        let poll = self.store.poll();
-        let Some(conn) = self.conn.as_mut() else {
-            return Ok(());
-        };
-        self.store.inner.commands.fetch_add(1, Ordering::Relaxed);
+    async fn read(&mut self) -> Result<(), StoreError> {
+        let mut con = self.store.con(1);
         let v: Value = redis::cmd("XREAD")
             .arg("COUNT")
             .arg(READ_COUNT)
-            .arg("BLOCK")
-            .arg(ms(poll))
             .arg("STREAMS")
             .arg(&self.keys.feed)
             .arg(format!("0-{}", self.after))
-            .query_async(conn)
+            .query_async(&mut con)
             .await
             .map_err(backend)?;
-        self.take(v)
+        let v = xread_one(v);
+        let full = entry_count(&v) >= READ_COUNT;
+        let entries = feed_entries(v)?;
+        self.need_read = false;
+        self.take(&entries, true)?;
+        self.need_read = full;
+        Ok(())
     }
 
     async fn next(mut self) -> Option<(Result<ThreadRun, StoreError>, FeedTail)> {
@@ -1278,11 +1411,40 @@ impl FeedTail {
             if self.done {
                 return None;
             }
-            match self.fetch().await {
+            let step = if self.need_read {
+                self.read().await
+            } else if let Some(reg) = &self.reg {
+                match reg.queue.recv().await {
+                    Delivery::Entries(list) => self.take(&list, false),
+                    Delivery::Lagged => {
+                        self.need_read = true;
+                        Ok(())
+                    }
+                    Delivery::Failed(f) => {
+                        // The reader rode an outage out already, or the run is gone.
+                        self.done = true;
+                        let e = f.error(&self.thread_id);
+                        return Some((Err(e), self));
+                    }
+                }
+            } else {
+                match self
+                    .store
+                    .follow(&self.keys.feed, Kind::Feed, self.after)
+                    .await
+                {
+                    Ok((reg, behind)) => {
+                        self.reg = Some(reg);
+                        self.need_read = behind;
+                        Ok(())
+                    }
+                    Err(e) => Err(e),
+                }
+            };
+            match step {
                 Ok(()) => self.outage = None,
                 Err(StoreError::Backend(e)) => {
                     // Rides out a store outage of up to the lease, as a run's subscriber does.
-                    self.conn = None;
                     let since = *self.outage.get_or_insert_with(Instant::now);
                     if since.elapsed() >= self.store.inner.config.lease {
                         self.done = true;
@@ -1301,6 +1463,237 @@ impl FeedTail {
 
 /// How long a subscriber waits before it reads again after the store failed under it.
 const OUTAGE_RETRY: Duration = Duration::from_millis(100);
+
+/// A reader's loop: reads its streams, hands the entries out, watches the quiet runs'
+/// owners. Ends when the store is gone.
+async fn reader_loop(store: Weak<Inner>, index: usize) {
+    let mut conn: Option<MultiplexedConnection> = None;
+    // The wake stream is read from its start, and deleted once read (so it never stays
+    // long).
+    let mut wake_read = false;
+    let mut outage: Option<Instant> = None;
+    loop {
+        let Some(inner) = store.upgrade() else {
+            return;
+        };
+        let store_now = RedisStore { inner };
+        let reader = store_now.inner.readers[index].clone();
+        if wake_read {
+            // Deleted before the streams are listed: a wake-up sent after this is seen by
+            // the next read (from `0-0`), and a stream added before it is listed.
+            let mut con = store_now.con(1);
+            let _: Result<(), _> = redis::cmd("DEL")
+                .arg(&reader.wake_key)
+                .query_async(&mut con)
+                .await;
+            wake_read = false;
+        }
+        let Some((keys, mut ids)) = reader.snapshot("0-0") else {
+            drop(store_now);
+            let _ = tokio::time::timeout(Duration::from_secs(1), reader.idle.notified()).await;
+            continue;
+        };
+        if conn.is_none() {
+            match store_now.dedicated().await {
+                Ok(c) => conn = Some(c),
+                Err(e) => {
+                    store_now.reader_failed(&reader, &mut outage, &e);
+                    drop(store_now);
+                    tokio::time::sleep(OUTAGE_RETRY).await;
+                    continue;
+                }
+            }
+        }
+        let Some(c) = conn.as_mut() else {
+            continue;
+        };
+        let poll = store_now.poll();
+        let mut xread = redis::cmd("XREAD");
+        xread
+            .arg("COUNT")
+            .arg(READ_COUNT)
+            .arg("BLOCK")
+            .arg(ms(poll))
+            .arg("STREAMS")
+            .arg(&keys)
+            .arg(std::mem::take(&mut ids));
+        let sent = Instant::now();
+        store_now.inner.commands.fetch_add(1, Ordering::Relaxed);
+        let read: Result<Value, redis::RedisError> = xread.query_async(c).await;
+        let v = match read {
+            Ok(v) => v,
+            Err(e) => {
+                conn = None;
+                store_now.reader_failed(&reader, &mut outage, &backend(e));
+                drop(store_now);
+                tokio::time::sleep(OUTAGE_RETRY).await;
+                continue;
+            }
+        };
+        outage = None;
+        let late = sent.elapsed() > poll + store_now.stall();
+        for (key, list) in hub::xread_streams(v) {
+            if key == reader.wake_key {
+                wake_read = true;
+                continue;
+            }
+            store_now.deliver(&reader, &key, list);
+        }
+        let mut due = Vec::new();
+        {
+            let mut st = reader.lock();
+            for (key, f) in &mut st.follows {
+                if late {
+                    // The read came back late: the store stalled.
+                    f.watch.reset();
+                }
+                if let Kind::Run { run_id, keys } = &f.kind
+                    && !f.ended
+                    && f.quiet_since.elapsed() >= poll
+                {
+                    f.quiet_since = Instant::now();
+                    due.push((
+                        key.clone(),
+                        run_id.clone(),
+                        keys.clone(),
+                        std::mem::take(&mut f.watch),
+                    ));
+                }
+            }
+        }
+        if due.is_empty() {
+            continue;
+        }
+        let checked = futures_util::future::join_all(due.into_iter().map(
+            |(key, run_id, keys, mut watch)| {
+                let store = &store_now;
+                async move {
+                    let r = store.watch_owner(&keys, &run_id, &mut watch).await;
+                    (key, watch, r)
+                }
+            },
+        ))
+        .await;
+        let mut st = reader.lock();
+        for (key, watch, r) in checked {
+            let Some(f) = st.follows.get_mut(&key) else {
+                continue;
+            };
+            f.watch = watch;
+            match r {
+                Ok(()) => {}
+                Err(StoreError::NotFound(_)) => {
+                    f.fail(&Failure::NotFound);
+                    st.follows.remove(&key);
+                }
+                Err(_) => f.watch.reset(),
+            }
+        }
+    }
+}
+
+impl RedisStore {
+    /// Hands what a reader read on stream `key` to its subscribers.
+    fn deliver(&self, reader: &Reader<Entry>, key: &str, list: Value) {
+        let mut st = reader.lock();
+        let Some(f) = st.follows.get_mut(key) else {
+            return;
+        };
+        let last = hub::last_id(&list);
+        let parsed = match f.kind {
+            Kind::Run { .. } => entries(list),
+            Kind::Feed => feed_entries(list),
+        };
+        match parsed {
+            Ok(list) if !list.is_empty() => {
+                match last.as_deref() {
+                    Some("1-0") => f.ended = true,
+                    Some(id) => {
+                        if let Some(n) = id.strip_prefix("0-").and_then(|n| n.parse().ok()) {
+                            f.cursor = n;
+                        }
+                    }
+                    None => {}
+                }
+                f.watch.reset();
+                f.quiet_since = Instant::now();
+                f.fan_out(list);
+            }
+            Ok(_) => {}
+            Err(e) => {
+                f.fail(&Failure::Backend(e.to_string()));
+                st.follows.remove(key);
+            }
+        }
+    }
+
+    /// Notes a reader's failure: its runs' owners cannot be judged; subscribers that have
+    /// ridden the outage out for a lease end with the error.
+    fn reader_failed(&self, reader: &Reader<Entry>, outage: &mut Option<Instant>, e: &StoreError) {
+        let since = *outage.get_or_insert_with(Instant::now);
+        reader.fail_outage(
+            since,
+            self.inner.config.lease,
+            &Failure::Backend(e.to_string()),
+        );
+    }
+}
+
+/// The stop loop: pops every waited-for stop list of the instance in one `BLPOP`. Ends when
+/// the store is gone.
+async fn stop_loop(store: Weak<Inner>) {
+    let mut conn: Option<MultiplexedConnection> = None;
+    let mut backoff = Duration::from_millis(50);
+    loop {
+        let Some(inner) = store.upgrade() else {
+            return;
+        };
+        let store_now = RedisStore { inner };
+        let stops = store_now.inner.stops.clone();
+        let keys = stops.keys();
+        if keys.is_empty() {
+            drop(store_now);
+            let _ = tokio::time::timeout(Duration::from_secs(1), stops.idle.notified()).await;
+            continue;
+        }
+        if conn.is_none() {
+            match store_now.dedicated().await {
+                Ok(c) => conn = Some(c),
+                Err(_) => {
+                    drop(store_now);
+                    tokio::time::sleep(backoff).await;
+                    backoff = (backoff * 2).min(Duration::from_secs(2));
+                    continue;
+                }
+            }
+        }
+        let Some(c) = conn.as_mut() else {
+            continue;
+        };
+        store_now.inner.commands.fetch_add(1, Ordering::Relaxed);
+        let popped: Result<Value, _> = redis::cmd("BLPOP")
+            .arg(&keys)
+            .arg(store_now.poll().as_secs_f64())
+            .query_async(c)
+            .await;
+        match popped {
+            Ok(v) => {
+                backoff = Duration::from_millis(50);
+                if let Some(key) = items(v).into_iter().next().and_then(string_of)
+                    && key != stops.wake_key
+                {
+                    stops.fire(&key);
+                }
+            }
+            Err(_) => {
+                conn = None;
+                drop(store_now);
+                tokio::time::sleep(backoff).await;
+                backoff = (backoff * 2).min(Duration::from_secs(2));
+            }
+        }
+    }
+}
 
 impl RunStore for RedisStore {
     fn create_run(&self, meta: RunMeta) -> StoreFuture<'_, ()> {

@@ -9,6 +9,7 @@
 
 mod both;
 mod claims;
+mod connections;
 mod durable;
 mod failure;
 mod integrity;
