@@ -1044,6 +1044,7 @@ impl RedisStore {
             last: after,
             buf: VecDeque::new(),
             ended: false,
+            terminal_seen: false,
             done: false,
             reg: None,
             need_read: false,
@@ -1179,6 +1180,8 @@ struct Tail {
     buf: VecDeque<Record>,
     /// The end entry was read.
     ended: bool,
+    /// The run's terminal record was handed out (or queued).
+    terminal_seen: bool,
     /// An error was handed out: nothing more.
     done: bool,
     /// Its place at the reader, taken once it has caught up.
@@ -1232,6 +1235,14 @@ impl Tail {
     fn take(&mut self, entries: &[Entry], from_redis: bool) -> Result<(), StoreError> {
         for e in entries {
             match e {
+                // A log's end entry follows its terminal record: a subscriber that has
+                // not had it from the reader missed records, and reads them from Redis
+                // (whose answer is the log as it is: one joined after the terminal
+                // record gets the end alone).
+                Entry::End if !self.terminal_seen && !from_redis => {
+                    self.need_read = true;
+                    return Ok(());
+                }
                 Entry::End => self.ended = true,
                 Entry::Feed(..) => {}
                 Entry::Batch(records) => {
@@ -1251,6 +1262,7 @@ impl Tail {
                             });
                         }
                         self.last = r.cursor;
+                        self.terminal_seen |= r.is_terminal();
                         self.buf.push_back(r.clone());
                     }
                 }
