@@ -269,9 +269,9 @@ pub type ThreadRunStream = Pin<Box<dyn Stream<Item = Result<ThreadRun, StoreErro
 /// |---|---|---|
 /// | [`create_run`](Self::create_run) | a map entry | a metadata hash with the owner's lease (`HSET` + `PEXPIRE`), `NX` |
 /// | [`append`](Self::append) | a vector push | one round trip per batch (a script: the run still running, then `XADD`) |
-/// | [`tail`](Self::tail) | wakers | `XRANGE` from the cursor, then `XREAD BLOCK` |
+/// | [`tail`](Self::tail) | wakers | `XREAD` from the cursor, then a place at one of the instance's few readers (each an `XREAD BLOCK` over every run it follows, fanned out to its subscribers) |
 /// | [`end_run`](Self::end_run) | a push and a flag, under one lock | one script: the last records, status in the hash, an end entry in the stream |
-/// | [`request_stop`](Self::request_stop) / [`stop_requested`](Self::stop_requested) | a signal | a flag in the hash and a message on the owner's channel |
+/// | [`request_stop`](Self::request_stop) / [`stop_requested`](Self::stop_requested) | a signal | a flag in the hash and a token in a stop list, which one connection of the owning instance pops for all its runs (`BLPOP` over many keys) |
 /// | [`renew_lease`](Self::renew_lease) | nothing to do | a renewal counter in the hash; a subscriber that sees it stand still for a lease, while it reaches the store, ends the run for everyone |
 ///
 /// Every id passed in came from the network: a store must not use it unescaped in keys
