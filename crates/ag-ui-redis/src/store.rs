@@ -36,6 +36,13 @@ pub const DEFAULT_RESPONSE_TIMEOUT: Duration = Duration::from_secs(5);
 /// Default [`RedisConfig::readers`]: 2 blocking reader connections per store.
 pub const DEFAULT_READERS: usize = 2;
 
+/// Commands the shared connection queues before its callers wait: above what the
+/// instance's runs have in flight at once (one write per running run, renewals, stop
+/// checks, joins' first reads). With the client's default (50), 1,000 concurrent runs on
+/// one instance stalled a few seconds in, every command then timing out with Redis and the
+/// instance idle (`docs/scaling.md`).
+const PIPELINE_BUFFER: usize = 4096;
+
 /// Entries one read takes from a run's stream (each entry is one appended batch).
 const READ_COUNT: usize = 512;
 
@@ -465,6 +472,7 @@ impl RedisStore {
         // one tries to reconnect; once it is back the next request finds it.
         let manager_config = ConnectionManagerConfig::new()
             .set_number_of_retries(1)
+            .set_pipeline_buffer_size(PIPELINE_BUFFER)
             .set_min_delay(Duration::from_millis(50))
             .set_max_delay(Duration::from_millis(500))
             .set_response_timeout(Some(config.response_timeout))
