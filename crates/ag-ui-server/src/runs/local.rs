@@ -1,10 +1,11 @@
 //! The owner's own subscribers served from its memory: the records its driver made, kept
 //! in a bounded buffer as they are made, while the log is written to the store behind
 //! them. Only the terminal event waits for the store: it is handed out once the store's
-//! `end_run` returned Ok (the log holds it). When a write of the owner's fails (the run
-//! was ended by another instance, the store lost it, or it failed, even for a moment), or
-//! when a subscriber falls behind the buffer, the subscriber reads the store's log from
-//! its cursor instead, and ends as the store's other subscribers do.
+//! `end_run` returned Ok (the log holds it). When a write of the owner's is refused (the
+//! run was ended by another instance, the store lost it) or the store has failed under
+//! the owner for a lease, or when a subscriber falls behind the buffer, the subscriber
+//! reads the store's log from its cursor instead, and ends as the store's other
+//! subscribers do.
 
 use std::collections::VecDeque;
 use std::future::Future;
