@@ -211,7 +211,7 @@ pub(crate) struct Follow<E> {
     pub(crate) ended: bool,
     pub(crate) subs: HashMap<u64, Arc<Queue<E>>>,
     /// The owner's renewals as watched for this run.
-    pub(crate) watch: crate::store::Watch,
+    pub(crate) watch: Watch,
     /// Since when nothing came on it nor was its owner looked at.
     pub(crate) quiet_since: Instant,
 }
@@ -300,7 +300,7 @@ impl<E: Send + Sync + 'static> Reader<E> {
                 cursor,
                 ended: false,
                 subs: HashMap::new(),
-                watch: crate::store::Watch::default(),
+                watch: Watch::default(),
                 quiet_since: Instant::now(),
             }
         });
@@ -379,13 +379,13 @@ pub(crate) fn xread_streams(v: Value) -> Vec<(String, Value)> {
         Value::Nil => Vec::new(),
         Value::Map(m) => m
             .into_iter()
-            .filter_map(|(k, v)| crate::store::string_of(k).map(|k| (k, v)))
+            .filter_map(|(k, v)| crate::reply::string_of(k).map(|k| (k, v)))
             .collect(),
         Value::Array(a) => a
             .into_iter()
             .filter_map(|s| {
-                let mut it = crate::store::items(s).into_iter();
-                let k = it.next().and_then(crate::store::string_of)?;
+                let mut it = crate::reply::items(s).into_iter();
+                let k = it.next().and_then(crate::reply::string_of)?;
                 Some((k, it.next().unwrap_or(Value::Nil)))
             })
             .collect(),
@@ -403,7 +403,7 @@ pub(crate) fn last_id(entries: &Value) -> Option<String> {
     let Value::Array(parts) = last else {
         return None;
     };
-    crate::store::string_of(parts.first()?.clone())
+    crate::reply::string_of(parts.first()?.clone())
 }
 
 /// The stop waiters of an instance: one connection pops every waited-for stop list.
@@ -544,4 +544,31 @@ pub(crate) fn stop_wake_cmds(wake_key: &str) -> redis::Pipeline {
         .arg(WAKE_TTL_MS)
         .ignore();
     p
+}
+
+/// A subscriber's evidence about a running run's owner: its renewal counter and since when
+/// it has stood still, on checks that all reached the store in time. Any sign that the
+/// store itself stalled (a slow answer, a failure) starts the evidence over: a run is
+/// declared orphaned only when its owner could have renewed and did not, for a whole lease.
+/// Kept by the reader, once per followed run.
+#[derive(Debug, Default)]
+pub(crate) struct Watch {
+    seen: Option<(String, Instant)>,
+}
+
+impl Watch {
+    pub(crate) fn reset(&mut self) {
+        self.seen = None;
+    }
+
+    /// Notes the counter `beat` read now; true when it has read the same for `lease`.
+    pub(crate) fn still(&mut self, beat: &str, lease: Duration) -> bool {
+        match &self.seen {
+            Some((b, since)) if b == beat => since.elapsed() >= lease,
+            _ => {
+                self.seen = Some((beat.to_owned(), Instant::now()));
+                false
+            }
+        }
+    }
 }

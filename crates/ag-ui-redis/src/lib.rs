@@ -3,6 +3,7 @@
 
 mod hub;
 mod keys;
+mod reply;
 mod scripts;
 mod store;
 

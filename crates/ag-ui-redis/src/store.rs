@@ -16,8 +16,9 @@ use ag_ui_server::threads::{decode_fold, encode_fold};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig, MultiplexedConnection};
 use redis::{AsyncConnectionConfig, Client, Value};
 
-use crate::hub::{self, Delivery, Failure, Kind, Reader, Registration, Stops};
+use crate::hub::{self, Delivery, Failure, Kind, Reader, Registration, Stops, Watch};
 use crate::keys::{RunKeys, ThreadKeys};
+use crate::reply::{bytes_of, items, string_of};
 use crate::scripts;
 
 /// `code` of the `RUN_ERROR` that ends a run whose owner stopped renewing its lease (the
@@ -346,30 +347,6 @@ fn from_epoch_ms(v: &str) -> Option<SystemTime> {
 
 fn backend(e: redis::RedisError) -> StoreError {
     StoreError::Backend(Box::new(e))
-}
-
-/// A Redis value as bytes (strings and numbers), `None` for anything else.
-fn bytes_of(v: Value) -> Option<Vec<u8>> {
-    match v {
-        Value::BulkString(b) => Some(b),
-        Value::SimpleString(s) => Some(s.into_bytes()),
-        Value::Int(i) => Some(i.to_string().into_bytes()),
-        Value::Okay => Some(b"OK".to_vec()),
-        _ => None,
-    }
-}
-
-pub(crate) fn string_of(v: Value) -> Option<String> {
-    bytes_of(v).and_then(|b| String::from_utf8(b).ok())
-}
-
-/// A Redis array's items, or a map's keys and values in turn.
-pub(crate) fn items(v: Value) -> Vec<Value> {
-    match v {
-        Value::Array(a) | Value::Set(a) => a,
-        Value::Map(m) => m.into_iter().flat_map(|(k, v)| [k, v]).collect(),
-        _ => Vec::new(),
-    }
 }
 
 /// One stream entry: a run log's batch of records or its end marker, or a thread feed's
@@ -1198,33 +1175,6 @@ struct Tail {
     need_read: bool,
     /// Since when the store has failed under this subscriber, while it does.
     outage: Option<Instant>,
-}
-
-/// A subscriber's evidence about a running run's owner: its renewal counter and since when
-/// it has stood still, on checks that all reached the store in time. Any sign that the
-/// store itself stalled (a slow answer, a failure) starts the evidence over: a run is
-/// declared orphaned only when its owner could have renewed and did not, for a whole lease.
-/// Kept by the reader, once per followed run.
-#[derive(Debug, Default)]
-pub(crate) struct Watch {
-    seen: Option<(String, Instant)>,
-}
-
-impl Watch {
-    pub(crate) fn reset(&mut self) {
-        self.seen = None;
-    }
-
-    /// Notes the counter `beat` read now; true when it has read the same for `lease`.
-    fn still(&mut self, beat: &str, lease: Duration) -> bool {
-        match &self.seen {
-            Some((b, since)) if b == beat => since.elapsed() >= lease,
-            _ => {
-                self.seen = Some((beat.to_owned(), Instant::now()));
-                false
-            }
-        }
-    }
 }
 
 impl Failure {

@@ -1,7 +1,7 @@
 //! The owner's own subscribers served from its memory: the records its driver made, kept
-//! in a bounded buffer as they are made, while the log is written to the store behind
-//! them. Only the terminal event waits for the store: it is handed out once the store's
-//! `end_run` returned Ok (the log holds it). When a write of the owner's is refused (the
+//! in a bounded buffer, handed out as soon as the store confirms it holds them (no
+//! subscriber ever has an event the log may lack, so a rejoin on any instance goes on
+//! from its cursor); the terminal event once the store's `end_run` returned Ok. When a write of the owner's is refused (the
 //! run was ended by another instance, the store lost it) or the store has failed under
 //! the owner for a lease, or when a subscriber falls behind the buffer, the subscriber
 //! reads the store's log from its cursor instead, and ends as the store's other
@@ -129,6 +129,7 @@ impl LocalRun {
         let mut b = lock(&self.buffer);
         b.durable = b.durable.max(cursor);
         b.trim();
+        b.wake();
     }
 
     /// The store ended the run with the owner's records: the terminal goes out.
@@ -238,8 +239,17 @@ impl Stream for LocalTail {
                         this.read_store(from);
                         continue;
                     }
+                    // Only what the store holds: a subscriber never has an event the log
+                    // may lack, so a rejoin anywhere goes on from its cursor.
                     let skip = usize::try_from(this.next - b.oldest()).unwrap_or(usize::MAX);
-                    this.ready.extend(b.records.iter().skip(skip).cloned());
+                    let durable = b.durable;
+                    this.ready.extend(
+                        b.records
+                            .iter()
+                            .skip(skip)
+                            .take_while(|r| r.cursor <= durable)
+                            .cloned(),
+                    );
                     if let Some(last) = this.ready.back() {
                         this.next = last.cursor + 1;
                     }

@@ -6,8 +6,8 @@
 //! events go to a log in a [`RunStore`] and every response is a subscriber of that log:
 //! the `POST` that started the run, and any number of joins
 //! (`GET {agent path}/runs/{runId}/events` with `Last-Event-ID` or `?after=`); those on the
-//! instance that runs the agent are served from its memory as events are made, the
-//! terminal event once the store holds it (see `docs/resumable.md`). Each SSE
+//! instance that runs the agent are served from its memory as the store confirms it holds
+//! them, the terminal event once the run's end is written (see `docs/resumable.md`). Each SSE
 //! frame of such a run carries the event's cursor as its `id:`, which standard clients
 //! ignore. How long a run goes on without a subscriber is the [`DisconnectPolicy`].
 //!

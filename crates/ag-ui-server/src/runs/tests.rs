@@ -438,15 +438,20 @@ async fn a_local_subscriber_gets_the_terminal_once_the_store_ended_the_run() {
     let mut tail = local_tail(&run, &store, 0);
     run.publish(&records(1, 3));
     run.hold_terminal(terminal(4, FINISHED));
+    // Nothing goes out before the store holds it.
+    assert!(tail.next().now_or_never().is_none());
+    store.append("r", records(1, 3)).await.unwrap();
+    run.confirmed(3);
     for c in 1..=3 {
         let r = tail.next().now_or_never().flatten().unwrap().unwrap();
         assert_eq!(r.cursor, c);
     }
     // The store does not hold the terminal yet: it waits.
     assert!(tail.next().now_or_never().is_none());
-    let mut all = records(1, 3);
-    all.push(terminal(4, FINISHED));
-    store.end_run("r", all).await.unwrap();
+    store
+        .end_run("r", vec![terminal(4, FINISHED)])
+        .await
+        .unwrap();
     run.confirmed(4);
     run.ended();
     let r = tail.next().now_or_never().flatten().unwrap().unwrap();
@@ -492,12 +497,12 @@ async fn a_diverted_subscriber_ends_with_the_stores_terminal() {
     store.create_run(meta("r")).await.unwrap();
     let run = Arc::new(LocalRun::default());
     let mut tail = local_tail(&run, &store, 0);
-    // The owner made ten records; the store holds five, then another instance ends the
-    // run with a terminal of its own.
+    // The owner made ten records; the store holds five (the subscriber gets those
+    // alone), then another instance ends the run with a terminal of its own.
     run.publish(&records(1, 10));
     store.append("r", records(1, 5)).await.unwrap();
     run.confirmed(5);
-    for c in 1..=10 {
+    for c in 1..=5 {
         let r = tail.next().now_or_never().flatten().unwrap().unwrap();
         assert_eq!(r.cursor, c);
     }

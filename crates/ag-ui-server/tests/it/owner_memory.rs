@@ -227,7 +227,7 @@ fn gated(gate: Arc<tokio::sync::Notify>) -> impl Agent {
 }
 
 #[tokio::test]
-async fn the_post_stream_gets_events_before_the_store_has_them_and_the_end_after() {
+async fn the_post_stream_gets_events_once_the_store_has_them_and_the_end_after() {
     let store = Wrapped {
         delay: Duration::from_millis(300),
         ..Wrapped::default()
@@ -238,10 +238,9 @@ async fn the_post_stream_gets_events_before_the_store_has_them_and_the_end_after
     let (id, first) = sse.next().await.unwrap();
     assert_eq!(first["type"], "RUN_STARTED");
     assert_eq!(id.as_deref(), Some("1"));
-    assert_eq!(
-        store.written.load(Ordering::SeqCst),
-        0,
-        "the first event came after a store write"
+    assert!(
+        store.written.load(Ordering::SeqCst) >= 1,
+        "the first event came before the store held it"
     );
     let mut events = vec![(id, first)];
     while let Some((id, e)) = sse.next().await {
