@@ -99,8 +99,8 @@ impl Drop for Divert {
 
 impl Drive {
     /// Runs the agent to the end of its run, appending every event to the log: its
-    /// records go to the run's local subscribers as they are made, and to the store one
-    /// write at a time, what accumulates during a write going in the next.
+    /// records go to the store one write at a time, what accumulates during a write going
+    /// in the next, and to the run's local subscribers once the store holds them.
     pub(crate) async fn run(self) {
         let Drive {
             runs,
