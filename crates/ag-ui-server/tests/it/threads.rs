@@ -152,7 +152,7 @@ fn messages(t: &StoredThread) -> Value {
 async fn a_runs_thread_is_written_at_its_start_checkpointed_and_ended() {
     let threads = MemoryThreads::new();
     let server = server(&threads, |r| r.checkpoint_every(Duration::from_millis(20))).await;
-    let first = body("run-1", json!({"pauseMs": 600}));
+    let first = body("run-1", json!({"pauseMs": 2000}));
     let response = start(&server, None, &first).await;
     assert_eq!(response.status(), 200);
     // Written at the start: the run running, the input's messages new to the thread.
@@ -223,7 +223,7 @@ async fn a_runs_thread_is_written_at_its_start_checkpointed_and_ended() {
 async fn a_connect_after_a_checkpoint_sends_the_run_once() {
     let threads = MemoryThreads::new();
     let server = server(&threads, |r| r.checkpoint_every(Duration::from_millis(20))).await;
-    let response = start(&server, None, &body("run-c", json!({"pauseMs": 400}))).await;
+    let response = start(&server, None, &body("run-c", json!({"pauseMs": 2000}))).await;
     let reading = tokio::spawn(events(response));
     until(&threads, None, "thread-1", |t| {
         t.thread.message("a-run-c").is_some()
@@ -382,8 +382,9 @@ async fn the_sweep_marks_stale_runs_lost_and_expires_archived_threads() {
             .archived_ttl(Duration::from_millis(50))
     })
     .await;
-    // A live run going on through several sweeps.
-    let live = start(&server, None, &body("run-live", json!({"pauseMs": 600}))).await;
+    // A live run going on through several sweeps: its pause outlasts the sweeps below by
+    // seconds, so a loaded machine cannot end it before it is looked at.
+    let live = start(&server, None, &body("run-live", json!({"pauseMs": 3000}))).await;
     let reading = tokio::spawn(events(live));
     let deadline = Instant::now() + LIMIT;
     loop {
