@@ -15,7 +15,7 @@ use http::header::{
 use http::{Response, StatusCode};
 use http_body::Frame;
 
-use crate::guard::SseFrames;
+use crate::guard::{InSpan, SseFrames};
 use crate::request::Rejection;
 
 /// The keep-alive comment: an SSE comment line and the blank line that ends it.
@@ -111,11 +111,23 @@ enum Frames {
 }
 
 impl Frames {
+    /// Enters the run's span of a guarded run, for one poll of the body: the agent's stream
+    /// is then read without entering it once per event.
+    fn enter_span(&self) -> Option<InSpan> {
+        match self {
+            Frames::Run(frames) => Some(frames.enter_span()),
+            #[cfg(feature = "proto")]
+            Frames::Proto(frames) => Some(frames.enter_span()),
+            Frames::Encoded(_) => None,
+        }
+    }
+
+    /// The next frame, with the run's span entered by [`enter_span`](Self::enter_span).
     fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Bytes>> {
         match self {
-            Frames::Run(frames) => Pin::new(frames).poll_next(cx).map(|f| f.map(Bytes::from)),
+            Frames::Run(frames) => frames.poll_frame(cx, true).map(|f| f.map(Bytes::from)),
             #[cfg(feature = "proto")]
-            Frames::Proto(frames) => Pin::new(frames).poll_next(cx).map(|f| f.map(Bytes::from)),
+            Frames::Proto(frames) => frames.poll_frame(cx, true).map(|f| f.map(Bytes::from)),
             Frames::Encoded(frames) => frames.as_mut().poll_next(cx),
         }
     }
@@ -245,6 +257,8 @@ impl http_body::Body for SseBody {
                     started,
                     keep_alive,
                 } = &mut **streaming;
+                // One entry of the run's span for all the frames this poll takes.
+                let _in_span = frames.enter_span();
                 // Frames already produced go out together; a frame is never held back
                 // waiting for the next one.
                 let mut out: Option<Bytes> = None;

@@ -433,10 +433,7 @@ impl RunGuard {
         guard.pre_1_0_peer = input.protocol_version.is_none();
         // The highest version both sides speak: what the stream is sent in.
         guard.peer = ag_ui_core::ProtocolVersion::answer_for(input.protocol_version.as_deref());
-        #[cfg(feature = "tracing")]
-        let entered = guard.span.clone();
-        #[cfg(feature = "tracing")]
-        let _entered = entered.enter();
+        let _in_span = guard.enter_span();
         match catch_unwind(AssertUnwindSafe(|| agent.run_with_context(input, context))) {
             Ok(events) => guard.inner = Some(events),
             Err(payload) => guard.panicked(payload),
@@ -589,30 +586,64 @@ impl RunGuard {
 }
 
 /// Events taken from the agent's stream in one poll of the guard, at most (while the agent
-/// has them ready): the guard then hands them out one by one.
+/// has them ready), when the guard enters the run's span itself: the guard then hands them
+/// out one by one.
 const PULL_BATCH: usize = 8;
 
-impl Stream for RunGuard {
-    type Item = Event;
+/// The run's span entered by [`RunGuard::enter_span`], exited when dropped. It holds the
+/// span's id and subscriber, not a new reference to the span (which the guard keeps).
+pub(crate) struct InSpan {
+    #[cfg(feature = "tracing")]
+    entered: Option<(tracing::Dispatch, tracing::span::Id)>,
+}
 
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Event>> {
-        let this = &mut *self;
+impl Drop for InSpan {
+    fn drop(&mut self) {
+        #[cfg(feature = "tracing")]
+        if let Some((dispatch, id)) = &self.entered {
+            dispatch.exit(id);
+        }
+    }
+}
+
+impl RunGuard {
+    /// Enters the run's span (what the agent logs and the spans it opens while polled then
+    /// belong to the run) until the returned value is dropped.
+    pub(crate) fn enter_span(&self) -> InSpan {
+        InSpan {
+            #[cfg(feature = "tracing")]
+            entered: self.span.with_subscriber(|(id, dispatch)| {
+                dispatch.enter(id);
+                (dispatch.clone(), id.clone())
+            }),
+        }
+    }
+
+    /// The next event, as [`Stream::poll_next`] gives it. With `in_span` the caller has
+    /// entered the run's span ([`enter_span`](Self::enter_span)) for as long as it polls,
+    /// so the guard takes one event at a time without entering it again; otherwise the
+    /// guard enters it once for what the agent has ready, up to [`PULL_BATCH`] events.
+    pub(crate) fn poll_event(
+        &mut self,
+        cx: &mut Context<'_>,
+        in_span: bool,
+    ) -> Poll<Option<Event>> {
         loop {
-            if let Some(mut event) = this.ready.pop_front() {
-                if this.pre_1_0_peer {
+            if let Some(mut event) = self.ready.pop_front() {
+                if self.pre_1_0_peer {
                     event = ag_ui_core::version::downgrade_for_pre_1_0(event);
                 }
-                let (sent, left_out) = ag_ui_core::version::downgrade_event(event, this.peer);
+                let (sent, left_out) = ag_ui_core::version::downgrade_event(event, self.peer);
                 if !left_out.is_empty() {
-                    this.report(ReportKind::Downgraded(&left_out));
+                    self.report(ReportKind::Downgraded(&left_out));
                 }
                 match sent {
                     Some(event) => {
-                        this.before_last = this.handed;
-                        this.handed.advance(event.event_type());
-                        this.stats.event(&event);
-                        if this.ended && this.ready.is_empty() {
-                            this.end_stats();
+                        self.before_last = self.handed;
+                        self.handed.advance(event.event_type());
+                        self.stats.event(&event);
+                        if self.ended && self.ready.is_empty() {
+                            self.end_stats();
                         }
                         return Poll::Ready(Some(event));
                     }
@@ -620,31 +651,37 @@ impl Stream for RunGuard {
                     None => continue,
                 }
             }
-            if this.inner.is_none() {
-                this.ended = true;
-                this.end_stats();
+            if self.inner.is_none() {
+                self.ended = true;
+                self.end_stats();
                 return Poll::Ready(None);
             }
-            // The agent's stream is polled inside the run's span (its own spans are the
-            // run's children), entered once for what the agent has ready, up to a batch:
-            // not once per event.
-            #[cfg(feature = "tracing")]
-            let span = this.span.clone();
-            #[cfg(feature = "tracing")]
-            let _entered = span.enter();
-            while let Some(inner) = this.inner.as_mut()
-                && this.ready.len() < PULL_BATCH
+            let (_entered, batch) = if in_span {
+                (None, 1)
+            } else {
+                (Some(self.enter_span()), PULL_BATCH)
+            };
+            while let Some(inner) = self.inner.as_mut()
+                && self.ready.len() < batch
             {
                 match catch_unwind(AssertUnwindSafe(|| inner.as_mut().poll_next(cx))) {
-                    Ok(Poll::Pending) if this.ready.is_empty() => return Poll::Pending,
+                    Ok(Poll::Pending) if self.ready.is_empty() => return Poll::Pending,
                     Ok(Poll::Pending) => break,
-                    Ok(Poll::Ready(Some(Ok(event)))) => this.accept(event),
-                    Ok(Poll::Ready(Some(Err(error)))) => this.fail(error),
-                    Ok(Poll::Ready(None)) => this.finish(),
-                    Err(payload) => this.panicked(payload),
+                    Ok(Poll::Ready(Some(Ok(event)))) => self.accept(event),
+                    Ok(Poll::Ready(Some(Err(error)))) => self.fail(error),
+                    Ok(Poll::Ready(None)) => self.finish(),
+                    Err(payload) => self.panicked(payload),
                 }
             }
         }
+    }
+}
+
+impl Stream for RunGuard {
+    type Item = Event;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Event>> {
+        self.poll_event(cx, false)
     }
 }
 
@@ -655,8 +692,7 @@ impl Drop for RunGuard {
             self.cancel.cancel();
             self.report(ReportKind::Disconnected);
             // The agent's stream is dropped inside the run's span.
-            #[cfg(feature = "tracing")]
-            let _entered = self.span.clone().entered();
+            let _in_span = self.enter_span();
             self.inner = None;
         }
     }
@@ -679,12 +715,20 @@ impl SseFrames {
     }
 }
 
-impl Stream for SseFrames {
-    type Item = Vec<u8>;
+impl SseFrames {
+    /// The run's span entered (see [`RunGuard::enter_span`]).
+    pub(crate) fn enter_span(&self) -> InSpan {
+        self.guard.enter_span()
+    }
 
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Vec<u8>>> {
+    /// The next frame; `in_span` as for [`RunGuard::poll_event`].
+    pub(crate) fn poll_frame(
+        &mut self,
+        cx: &mut Context<'_>,
+        in_span: bool,
+    ) -> Poll<Option<Vec<u8>>> {
         loop {
-            let Some(event) = std::task::ready!(Pin::new(&mut self.guard).poll_next(cx)) else {
+            let Some(event) = std::task::ready!(self.guard.poll_event(cx, in_span)) else {
                 return Poll::Ready(None);
             };
             let mut frame = Vec::with_capacity(256);
@@ -693,6 +737,14 @@ impl Stream for SseFrames {
                 Err(e) => self.guard.encode_failed(&e),
             }
         }
+    }
+}
+
+impl Stream for SseFrames {
+    type Item = Vec<u8>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Vec<u8>>> {
+        self.poll_frame(cx, false)
     }
 }
 
@@ -716,12 +768,20 @@ impl ProtoFrames {
 }
 
 #[cfg(feature = "proto")]
-impl Stream for ProtoFrames {
-    type Item = Vec<u8>;
+impl ProtoFrames {
+    /// The run's span entered (see [`RunGuard::enter_span`]).
+    pub(crate) fn enter_span(&self) -> InSpan {
+        self.guard.enter_span()
+    }
 
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Vec<u8>>> {
+    /// The next frame; `in_span` as for [`RunGuard::poll_event`].
+    pub(crate) fn poll_frame(
+        &mut self,
+        cx: &mut Context<'_>,
+        in_span: bool,
+    ) -> Poll<Option<Vec<u8>>> {
         loop {
-            let Some(event) = std::task::ready!(Pin::new(&mut self.guard).poll_next(cx)) else {
+            let Some(event) = std::task::ready!(self.guard.poll_event(cx, in_span)) else {
                 return Poll::Ready(None);
             };
             let mut frame = Vec::with_capacity(128);
@@ -730,5 +790,14 @@ impl Stream for ProtoFrames {
                 Err(e) => self.guard.encode_failed(&e.into()),
             }
         }
+    }
+}
+
+#[cfg(feature = "proto")]
+impl Stream for ProtoFrames {
+    type Item = Vec<u8>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Vec<u8>>> {
+        self.poll_frame(cx, false)
     }
 }

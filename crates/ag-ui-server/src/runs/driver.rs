@@ -8,7 +8,6 @@ use std::task::Poll;
 use std::time::Duration;
 
 use ag_ui_core::{Event, EventType, RunErrorEvent, ThreadState};
-use futures_core::Stream;
 use tokio::time::{Instant, Sleep, sleep};
 
 use super::journal::{Ending, Journal};
@@ -254,8 +253,10 @@ impl Drive {
                     return Poll::Pending;
                 }
                 let mut batch = Vec::new();
+                // One entry of the run's span for the whole batch.
+                let _in_span = g.enter_span();
                 loop {
-                    match Pin::new(&mut *g).poll_next(cx) {
+                    match g.poll_event(cx, true) {
                         Poll::Ready(Some(e)) => {
                             batch.push(e);
                             if batch.len() >= MAX_BATCH {
