@@ -268,3 +268,99 @@ fn each_run_logs_its_start_and_end_at_info_with_the_request_id() {
     assert_eq!(span["gen_ai.operation.name"], "invoke_agent");
     assert_eq!(span["gen_ai.conversation.id"], "t-1");
 }
+
+/// A run of `forwardedProps.events` text deltas, all ready at once; the agent logs a line
+/// while its stream is read, after the first delta.
+fn chatty(input: RunAgentInput, _: Cancellation) -> AgentStream {
+    let n = input
+        .forwarded_props
+        .as_ref()
+        .and_then(|p| p["events"].as_u64())
+        .unwrap_or(0);
+    let deltas = (0..n).map(|i| {
+        if i == 1 {
+            tracing::info!("the agent is talking");
+        }
+        TextMessageContentEvent::new("m1", format!("delta {i}")).into()
+    });
+    let events =
+        std::iter::once(RunStartedEvent::new(input.thread_id.clone(), input.run_id.clone()).into())
+            .chain(std::iter::once(TextMessageStartEvent::new("m1").into()))
+            .chain(deltas)
+            .chain([
+                TextMessageEndEvent::new("m1").into(),
+                RunFinishedEvent::new(input.thread_id, input.run_id).into(),
+            ]);
+    Box::pin(futures_util::stream::iter(events.map(Ok::<Event, _>)))
+}
+
+/// Counts the entries into spans named `ag_ui_run`.
+#[derive(Clone, Default)]
+struct RunSpanEntries(Arc<std::sync::atomic::AtomicUsize>);
+
+impl<S> tracing_subscriber::Layer<S> for RunSpanEntries
+where
+    S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
+{
+    fn on_enter(&self, id: &tracing::span::Id, ctx: tracing_subscriber::layer::Context<'_, S>) {
+        if ctx.span(id).is_some_and(|s| s.name() == "ag_ui_run") {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+}
+
+/// The response body enters the run's span once for all the frames it takes in one poll,
+/// not once per event, and what the agent logs while its stream is read is in that span.
+#[test]
+fn the_run_span_is_entered_once_per_body_poll_not_per_event() {
+    use tracing_subscriber::layer::SubscriberExt;
+    let events = 2_000;
+    let buffer = Buffer::default();
+    let writer = buffer.clone();
+    let entries = RunSpanEntries::default();
+    let subscriber = tracing_subscriber::registry().with(entries.clone()).with(
+        tracing_subscriber::fmt::layer()
+            .json()
+            .with_current_span(true)
+            .with_span_list(true)
+            .with_writer(move || writer.clone()),
+    );
+    let body = format!(
+        r#"{{"threadId":"t-1","runId":"r-1","messages":[],"protocolVersion":"1.0","forwardedProps":{{"events":{events}}}}}"#
+    );
+    let request = http::Request::post("/")
+        .header("content-type", "application/json")
+        .header("accept", "text/event-stream")
+        .body(http_body_util::Full::new(Bytes::from(body)))
+        .unwrap();
+    let sent = tracing::subscriber::with_default(subscriber, || {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+            .block_on(async {
+                let response = AgentService::new(chatty).handle(request).await;
+                response.into_body().collect().await.unwrap().to_bytes()
+            })
+    });
+    let frames = std::str::from_utf8(&sent)
+        .unwrap()
+        .matches("data: ")
+        .count();
+    assert_eq!(frames, events + 4);
+    let entered = entries.0.load(std::sync::atomic::Ordering::Relaxed);
+    // About one entry per 16 KiB chunk (the events take ~100 KiB), plus the run's start,
+    // end and drop: far fewer than one per event.
+    assert!(
+        entered >= 1 && entered <= events / 20,
+        "{entered} entries of the run span"
+    );
+    let log: Vec<Value> = String::from_utf8(buffer.0.lock().unwrap().clone())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let talking = line(&log, "the agent is talking");
+    assert_eq!(talking["span"]["name"], "ag_ui_run", "{talking}");
+    assert_eq!(talking["span"]["run_id"], "r-1", "{talking}");
+}
