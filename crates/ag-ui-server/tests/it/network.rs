@@ -647,9 +647,10 @@ async fn a_client_that_stops_reading_is_closed_at_the_write_timeout() {
     // on Linux, so each burst reads more than the kernel buffered above.)
     let mut steady = start_run(server.addr, &request).await;
     let burst = got.max(1024 * 1024);
-    let mut read = 0;
+    let (mut read, mut bursts) = (0, 0);
     let began = Instant::now();
     while began.elapsed() < timeout * 5 {
+        bursts += 1;
         tokio::time::sleep(timeout * 3 / 10).await;
         let mut left = burst;
         while left > 0 {
@@ -666,5 +667,7 @@ async fn a_client_that_stops_reading_is_closed_at_the_write_timeout() {
             left -= n;
         }
     }
-    assert!(read >= 10 * burst, "{read}");
+    // Whole bursts read after pauses, for five timeouts: how many depends on the machine's
+    // speed, not on the server closing the stream (each short read above would say so).
+    assert!(bursts >= 3 && read >= bursts * burst, "{bursts} bursts, {read} bytes");
 }
