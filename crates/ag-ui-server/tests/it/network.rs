@@ -669,5 +669,8 @@ async fn a_client_that_stops_reading_is_closed_at_the_write_timeout() {
     }
     // Whole bursts read after pauses, for five timeouts: how many depends on the machine's
     // speed, not on the server closing the stream (each short read above would say so).
-    assert!(bursts >= 3 && read >= bursts * burst, "{bursts} bursts, {read} bytes");
+    assert!(
+        bursts >= 3 && read >= bursts * burst,
+        "{bursts} bursts, {read} bytes"
+    );
 }
