@@ -16,7 +16,7 @@ use ag_ui_server::threads::{decode_fold, encode_fold};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig, MultiplexedConnection};
 use redis::{AsyncConnectionConfig, Client, Value};
 
-use crate::hub::{self, Delivery, Failure, Kind, Reader, Registration, Stops, Watch};
+use crate::hub::{self, Delivery, Failure, Kind, Reader, Registration, Stops, WakeKey, Watch};
 use crate::keys::{RunKeys, ThreadKeys};
 use crate::reply::{bytes_of, items, string_of};
 use crate::scripts;
@@ -1050,7 +1050,7 @@ impl RedisStore {
         // one round trip. When it fails, the loop takes the list at its next pop (within
         // a poll interval).
         let mut p = if wake {
-            hub::stop_wake_cmds(&stops.wake_key)
+            hub::wake_cmds(&stops.wake_key, WakeKey::List)
         } else {
             redis::pipe()
         };
@@ -1089,7 +1089,7 @@ impl RedisStore {
         if wake {
             // The reader is blocked on its other streams: wake it.
             let mut con = self.con(2);
-            hub::wake_cmds(&reader.wake_key)
+            hub::wake_cmds(&reader.wake_key, WakeKey::Stream)
                 .query_async::<()>(&mut con)
                 .await
                 .map_err(backend)?;
