@@ -221,6 +221,19 @@ impl Shared {
         }
     }
 
+    /// Reports stream `t` that ended without its terminal event.
+    fn no_terminal(&self, t: &Tracker) {
+        self.integrity(
+            &t.run_id,
+            t.role,
+            "no_terminal",
+            format!(
+                "the stream ended after {} events without a terminal event",
+                t.events
+            ),
+        );
+    }
+
     /// The next agent URL for a rejoin or a follower.
     fn rejoin_base(&self) -> &str {
         let i = self.next_rejoin.fetch_add(1, Ordering::Relaxed) % self.rejoin.len();
@@ -492,6 +505,12 @@ struct Tracker {
 }
 
 impl Tracker {
+    /// Marks the stream broken, reporting an integrity failure of `kind`.
+    fn broke(&mut self, shared: &Shared, kind: &'static str, detail: String) {
+        self.broken = true;
+        shared.integrity(&self.run_id, self.role, kind, detail);
+    }
+
     fn new(run_id: &str, role: Role) -> Self {
         Tracker {
             run_id: run_id.to_owned(),
@@ -597,19 +616,15 @@ async fn read_stream(
             if let Some(id) = id.and_then(|i| i.trim().parse::<u64>().ok()) {
                 let expected = t.last_id.map_or(1, |l| l + 1);
                 if id < expected {
-                    t.broken = true;
-                    shared.integrity(
-                        &t.run_id,
-                        t.role,
+                    t.broke(
+                        shared,
                         "duplicate_id",
                         format!("id {id} after id {}", expected - 1),
                     );
                 } else {
                     if id > expected {
-                        t.broken = true;
-                        shared.integrity(
-                            &t.run_id,
-                            t.role,
+                        t.broke(
+                            shared,
                             "id_gap",
                             format!("id {id} where {expected} was due"),
                         );
@@ -623,10 +638,8 @@ async fn read_stream(
             data.hash(&mut h);
             t.hash = h.finish();
             if t.terminals > 0 {
-                t.broken = true;
-                shared.integrity(
-                    &t.run_id,
-                    t.role,
+                t.broke(
+                    shared,
                     "event_after_terminal",
                     format!("event {} came after the terminal event", t.events),
                 );
@@ -649,10 +662,8 @@ async fn read_stream(
                     if let Some(outcome) = terminal {
                         t.terminals += 1;
                         if t.terminals == 2 {
-                            t.broken = true;
-                            shared.integrity(
-                                &t.run_id,
-                                t.role,
+                            t.broke(
+                                shared,
                                 "two_terminals",
                                 format!("a second terminal event ({})", head.kind),
                             );
@@ -674,13 +685,7 @@ async fn read_stream(
                 }
                 Err(e) => {
                     shared.transport_error(format!("{} event not JSON", t.role.kind()));
-                    t.broken = true;
-                    shared.integrity(
-                        &t.run_id,
-                        t.role,
-                        "not_an_event",
-                        format!("event {}: {e}", t.events),
-                    );
+                    t.broke(shared, "not_an_event", format!("event {}: {e}", t.events));
                 }
             }
             if run_stream {
@@ -804,23 +809,7 @@ async fn follow(
 ) -> Followed {
     let role = Role::Follower(i);
     shared.stats.followers.fetch_add(1, Ordering::Relaxed);
-    let url = run_url(shared.rejoin_base(), &run_id, "events");
-    let request = shared
-        .client
-        .get(url)
-        .headers(shared.headers())
-        .header(ACCEPT, "text/event-stream")
-        .header("last-event-id", "0");
-    let response = match send(request, role, deadline).await {
-        Ok(r) => r,
-        Err(f) => {
-            shared.failure(f);
-            return None;
-        }
-    };
-    if !is_sse(&shared, &response, role) {
-        return None;
-    }
+    let response = join(&shared, &run_id, 0, role, deadline).await?;
     let mut t = Tracker::new(&run_id, role);
     let end = read_stream(&shared, response, &mut t, None, deadline, &mut NoHooks).await;
     match end {
@@ -829,19 +818,37 @@ async fn follow(
             Some(t)
         }
         End::Eof => {
-            shared.integrity(
-                &run_id,
-                role,
-                "no_terminal",
-                format!(
-                    "the stream ended after {} events without a terminal event",
-                    t.events
-                ),
-            );
+            shared.no_terminal(&t);
             None
         }
         End::Cut | End::Failed => None,
     }
+}
+
+/// Joins run `run_id` after event `after` on the next rejoin URL: its SSE response, or
+/// `None` when the request failed or the answer is not SSE (counted as errors).
+async fn join(
+    shared: &Shared,
+    run_id: &str,
+    after: u64,
+    role: Role,
+    deadline: tokio::time::Instant,
+) -> Option<reqwest::Response> {
+    let url = run_url(shared.rejoin_base(), run_id, "events");
+    let request = shared
+        .client
+        .get(url)
+        .headers(shared.headers())
+        .header(ACCEPT, "text/event-stream")
+        .header("last-event-id", after.to_string());
+    let response = match send(request, role, deadline).await {
+        Ok(r) => r,
+        Err(f) => {
+            shared.failure(f);
+            return None;
+        }
+    };
+    is_sse(shared, &response, role).then_some(response)
 }
 
 /// The hooks of a run's own stream: followers at its first event, the stop after K.
@@ -989,36 +996,14 @@ async fn run_streams(shared: &Arc<Shared>, n: u64) -> RunResult {
                 };
                 stats.rejoins.fetch_add(1, Ordering::Relaxed);
                 t.role = Role::Rejoin;
-                let url = run_url(shared.rejoin_base(), &run_id, "events");
-                let request = shared
-                    .client
-                    .get(url)
-                    .headers(shared.headers())
-                    .header(ACCEPT, "text/event-stream")
-                    .header("last-event-id", last.to_string());
-                response = match send(request, Role::Rejoin, deadline).await {
-                    Ok(r) => r,
-                    Err(f) => {
-                        shared.failure(f);
-                        whole = false;
-                        break;
-                    }
-                };
-                if !is_sse(shared, &response, Role::Rejoin) {
+                let Some(r) = join(shared, &run_id, last, Role::Rejoin, deadline).await else {
                     whole = false;
                     break;
-                }
+                };
+                response = r;
             }
             End::Eof => {
-                shared.integrity(
-                    &run_id,
-                    t.role,
-                    "no_terminal",
-                    format!(
-                        "the stream ended after {} events without a terminal event",
-                        t.events
-                    ),
-                );
+                shared.no_terminal(&t);
                 whole = false;
                 break;
             }

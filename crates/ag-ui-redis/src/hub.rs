@@ -356,19 +356,28 @@ impl<E: Send + Sync + 'static> Reader<E> {
     }
 }
 
-/// The `XADD` that wakes a reader blocked on `wake_key`.
-pub(crate) fn wake_cmds(wake_key: &str) -> redis::Pipeline {
+/// What a loop blocked on its wake key reads: a reader's stream, the stop loop's list.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum WakeKey {
+    /// A reader's stream (woken by an `XADD`).
+    Stream,
+    /// The stop loop's list (woken by an `RPUSH`).
+    List,
+}
+
+/// The commands that wake a loop blocked on `wake_key`, of kind `kind`, and keep the key
+/// from outliving the wake.
+pub(crate) fn wake_cmds(wake_key: &str, kind: WakeKey) -> redis::Pipeline {
     let mut p = redis::pipe();
-    p.cmd("XADD")
-        .arg(wake_key)
-        .arg("*")
-        .arg("wake")
-        .arg(1)
-        .ignore()
-        .cmd("PEXPIRE")
-        .arg(wake_key)
-        .arg(WAKE_TTL_MS)
-        .ignore();
+    match kind {
+        WakeKey::Stream => p.cmd("XADD").arg(wake_key).arg("*").arg("wake").arg(1),
+        WakeKey::List => p.cmd("RPUSH").arg(wake_key).arg(1),
+    }
+    .ignore()
+    .cmd("PEXPIRE")
+    .arg(wake_key)
+    .arg(WAKE_TTL_MS)
+    .ignore();
     p
 }
 
@@ -530,20 +539,6 @@ impl Stops {
             s.fire();
         }
     }
-}
-
-/// The `RPUSH` that wakes the stop loop.
-pub(crate) fn stop_wake_cmds(wake_key: &str) -> redis::Pipeline {
-    let mut p = redis::pipe();
-    p.cmd("RPUSH")
-        .arg(wake_key)
-        .arg(1)
-        .ignore()
-        .cmd("PEXPIRE")
-        .arg(wake_key)
-        .arg(WAKE_TTL_MS)
-        .ignore();
-    p
 }
 
 /// A subscriber's evidence about a running run's owner: its renewal counter and since when

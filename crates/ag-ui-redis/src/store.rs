@@ -16,7 +16,7 @@ use ag_ui_server::threads::{decode_fold, encode_fold};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig, MultiplexedConnection};
 use redis::{AsyncConnectionConfig, Client, Value};
 
-use crate::hub::{self, Delivery, Failure, Kind, Reader, Registration, Stops, Watch};
+use crate::hub::{self, Delivery, Failure, Kind, Reader, Registration, Stops, WakeKey, Watch};
 use crate::keys::{RunKeys, ThreadKeys};
 use crate::reply::{bytes_of, items, string_of};
 use crate::scripts;
@@ -354,7 +354,7 @@ fn backend(e: redis::RedisError) -> StoreError {
 pub(crate) enum Entry {
     Batch(Vec<Record>),
     End,
-    Feed(u64, String),
+    Feed(ThreadRun),
 }
 
 fn bad_reply(what: &str) -> StoreError {
@@ -407,7 +407,7 @@ fn feed_entries(v: Value) -> Result<Vec<Entry>, StoreError> {
             }
         }
         let run_id = run_id.ok_or_else(|| bad_reply("a feed entry without its run"))?;
-        out.push(Entry::Feed(seq, run_id));
+        out.push(Entry::Feed(ThreadRun::new(seq, run_id)));
     }
     Ok(out)
 }
@@ -789,22 +789,9 @@ impl RedisStore {
             .query_async(&mut con)
             .await
             .map_err(backend)?;
-        let first = xread_one(first);
-        let full = entry_count(&first) >= READ_COUNT;
-        let mut feed = FeedTail {
-            store: self.clone(),
-            keys,
-            thread_id: thread_id.to_owned(),
-            after,
-            buf: VecDeque::new(),
-            reg: None,
-            need_read: false,
-            done: false,
-            outage: None,
-        };
-        feed.take(&feed_entries(first)?, true)?;
-        feed.need_read = full;
-        Ok(Box::pin(futures_util::stream::unfold(feed, FeedTail::next)))
+        let feed =
+            Follower::<ThreadRun>::open(self, thread_id, keys.feed, Kind::Feed, after, first)?;
+        Ok(Box::pin(futures_util::stream::unfold(feed, Follower::next)))
     }
 
     async fn running(
@@ -1020,24 +1007,13 @@ impl RedisStore {
         if !exists {
             return Err(StoreError::NotFound(run_id.to_owned()));
         }
-        let first = xread_one(first);
-        let full = entry_count(&first) >= READ_COUNT;
-        let mut tail = Tail {
-            store: self.clone(),
+        let log = keys.log.clone();
+        let kind = Kind::Run {
             run_id: run_id.to_owned(),
             keys,
-            last: after,
-            buf: VecDeque::new(),
-            ended: false,
-            terminal_seen: false,
-            done: false,
-            reg: None,
-            need_read: false,
-            outage: None,
         };
-        tail.take(&entries(first)?, true)?;
-        tail.need_read = full && !tail.ended;
-        Ok(Box::pin(futures_util::stream::unfold(tail, Tail::next)))
+        let tail = Follower::<Record>::open(self, run_id, log, kind, after, first)?;
+        Ok(Box::pin(futures_util::stream::unfold(tail, Follower::next)))
     }
 
     async fn stop(&self, run_id: &str) -> Result<bool, StoreError> {
@@ -1074,7 +1050,7 @@ impl RedisStore {
         // one round trip. When it fails, the loop takes the list at its next pop (within
         // a poll interval).
         let mut p = if wake {
-            hub::stop_wake_cmds(&stops.wake_key)
+            hub::wake_cmds(&stops.wake_key, WakeKey::List)
         } else {
             redis::pipe()
         };
@@ -1113,7 +1089,7 @@ impl RedisStore {
         if wake {
             // The reader is blocked on its other streams: wake it.
             let mut con = self.con(2);
-            hub::wake_cmds(&reader.wake_key)
+            hub::wake_cmds(&reader.wake_key, WakeKey::Stream)
                 .query_async::<()>(&mut con)
                 .await
                 .map_err(backend)?;
@@ -1154,18 +1130,97 @@ impl RedisStore {
     }
 }
 
-/// A subscriber's position in a run's stream: what the log held after its cursor (read on
-/// the command connection), then the entries its instance's reader hands it.
-struct Tail {
+/// What a [`Follower`] hands out: a run log's records or a thread feed's runs, numbered
+/// one after the other in their stream.
+trait Followed: Clone + Send + Sync + 'static {
+    /// Its number in the stream: a record's cursor, a run's sequence number on its thread.
+    fn seq(&self) -> u64;
+    /// It is the stream's last item (a run's terminal record, which its end entry follows).
+    fn is_last(&self) -> bool;
+    /// The items entry `e` holds.
+    fn items(e: &Entry) -> &[Self];
+    /// Parses the stream's XRANGE-style entries.
+    fn parse(v: Value) -> Result<Vec<Entry>, StoreError>;
+    /// The error for the stream of `id` (a run, a thread) trimmed past `after`, whose
+    /// oldest item left is `oldest`.
+    fn expired(id: &str, after: u64, oldest: u64) -> StoreError;
+}
+
+impl Followed for Record {
+    fn seq(&self) -> u64 {
+        self.cursor
+    }
+
+    fn is_last(&self) -> bool {
+        self.is_terminal()
+    }
+
+    fn items(e: &Entry) -> &[Self] {
+        match e {
+            Entry::Batch(records) => records,
+            Entry::End | Entry::Feed(_) => &[],
+        }
+    }
+
+    fn parse(v: Value) -> Result<Vec<Entry>, StoreError> {
+        entries(v)
+    }
+
+    fn expired(id: &str, after: u64, oldest: u64) -> StoreError {
+        StoreError::CursorExpired {
+            run_id: id.to_owned(),
+            after,
+            oldest,
+        }
+    }
+}
+
+impl Followed for ThreadRun {
+    fn seq(&self) -> u64 {
+        self.seq
+    }
+
+    fn is_last(&self) -> bool {
+        false
+    }
+
+    fn items(e: &Entry) -> &[Self] {
+        match e {
+            Entry::Feed(run) => std::slice::from_ref(run),
+            Entry::End | Entry::Batch(_) => &[],
+        }
+    }
+
+    fn parse(v: Value) -> Result<Vec<Entry>, StoreError> {
+        feed_entries(v)
+    }
+
+    fn expired(id: &str, after: u64, oldest: u64) -> StoreError {
+        StoreError::FeedExpired {
+            thread_id: id.to_owned(),
+            after,
+            oldest,
+        }
+    }
+}
+
+/// A subscriber's position in a stream (a run's log, a thread's feed): what the stream held
+/// after its cursor (read on the command connection), then the entries its instance's
+/// reader hands it.
+struct Follower<T> {
     store: RedisStore,
-    run_id: String,
-    keys: RunKeys,
-    /// The cursor of the last record handed out (or the join's cursor).
-    last: Cursor,
-    buf: VecDeque<Record>,
+    /// The run or thread whose stream it is (named in errors).
+    id: String,
+    /// The stream's key.
+    key: String,
+    /// What the stream is, for the reader.
+    kind: Kind,
+    /// The number of the last item handed out (or the one asked for).
+    last: u64,
+    buf: VecDeque<T>,
     /// The end entry was read.
     ended: bool,
-    /// The run's terminal record was handed out (or queued).
+    /// The stream's last item was handed out (or queued).
     terminal_seen: bool,
     /// An error was handed out: nothing more.
     done: bool,
@@ -1186,64 +1241,76 @@ impl Failure {
     }
 }
 
-impl Tail {
-    /// Takes the records after `last` from `entries`, in order. A gap is the log trimmed
+impl<T: Followed> Follower<T> {
+    /// Follows stream `key` of `id` after `after`, from the XREAD reply `first` on it.
+    fn open(
+        store: &RedisStore,
+        id: &str,
+        key: String,
+        kind: Kind,
+        after: u64,
+        first: Value,
+    ) -> Result<Self, StoreError> {
+        let mut f = Follower {
+            store: store.clone(),
+            id: id.to_owned(),
+            key,
+            kind,
+            last: after,
+            buf: VecDeque::new(),
+            ended: false,
+            terminal_seen: false,
+            done: false,
+            reg: None,
+            need_read: false,
+            outage: None,
+        };
+        f.take_read(first)?;
+        Ok(f)
+    }
+
+    /// Takes the items after `last` from `entries`, in order. A gap is the stream trimmed
     /// past the cursor when the entries were read from Redis by it (`from_redis`); in the
     /// reader's entries it means some were missed: the subscriber reads from Redis.
     fn take(&mut self, entries: &[Entry], from_redis: bool) -> Result<(), StoreError> {
         for e in entries {
-            match e {
+            if let Entry::End = e {
                 // A log's end entry follows its terminal record: a subscriber that has
                 // not had it from the reader missed records, and reads them from Redis
                 // (whose answer is the log as it is: one joined after the terminal
                 // record gets the end alone).
-                Entry::End if !self.terminal_seen && !from_redis => {
+                if !self.terminal_seen && !from_redis {
                     self.need_read = true;
                     return Ok(());
                 }
-                Entry::End => self.ended = true,
-                Entry::Feed(..) => {}
-                Entry::Batch(records) => {
-                    for r in records {
-                        if r.cursor <= self.last {
-                            continue;
-                        }
-                        if r.cursor != self.last + 1 {
-                            if !from_redis {
-                                self.need_read = true;
-                                return Ok(());
-                            }
-                            return Err(StoreError::CursorExpired {
-                                run_id: self.run_id.clone(),
-                                after: self.last,
-                                oldest: r.cursor,
-                            });
-                        }
-                        self.last = r.cursor;
-                        self.terminal_seen |= r.is_terminal();
-                        self.buf.push_back(r.clone());
-                    }
+                self.ended = true;
+                continue;
+            }
+            for item in T::items(e) {
+                let seq = item.seq();
+                if seq <= self.last {
+                    continue;
                 }
+                if seq != self.last + 1 {
+                    if !from_redis {
+                        self.need_read = true;
+                        return Ok(());
+                    }
+                    return Err(T::expired(&self.id, self.last, seq));
+                }
+                self.last = seq;
+                self.terminal_seen |= item.is_last();
+                self.buf.push_back(item.clone());
             }
         }
         Ok(())
     }
 
-    /// Reads what the log holds after the cursor (no blocking, on the command connection).
-    async fn read(&mut self) -> Result<(), StoreError> {
-        let mut con = self.store.con(1);
-        let v: Value = redis::cmd("XREAD")
-            .arg("COUNT")
-            .arg(READ_COUNT)
-            .arg("STREAMS")
-            .arg(&self.keys.log)
-            .arg(format!("0-{}", self.last))
-            .query_async(&mut con)
-            .await
-            .map_err(backend)?;
+    /// Takes the entries of the XREAD reply `v`, read from Redis by the cursor.
+    fn take_read(&mut self, v: Value) -> Result<(), StoreError> {
         let v = xread_one(v);
         let full = entry_count(&v) >= READ_COUNT;
-        let entries = entries(v)?;
+        let entries = T::parse(v)?;
         self.need_read = false;
         self.take(&entries, true)?;
         // A full read may have left more.
@@ -1251,19 +1318,34 @@ impl Tail {
         Ok(())
     }
 
-    /// Takes a place at the run's reader.
+    /// Reads what the stream holds after the cursor (no blocking, on the command
+    /// connection).
+    async fn read(&mut self) -> Result<(), StoreError> {
+        let mut con = self.store.con(1);
+        let v: Value = redis::cmd("XREAD")
+            .arg("COUNT")
+            .arg(READ_COUNT)
+            .arg("STREAMS")
+            .arg(&self.key)
+            .arg(format!("0-{}", self.last))
+            .query_async(&mut con)
+            .await
+            .map_err(backend)?;
+        self.take_read(v)
+    }
+
+    /// Takes a place at the stream's reader.
     async fn register(&mut self) -> Result<(), StoreError> {
-        let kind = Kind::Run {
-            run_id: self.run_id.clone(),
-            keys: self.keys.clone(),
-        };
-        let (reg, behind) = self.store.follow(&self.keys.log, kind, self.last).await?;
+        let (reg, behind) = self
+            .store
+            .follow(&self.key, self.kind.clone(), self.last)
+            .await?;
         self.reg = Some(reg);
         self.need_read = behind;
         Ok(())
     }
 
-    async fn next(mut self) -> Option<(Result<Record, StoreError>, Tail)> {
+    async fn next(mut self) -> Option<(Result<T, StoreError>, Self)> {
         loop {
             if let Some(r) = self.buf.pop_front() {
                 return Some((Ok(r), self));
@@ -1283,7 +1365,7 @@ impl Tail {
                     Delivery::Failed(f) => {
                         // The reader rode an outage out already, or the run is gone.
                         self.done = true;
-                        let e = f.error(&self.run_id);
+                        let e = f.error(&self.id);
                         return Some((Err(e), self));
                     }
                 }
@@ -1294,127 +1376,6 @@ impl Tail {
                 Ok(()) => self.outage = None,
                 Err(StoreError::Backend(e)) => {
                     // Rides out a store outage of up to the lease (a failover, a restart).
-                    let since = *self.outage.get_or_insert_with(Instant::now);
-                    if since.elapsed() >= self.store.inner.config.lease {
-                        self.done = true;
-                        return Some((Err(StoreError::Backend(e)), self));
-                    }
-                    tokio::time::sleep(OUTAGE_RETRY).await;
-                }
-                Err(e) => {
-                    self.done = true;
-                    return Some((Err(e), self));
-                }
-            }
-        }
-    }
-}
-
-/// A follower's position in a thread's feed, followed as a run's subscriber follows its log.
-struct FeedTail {
-    store: RedisStore,
-    keys: ThreadKeys,
-    thread_id: String,
-    /// The sequence number of the last run handed out (or the one asked for).
-    after: u64,
-    buf: VecDeque<ThreadRun>,
-    reg: Option<Registration<Entry>>,
-    need_read: bool,
-    done: bool,
-    /// Since when the store has failed under this follower, while it does.
-    outage: Option<Instant>,
-}
-
-impl FeedTail {
-    /// Takes the runs after `after`, as [`Tail::take`] takes records.
-    fn take(&mut self, entries: &[Entry], from_redis: bool) -> Result<(), StoreError> {
-        for e in entries {
-            let Entry::Feed(seq, run_id) = e else {
-                continue;
-            };
-            let seq = *seq;
-            if seq <= self.after {
-                continue;
-            }
-            if seq != self.after + 1 {
-                if !from_redis {
-                    self.need_read = true;
-                    return Ok(());
-                }
-                return Err(StoreError::FeedExpired {
-                    thread_id: self.thread_id.clone(),
-                    after: self.after,
-                    oldest: seq,
-                });
-            }
-            self.after = seq;
-            self.buf.push_back(ThreadRun::new(seq, run_id.clone()));
-        }
-        Ok(())
-    }
-
-    async fn read(&mut self) -> Result<(), StoreError> {
-        let mut con = self.store.con(1);
-        let v: Value = redis::cmd("XREAD")
-            .arg("COUNT")
-            .arg(READ_COUNT)
-            .arg("STREAMS")
-            .arg(&self.keys.feed)
-            .arg(format!("0-{}", self.after))
-            .query_async(&mut con)
-            .await
-            .map_err(backend)?;
-        let v = xread_one(v);
-        let full = entry_count(&v) >= READ_COUNT;
-        let entries = feed_entries(v)?;
-        self.need_read = false;
-        self.take(&entries, true)?;
-        self.need_read = full;
-        Ok(())
-    }
-
-    async fn next(mut self) -> Option<(Result<ThreadRun, StoreError>, FeedTail)> {
-        loop {
-            if let Some(r) = self.buf.pop_front() {
-                return Some((Ok(r), self));
-            }
-            if self.done {
-                return None;
-            }
-            let step = if self.need_read {
-                self.read().await
-            } else if let Some(reg) = &self.reg {
-                match reg.queue.recv().await {
-                    Delivery::Entries(list) => self.take(&list, false),
-                    Delivery::Lagged => {
-                        self.need_read = true;
-                        Ok(())
-                    }
-                    Delivery::Failed(f) => {
-                        // The reader rode an outage out already, or the run is gone.
-                        self.done = true;
-                        let e = f.error(&self.thread_id);
-                        return Some((Err(e), self));
-                    }
-                }
-            } else {
-                match self
-                    .store
-                    .follow(&self.keys.feed, Kind::Feed, self.after)
-                    .await
-                {
-                    Ok((reg, behind)) => {
-                        self.reg = Some(reg);
-                        self.need_read = behind;
-                        Ok(())
-                    }
-                    Err(e) => Err(e),
-                }
-            };
-            match step {
-                Ok(()) => self.outage = None,
-                Err(StoreError::Backend(e)) => {
-                    // Rides out a store outage of up to the lease, as a run's subscriber does.
                     let since = *self.outage.get_or_insert_with(Instant::now);
                     if since.elapsed() >= self.store.inner.config.lease {
                         self.done = true;

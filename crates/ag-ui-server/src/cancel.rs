@@ -105,10 +105,7 @@ impl Future for Cancelled {
             return Poll::Ready(());
         }
         {
-            let mut wakers = match self.signal.inner.wakers.lock() {
-                Ok(w) => w,
-                Err(poisoned) => poisoned.into_inner(),
-            };
+            let mut wakers = crate::sync::lock(&self.signal.inner.wakers);
             if !wakers.iter().any(|w| w.will_wake(cx.waker())) {
                 wakers.push(cx.waker().clone());
             }

@@ -16,6 +16,7 @@ mod negotiate;
 mod request;
 pub mod resume;
 mod runstats;
+mod sync;
 pub mod telemetry;
 
 #[cfg(feature = "axum")]

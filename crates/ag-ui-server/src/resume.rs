@@ -118,9 +118,7 @@ impl InterruptTracker {
     }
 
     fn threads(&self) -> MutexGuard<'_, HashMap<ThreadId, Paused>> {
-        self.threads
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        crate::sync::lock(&self.threads)
     }
 
     /// The open interrupts of `thread`.

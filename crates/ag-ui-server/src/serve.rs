@@ -327,10 +327,7 @@ struct Conn {
 
 impl ConnState {
     fn lock(&self) -> MutexGuard<'_, Conn> {
-        match self.inner.lock() {
-            Ok(g) => g,
-            Err(poisoned) => poisoned.into_inner(),
-        }
+        crate::sync::lock(&self.inner)
     }
 }
 

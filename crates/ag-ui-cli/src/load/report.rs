@@ -1,5 +1,6 @@
 //! The final report of `ag-ui load`: one JSON document, or text.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -35,10 +36,11 @@ fn summary_json(s: Summary) -> Value {
     })
 }
 
-fn counts(map: impl IntoIterator<Item = (String, u64)>) -> Value {
+/// A map of counts as a JSON object.
+fn counts<K: AsRef<str>>(map: &BTreeMap<K, u64>) -> Value {
     Value::Object(
-        map.into_iter()
-            .map(|(k, v)| (k, json!(v)))
+        map.iter()
+            .map(|(k, v)| (k.as_ref().to_owned(), json!(v)))
             .collect::<Map<_, _>>(),
     )
 }
@@ -66,7 +68,7 @@ impl Report {
                 "ok": load(&stats.ok),
                 "runError": load(&stats.run_error),
                 "failed": load(&stats.failed),
-                "outcomes": counts(outcomes.iter().map(|(k, v)| (k.clone(), *v))),
+                "outcomes": counts(&outcomes),
             },
             "streams": {
                 "post": load(&stats.post_streams),
@@ -92,15 +94,15 @@ impl Report {
             "runDurationMs": hist(&stats.duration),
             "errors": {
                 "total": load(&stats.errors_total),
-                "http": counts(errors.http.iter().map(|(k, v)| (k.clone(), *v))),
-                "runError": counts(errors.run_error.iter().map(|(k, v)| (k.clone(), *v))),
-                "transport": counts(errors.transport.iter().map(|(k, v)| (k.clone(), *v))),
+                "http": counts(&errors.http),
+                "runError": counts(&errors.run_error),
+                "transport": counts(&errors.transport),
                 "firstTransport": errors.first,
             },
             "integrity": {
                 "ok": integrity.total == 0,
                 "failures": integrity.total,
-                "byKind": counts(integrity.by_kind.iter().map(|(k, v)| ((*k).to_owned(), *v))),
+                "byKind": counts(&integrity.by_kind),
                 "examples": integrity.examples,
             },
             "openFiles": { "soft": files.soft, "hard": files.hard },

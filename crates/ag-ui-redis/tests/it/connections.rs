@@ -3,47 +3,23 @@
 
 use std::time::{Duration, Instant};
 
-use ag_ui_builders::RunEmitter;
-use ag_ui_core::{RunAgentInput, SseReader};
+use ag_ui_core::SseReader;
 use ag_ui_redis::{DEFAULT_READERS, RedisStore};
+use ag_ui_server::demo::DemoAgent;
 use ag_ui_server::runs::RunStore;
-use ag_ui_server::{Agent, AgentStream, Cancellation};
 use futures_util::StreamExt;
 use serde_json::{Value, json};
 
 use crate::support::{Instance, LIMIT, RedisServer, client, read};
 
-/// Emits `forwardedProps.tokens` text deltas of `forwardedProps.bytes` bytes, pausing
-/// `forwardedProps.pace_ms` between them, then finishes.
-struct Ticker;
-
-impl Agent for Ticker {
-    fn run(&self, input: RunAgentInput, _cancel: Cancellation) -> AgentStream {
-        let prop = |name: &str, default: u64| {
-            input
-                .forwarded_props
-                .as_ref()
-                .and_then(|p| p.get(name))
-                .and_then(Value::as_u64)
-                .unwrap_or(default)
-        };
-        let n = prop("tokens", 10);
-        let pace = Duration::from_millis(prop("pace_ms", 5));
-        let delta = "x".repeat(usize::try_from(prop("bytes", 8)).unwrap_or(8).max(1));
-        ag_ui_server::emit(RunEmitter::start_for(&input), move |mut run| async move {
-            for _ in 0..n {
-                run.emit(|r| r.text(delta.as_str())).await?;
-                tokio::time::sleep(pace).await;
-            }
-            run.emit(|r| r.finish()).await
-        })
-    }
-}
-
-fn ticker_input(run: &str, tokens: u64, pace_ms: u64, bytes: u64) -> Value {
+/// The demo's `firehose` run `run`: one text message of `events` deltas of `bytes` bytes,
+/// one every `every_ms` milliseconds, then `RUN_FINISHED`.
+fn firehose_input(run: &str, events: u64, every_ms: u64, bytes: u64) -> Value {
     json!({
         "threadId": format!("t-{run}"), "runId": run, "messages": [],
-        "forwardedProps": {"tokens": tokens, "pace_ms": pace_ms, "bytes": bytes},
+        "forwardedProps": {
+            "scenario": "firehose", "events": events, "every_ms": every_ms, "bytes": bytes,
+        },
     })
 }
 
@@ -101,7 +77,7 @@ async fn five_hundred_joiners_on_three_instances_add_a_handful_of_redis_connecti
     let joiners = joiner_count(500);
     let redis = RedisServer::start();
     let instances: Vec<Instance> = (0..3)
-        .map(|_| Instance::start(|| Ticker, redis.config(), |r| r))
+        .map(|_| Instance::start(DemoAgent::new, redis.config(), |r| r))
         .collect();
     // A connection that waits for INFO while the machine is busy with the joiners.
     let mut raw = redis::Client::open(redis.url())
@@ -127,7 +103,7 @@ async fn five_hundred_joiners_on_three_instances_add_a_handful_of_redis_connecti
                 .post(url)
                 .header("content-type", "application/json")
                 .header("accept", "text/event-stream")
-                .body(ticker_input(run, 150, 10, 8).to_string())
+                .body(firehose_input(run, 150, 10, 8).to_string())
                 .send()
                 .await
                 .unwrap();
@@ -212,7 +188,7 @@ fn joiner_count(want: usize) -> usize {
 #[tokio::test]
 async fn a_subscriber_that_does_not_read_holds_up_no_other() {
     let redis = RedisServer::start();
-    let owner = Instance::start(|| Ticker, redis.config(), |r| r);
+    let owner = Instance::start(DemoAgent::new, redis.config(), |r| r);
     let store = RedisStore::connect(redis.config()).await.unwrap();
     let run = "run-slow-reader";
     let http = client();
@@ -224,7 +200,7 @@ async fn a_subscriber_that_does_not_read_holds_up_no_other() {
                 .post(url)
                 .header("content-type", "application/json")
                 .header("accept", "text/event-stream")
-                .body(ticker_input(run, 400, 2, 64).to_string())
+                .body(firehose_input(run, 400, 2, 64).to_string())
                 .send()
                 .await
                 .unwrap();

@@ -13,8 +13,9 @@ use super::store::{Cursor, Record, RecordStream, StoreError, ThreadRunStream, wr
 use super::{CODE_STORE_ERROR, Runs, Subscriber};
 use crate::Rejection;
 
-/// The header a browser's `EventSource` sends when it reconnects.
-const LAST_EVENT_ID: &str = "last-event-id";
+/// The header a browser's `EventSource` sends when it reconnects (read by joins and
+/// follows).
+pub(crate) const LAST_EVENT_ID: &str = "last-event-id";
 
 /// Where a follow stream resumes: `Last-Event-ID: <seq>.<cursor>`, the last event the
 /// client has (of the thread's run `seq`); `None` for a new follower.

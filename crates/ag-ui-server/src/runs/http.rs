@@ -15,23 +15,21 @@ use http::header::{ACCEPT, HeaderValue};
 use http::{Method, Response, StatusCode};
 
 use super::driver::{Drive, Driver};
+use super::follow::{self, LAST_EVENT_ID};
 use super::journal::{Journal, new_messages};
 use super::local::LocalTail;
 use super::log::log_warn;
+use super::multitask;
 pub(crate) use super::principal::authorized;
 use super::principal::principal;
 use super::store::{Cursor, RecordStream, RunMeta, RunPhase, StoreError};
 use super::threads_api::{self, check_id, not_found_thread, thread_store_rejection};
 use super::{CODE_QUEUE_TIMEOUT, CODE_STORE_ERROR, CODE_STORE_LOST, Runs, Subscriber};
-use super::{follow, multitask};
 use crate::body::{SseBody, json_response, sse_response};
 use crate::guard::GuardOptions;
 use crate::threads::{CODE_RUN_LOST, RunStart, StoredThread};
 use crate::{Agent, Rejection, RunGuard, accepts_sse};
 use ag_ui_core::api::Multitask;
-
-/// The header a browser's `EventSource` sends when it reconnects.
-pub(crate) const LAST_EVENT_ID: &str = "last-event-id";
 
 /// The extension's paths below the agent path, as axum route patterns: what
 /// [`crate::axum::service_router`] routes to the service, one by one (other paths get its

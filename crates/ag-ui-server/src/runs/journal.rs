@@ -125,10 +125,7 @@ impl Journal {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Option<RunStart>> {
-        match self.unwritten.lock() {
-            Ok(g) => g,
-            Err(p) => p.into_inner(),
-        }
+        crate::sync::lock(&self.unwritten)
     }
 
     /// Writes the start if it is still unwritten; whether it is written.

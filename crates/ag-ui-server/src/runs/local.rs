@@ -10,13 +10,14 @@
 use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
 use futures_core::Stream;
 
 use super::LocalRun;
 use super::store::{Cursor, Record, RecordStream, RunStore, StoreError};
+use crate::sync::lock;
 
 /// Records a run's buffer keeps for its local subscribers, once the store holds them (the
 /// records the store does not hold yet are kept whatever their number: the driver bounds
@@ -92,13 +93,6 @@ impl Buffer {
                 _ => break,
             }
         }
-    }
-}
-
-fn lock(m: &Mutex<Buffer>) -> MutexGuard<'_, Buffer> {
-    match m.lock() {
-        Ok(g) => g,
-        Err(p) => p.into_inner(),
     }
 }
 

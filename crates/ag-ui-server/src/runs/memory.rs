@@ -2,7 +2,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, SystemTime};
 
@@ -13,6 +13,7 @@ use super::store::{
     THREAD_FEED_LEN, ThreadRun, ThreadRunStream,
 };
 use crate::Cancellation;
+use crate::sync::lock;
 
 /// Default [`MemoryLimits::max_runs`]: 1000.
 pub const DEFAULT_MAX_RUNS: usize = 1000;
@@ -168,13 +169,6 @@ impl Log {
         for w in self.wakers.drain(..) {
             w.wake();
         }
-    }
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    match m.lock() {
-        Ok(g) => g,
-        Err(poisoned) => poisoned.into_inner(),
     }
 }
 

@@ -59,6 +59,7 @@ pub use store::{
 };
 
 use crate::Rejection;
+use crate::sync::lock;
 
 /// `code` of the `RUN_ERROR` that ends a stopped run whose agent did not end in time.
 pub const CODE_STOP_TIMEOUT: &str = "stop_timeout";
@@ -334,10 +335,7 @@ pub(crate) struct Sweep {
 impl Sweep {
     /// Whether a sweep is due (at most one per `interval`); marks it done if so.
     fn due(&self, interval: Duration) -> bool {
-        let mut last = match self.last.lock() {
-            Ok(l) => l,
-            Err(p) => p.into_inner(),
-        };
+        let mut last = lock(&self.last);
         let now = tokio::time::Instant::now();
         if last.is_some_and(|t| now.duration_since(t) < interval) {
             return false;
@@ -366,27 +364,18 @@ pub(crate) struct LocalRun {
 impl Local {
     pub(crate) fn insert(&self, run_id: &str) -> Arc<LocalRun> {
         let run = Arc::new(LocalRun::default());
-        let mut runs = match self.runs.lock() {
-            Ok(r) => r,
-            Err(p) => p.into_inner(),
-        };
+        let mut runs = lock(&self.runs);
         runs.insert(run_id.to_owned(), Arc::clone(&run));
         run
     }
 
     pub(crate) fn get(&self, run_id: &str) -> Option<Arc<LocalRun>> {
-        let runs = match self.runs.lock() {
-            Ok(r) => r,
-            Err(p) => p.into_inner(),
-        };
+        let runs = lock(&self.runs);
         runs.get(run_id).cloned()
     }
 
     pub(crate) fn remove(&self, run_id: &str) {
-        let mut runs = match self.runs.lock() {
-            Ok(r) => r,
-            Err(p) => p.into_inner(),
-        };
+        let mut runs = lock(&self.runs);
         runs.remove(run_id);
     }
 }

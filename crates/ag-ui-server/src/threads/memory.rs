@@ -76,10 +76,7 @@ impl MemoryThreads {
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
-        match self.inner.lock() {
-            Ok(s) => s,
-            Err(p) => p.into_inner(),
-        }
+        crate::sync::lock(&self.inner)
     }
 }
 
