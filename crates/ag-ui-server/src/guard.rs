@@ -717,6 +717,7 @@ impl SseFrames {
 
 impl SseFrames {
     /// The run's span entered (see [`RunGuard::enter_span`]).
+    #[cfg(feature = "tower")]
     pub(crate) fn enter_span(&self) -> InSpan {
         self.guard.enter_span()
     }
@@ -770,6 +771,7 @@ impl ProtoFrames {
 #[cfg(feature = "proto")]
 impl ProtoFrames {
     /// The run's span entered (see [`RunGuard::enter_span`]).
+    #[cfg(feature = "tower")]
     pub(crate) fn enter_span(&self) -> InSpan {
         self.guard.enter_span()
     }

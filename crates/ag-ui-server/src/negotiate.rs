@@ -28,6 +28,7 @@ pub fn accepts_sse<'a>(accept: impl IntoIterator<Item = &'a str>) -> bool {
 /// a JSON one (`GET {agent}/threads/{threadId}` answers either): when `text/event-stream`
 /// is named (itself or as `text/*`) with `q` above 0, and no higher than any range that
 /// admits `application/json`. No header, `*/*` and JSON-first lists get JSON.
+#[cfg(any(test, feature = "tower"))]
 pub(crate) fn prefers_sse<'a>(accept: impl IntoIterator<Item = &'a str> + Clone) -> bool {
     let Some((specificity, sse)) = quality(accept.clone(), SSE_MEDIA_TYPE) else {
         return false;
