@@ -677,6 +677,30 @@ impl RunGuard {
     }
 }
 
+impl RunGuard {
+    /// The next event, encoded by `encode` into a frame of its own (`capacity` bytes
+    /// reserved); `in_span` as for [`poll_event`](Self::poll_event). An event that cannot
+    /// be encoded ends the run with `RUN_ERROR` ([`CODE_ENCODE_ERROR`]).
+    pub(crate) fn poll_encoded(
+        &mut self,
+        cx: &mut Context<'_>,
+        in_span: bool,
+        capacity: usize,
+        encode: impl Fn(&Event, &mut Vec<u8>) -> Result<(), ag_ui_core::Error>,
+    ) -> Poll<Option<Vec<u8>>> {
+        loop {
+            let Some(event) = std::task::ready!(self.poll_event(cx, in_span)) else {
+                return Poll::Ready(None);
+            };
+            let mut frame = Vec::with_capacity(capacity);
+            match encode(&event, &mut frame) {
+                Ok(()) => return Poll::Ready(Some(frame)),
+                Err(e) => self.encode_failed(&e),
+            }
+        }
+    }
+}
+
 impl Stream for RunGuard {
     type Item = Event;
 
@@ -728,16 +752,9 @@ impl SseFrames {
         cx: &mut Context<'_>,
         in_span: bool,
     ) -> Poll<Option<Vec<u8>>> {
-        loop {
-            let Some(event) = std::task::ready!(self.guard.poll_event(cx, in_span)) else {
-                return Poll::Ready(None);
-            };
-            let mut frame = Vec::with_capacity(256);
-            match ag_ui_core::sse::write_sse_frame(&mut frame, &event) {
-                Ok(()) => return Poll::Ready(Some(frame)),
-                Err(e) => self.guard.encode_failed(&e),
-            }
-        }
+        self.guard.poll_encoded(cx, in_span, 256, |event, frame| {
+            ag_ui_core::sse::write_sse_frame(frame, event)
+        })
     }
 }
 
@@ -766,10 +783,7 @@ impl ProtoFrames {
     pub fn cancellation(&self) -> &Cancellation {
         &self.guard.cancel
     }
-}
 
-#[cfg(feature = "proto")]
-impl ProtoFrames {
     /// The run's span entered (see [`RunGuard::enter_span`]).
     #[cfg(feature = "tower")]
     pub(crate) fn enter_span(&self) -> InSpan {
@@ -782,16 +796,9 @@ impl ProtoFrames {
         cx: &mut Context<'_>,
         in_span: bool,
     ) -> Poll<Option<Vec<u8>>> {
-        loop {
-            let Some(event) = std::task::ready!(self.guard.poll_event(cx, in_span)) else {
-                return Poll::Ready(None);
-            };
-            let mut frame = Vec::with_capacity(128);
-            match ag_ui_core::proto::write_frame(&event, &mut frame) {
-                Ok(()) => return Poll::Ready(Some(frame)),
-                Err(e) => self.guard.encode_failed(&e.into()),
-            }
-        }
+        self.guard.poll_encoded(cx, in_span, 128, |event, frame| {
+            ag_ui_core::proto::write_frame(event, frame).map_err(Into::into)
+        })
     }
 }
 
