@@ -132,6 +132,31 @@ fn terminal(event: &Event) -> Value {
     }
 }
 
+/// Waits (bounded by [`LIMIT`]) until the thread store has thread `id`'s last run ended: a
+/// run's end is written just after its stream's last event, and a restart before that finds
+/// the run lost.
+async fn settled(url: &str, id: &str, authorization: Option<&str>) {
+    let deadline = std::time::Instant::now() + LIMIT;
+    loop {
+        let mut request = client()
+            .get(format!("{url}threads/{id}"))
+            .header("accept", "application/json");
+        if let Some(a) = authorization {
+            request = request.header("authorization", a);
+        }
+        let bytes = request.send().await.unwrap().bytes().await.unwrap();
+        let doc: Value = serde_json::from_slice(&bytes).unwrap();
+        if doc["lastRun"]["status"] == "ended" {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "thread {id}'s last run never ended: {doc:#}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
 /// `GET {url}threads/{id}`: the status, and for a 200 the thread as its snapshot tells it
 /// (messages, state, the end), as [`Conversation::held`] has it.
 async fn read_thread(url: &str, id: &str, authorization: Option<&str>) -> (u16, Value) {
@@ -194,6 +219,9 @@ async fn two_conversations_in_sqlite_come_back_whole_after_the_server_is_stopped
     }
     assert_eq!(before[0]["messages"].as_array().unwrap().len(), 10);
     assert_eq!(before[1]["end"]["outcome"]["type"], "interrupt");
+    for c in [&weather, &email] {
+        settled(&url, &c.thread_id, None).await;
+    }
 
     server.kill();
     server.restart();
@@ -294,6 +322,7 @@ async fn with_bearer_tokens_a_principal_sees_none_of_anothers_threads() {
     conversation
         .turn("chat", "What is the weather in Amsterdam?")
         .await;
+    settled(&url, "thread-alice", alice).await;
 
     for round in ["before the restart", "after the restart"] {
         let (status, held) = read_thread(&url, "thread-alice", alice).await;
@@ -353,6 +382,7 @@ async fn the_web_demo_with_threads_serves_its_conversation_after_a_restart() {
     let (status, before) = read_thread(&format!("{agent}/"), "thread-web", None).await;
     assert_eq!(status, 200);
     assert_eq!(before, c.held());
+    settled(&format!("{agent}/"), "thread-web", None).await;
     server.kill();
     server.restart();
     let agent = format!("{}agent", server.url());
