@@ -49,9 +49,13 @@ impl Faults {
         self.restarts.iter().any(|&w| overlaps(w, from, to))
     }
 
-    /// Whether instance `i` was down, or Redis away, around `at`.
-    fn refusal_explained(&self, i: usize, at: Instant) -> bool {
-        let (from, to) = (at - Duration::from_secs(1), at + Duration::from_secs(1));
+    /// Whether instance `i` was down, or Redis away, around a start sent at `sent` and
+    /// refused at `refused` (a start may wait seconds on an instance or a Redis going away).
+    fn refusal_explained(&self, i: usize, sent: Instant, refused: Instant) -> bool {
+        let (from, to) = (
+            sent - Duration::from_secs(1),
+            refused + Duration::from_secs(1),
+        );
         self.owner_killed(i, from, to)
             || self.redis_restarted(from, to)
             || self.pauses.iter().any(|&w| overlaps(w, from, to))
@@ -401,7 +405,7 @@ async fn three_instances_under_faults_end_every_run_exactly_once() {
             ),
             End::Refused(why) => (
                 "refused at start".to_owned(),
-                faults.refusal_explained(log.owner, log.started) && !why.is_empty(),
+                faults.refusal_explained(log.owner, log.started, log.ended) && !why.is_empty(),
             ),
         };
         *counts.entry(kind.clone()).or_default() += 1;
