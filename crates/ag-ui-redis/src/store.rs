@@ -354,7 +354,7 @@ fn backend(e: redis::RedisError) -> StoreError {
 pub(crate) enum Entry {
     Batch(Vec<Record>),
     End,
-    Feed(ThreadRun),
+    Feed(u64, String),
 }
 
 fn bad_reply(what: &str) -> StoreError {
@@ -407,7 +407,7 @@ fn feed_entries(v: Value) -> Result<Vec<Entry>, StoreError> {
             }
         }
         let run_id = run_id.ok_or_else(|| bad_reply("a feed entry without its run"))?;
-        out.push(Entry::Feed(ThreadRun::new(seq, run_id)));
+        out.push(Entry::Feed(seq, run_id));
     }
     Ok(out)
 }
@@ -789,9 +789,22 @@ impl RedisStore {
             .query_async(&mut con)
             .await
             .map_err(backend)?;
-        let feed =
-            Follower::<ThreadRun>::open(self, thread_id, keys.feed, Kind::Feed, after, first)?;
-        Ok(Box::pin(futures_util::stream::unfold(feed, Follower::next)))
+        let first = xread_one(first);
+        let full = entry_count(&first) >= READ_COUNT;
+        let mut feed = FeedTail {
+            store: self.clone(),
+            keys,
+            thread_id: thread_id.to_owned(),
+            after,
+            buf: VecDeque::new(),
+            reg: None,
+            need_read: false,
+            done: false,
+            outage: None,
+        };
+        feed.take(&feed_entries(first)?, true)?;
+        feed.need_read = full;
+        Ok(Box::pin(futures_util::stream::unfold(feed, FeedTail::next)))
     }
 
     async fn running(
@@ -1007,13 +1020,24 @@ impl RedisStore {
         if !exists {
             return Err(StoreError::NotFound(run_id.to_owned()));
         }
-        let log = keys.log.clone();
-        let kind = Kind::Run {
+        let first = xread_one(first);
+        let full = entry_count(&first) >= READ_COUNT;
+        let mut tail = Tail {
+            store: self.clone(),
             run_id: run_id.to_owned(),
             keys,
+            last: after,
+            buf: VecDeque::new(),
+            ended: false,
+            terminal_seen: false,
+            done: false,
+            reg: None,
+            need_read: false,
+            outage: None,
         };
-        let tail = Follower::<Record>::open(self, run_id, log, kind, after, first)?;
-        Ok(Box::pin(futures_util::stream::unfold(tail, Follower::next)))
+        tail.take(&entries(first)?, true)?;
+        tail.need_read = full && !tail.ended;
+        Ok(Box::pin(futures_util::stream::unfold(tail, Tail::next)))
     }
 
     async fn stop(&self, run_id: &str) -> Result<bool, StoreError> {
@@ -1130,97 +1154,18 @@ impl RedisStore {
     }
 }
 
-/// What a [`Follower`] hands out: a run log's records or a thread feed's runs, numbered
-/// one after the other in their stream.
-trait Followed: Clone + Send + Sync + 'static {
-    /// Its number in the stream: a record's cursor, a run's sequence number on its thread.
-    fn seq(&self) -> u64;
-    /// It is the stream's last item (a run's terminal record, which its end entry follows).
-    fn is_last(&self) -> bool;
-    /// The items entry `e` holds.
-    fn items(e: &Entry) -> &[Self];
-    /// Parses the stream's XRANGE-style entries.
-    fn parse(v: Value) -> Result<Vec<Entry>, StoreError>;
-    /// The error for the stream of `id` (a run, a thread) trimmed past `after`, whose
-    /// oldest item left is `oldest`.
-    fn expired(id: &str, after: u64, oldest: u64) -> StoreError;
-}
-
-impl Followed for Record {
-    fn seq(&self) -> u64 {
-        self.cursor
-    }
-
-    fn is_last(&self) -> bool {
-        self.is_terminal()
-    }
-
-    fn items(e: &Entry) -> &[Self] {
-        match e {
-            Entry::Batch(records) => records,
-            Entry::End | Entry::Feed(_) => &[],
-        }
-    }
-
-    fn parse(v: Value) -> Result<Vec<Entry>, StoreError> {
-        entries(v)
-    }
-
-    fn expired(id: &str, after: u64, oldest: u64) -> StoreError {
-        StoreError::CursorExpired {
-            run_id: id.to_owned(),
-            after,
-            oldest,
-        }
-    }
-}
-
-impl Followed for ThreadRun {
-    fn seq(&self) -> u64 {
-        self.seq
-    }
-
-    fn is_last(&self) -> bool {
-        false
-    }
-
-    fn items(e: &Entry) -> &[Self] {
-        match e {
-            Entry::Feed(run) => std::slice::from_ref(run),
-            Entry::End | Entry::Batch(_) => &[],
-        }
-    }
-
-    fn parse(v: Value) -> Result<Vec<Entry>, StoreError> {
-        feed_entries(v)
-    }
-
-    fn expired(id: &str, after: u64, oldest: u64) -> StoreError {
-        StoreError::FeedExpired {
-            thread_id: id.to_owned(),
-            after,
-            oldest,
-        }
-    }
-}
-
-/// A subscriber's position in a stream (a run's log, a thread's feed): what the stream held
-/// after its cursor (read on the command connection), then the entries its instance's
-/// reader hands it.
-struct Follower<T> {
+/// A subscriber's position in a run's stream: what the log held after its cursor (read on
+/// the command connection), then the entries its instance's reader hands it.
+struct Tail {
     store: RedisStore,
-    /// The run or thread whose stream it is (named in errors).
-    id: String,
-    /// The stream's key.
-    key: String,
-    /// What the stream is, for the reader.
-    kind: Kind,
-    /// The number of the last item handed out (or the one asked for).
-    last: u64,
-    buf: VecDeque<T>,
+    run_id: String,
+    keys: RunKeys,
+    /// The cursor of the last record handed out (or the join's cursor).
+    last: Cursor,
+    buf: VecDeque<Record>,
     /// The end entry was read.
     ended: bool,
-    /// The stream's last item was handed out (or queued).
+    /// The run's terminal record was handed out (or queued).
     terminal_seen: bool,
     /// An error was handed out: nothing more.
     done: bool,
@@ -1241,76 +1186,64 @@ impl Failure {
     }
 }
 
-impl<T: Followed> Follower<T> {
-    /// Follows stream `key` of `id` after `after`, from the XREAD reply `first` on it.
-    fn open(
-        store: &RedisStore,
-        id: &str,
-        key: String,
-        kind: Kind,
-        after: u64,
-        first: Value,
-    ) -> Result<Self, StoreError> {
-        let mut f = Follower {
-            store: store.clone(),
-            id: id.to_owned(),
-            key,
-            kind,
-            last: after,
-            buf: VecDeque::new(),
-            ended: false,
-            terminal_seen: false,
-            done: false,
-            reg: None,
-            need_read: false,
-            outage: None,
-        };
-        f.take_read(first)?;
-        Ok(f)
-    }
-
-    /// Takes the items after `last` from `entries`, in order. A gap is the stream trimmed
+impl Tail {
+    /// Takes the records after `last` from `entries`, in order. A gap is the log trimmed
     /// past the cursor when the entries were read from Redis by it (`from_redis`); in the
     /// reader's entries it means some were missed: the subscriber reads from Redis.
     fn take(&mut self, entries: &[Entry], from_redis: bool) -> Result<(), StoreError> {
         for e in entries {
-            if let Entry::End = e {
+            match e {
                 // A log's end entry follows its terminal record: a subscriber that has
                 // not had it from the reader missed records, and reads them from Redis
                 // (whose answer is the log as it is: one joined after the terminal
                 // record gets the end alone).
-                if !self.terminal_seen && !from_redis {
+                Entry::End if !self.terminal_seen && !from_redis => {
                     self.need_read = true;
                     return Ok(());
                 }
-                self.ended = true;
-                continue;
-            }
-            for item in T::items(e) {
-                let seq = item.seq();
-                if seq <= self.last {
-                    continue;
-                }
-                if seq != self.last + 1 {
-                    if !from_redis {
-                        self.need_read = true;
-                        return Ok(());
+                Entry::End => self.ended = true,
+                Entry::Feed(..) => {}
+                Entry::Batch(records) => {
+                    for r in records {
+                        if r.cursor <= self.last {
+                            continue;
+                        }
+                        if r.cursor != self.last + 1 {
+                            if !from_redis {
+                                self.need_read = true;
+                                return Ok(());
+                            }
+                            return Err(StoreError::CursorExpired {
+                                run_id: self.run_id.clone(),
+                                after: self.last,
+                                oldest: r.cursor,
+                            });
+                        }
+                        self.last = r.cursor;
+                        self.terminal_seen |= r.is_terminal();
+                        self.buf.push_back(r.clone());
                     }
-                    return Err(T::expired(&self.id, self.last, seq));
                 }
-                self.last = seq;
-                self.terminal_seen |= item.is_last();
-                self.buf.push_back(item.clone());
             }
         }
         Ok(())
     }
 
-    /// Takes the entries of the XREAD reply `v`, read from Redis by the cursor.
-    fn take_read(&mut self, v: Value) -> Result<(), StoreError> {
+    /// Reads what the log holds after the cursor (no blocking, on the command connection).
+    async fn read(&mut self) -> Result<(), StoreError> {
+        let mut con = self.store.con(1);
+        let v: Value = redis::cmd("XREAD")
+            .arg("COUNT")
+            .arg(READ_COUNT)
+            .arg("STREAMS")
+            .arg(&self.keys.log)
+            .arg(format!("0-{}", self.last))
+            .query_async(&mut con)
+            .await
+            .map_err(backend)?;
         let v = xread_one(v);
         let full = entry_count(&v) >= READ_COUNT;
-        let entries = T::parse(v)?;
+        let entries = entries(v)?;
         self.need_read = false;
         self.take(&entries, true)?;
         // A full read may have left more.
@@ -1318,34 +1251,19 @@ impl<T: Followed> Follower<T> {
         Ok(())
     }
 
-    /// Reads what the stream holds after the cursor (no blocking, on the command
-    /// connection).
-    async fn read(&mut self) -> Result<(), StoreError> {
-        let mut con = self.store.con(1);
-        let v: Value = redis::cmd("XREAD")
-            .arg("COUNT")
-            .arg(READ_COUNT)
-            .arg("STREAMS")
-            .arg(&self.key)
-            .arg(format!("0-{}", self.last))
-            .query_async(&mut con)
-            .await
-            .map_err(backend)?;
-        self.take_read(v)
-    }
-
-    /// Takes a place at the stream's reader.
+    /// Takes a place at the run's reader.
     async fn register(&mut self) -> Result<(), StoreError> {
-        let (reg, behind) = self
-            .store
-            .follow(&self.key, self.kind.clone(), self.last)
-            .await?;
+        let kind = Kind::Run {
+            run_id: self.run_id.clone(),
+            keys: self.keys.clone(),
+        };
+        let (reg, behind) = self.store.follow(&self.keys.log, kind, self.last).await?;
         self.reg = Some(reg);
         self.need_read = behind;
         Ok(())
     }
 
-    async fn next(mut self) -> Option<(Result<T, StoreError>, Self)> {
+    async fn next(mut self) -> Option<(Result<Record, StoreError>, Tail)> {
         loop {
             if let Some(r) = self.buf.pop_front() {
                 return Some((Ok(r), self));
@@ -1365,7 +1283,7 @@ impl<T: Followed> Follower<T> {
                     Delivery::Failed(f) => {
                         // The reader rode an outage out already, or the run is gone.
                         self.done = true;
-                        let e = f.error(&self.id);
+                        let e = f.error(&self.run_id);
                         return Some((Err(e), self));
                     }
                 }
@@ -1376,6 +1294,127 @@ impl<T: Followed> Follower<T> {
                 Ok(()) => self.outage = None,
                 Err(StoreError::Backend(e)) => {
                     // Rides out a store outage of up to the lease (a failover, a restart).
+                    let since = *self.outage.get_or_insert_with(Instant::now);
+                    if since.elapsed() >= self.store.inner.config.lease {
+                        self.done = true;
+                        return Some((Err(StoreError::Backend(e)), self));
+                    }
+                    tokio::time::sleep(OUTAGE_RETRY).await;
+                }
+                Err(e) => {
+                    self.done = true;
+                    return Some((Err(e), self));
+                }
+            }
+        }
+    }
+}
+
+/// A follower's position in a thread's feed, followed as a run's subscriber follows its log.
+struct FeedTail {
+    store: RedisStore,
+    keys: ThreadKeys,
+    thread_id: String,
+    /// The sequence number of the last run handed out (or the one asked for).
+    after: u64,
+    buf: VecDeque<ThreadRun>,
+    reg: Option<Registration<Entry>>,
+    need_read: bool,
+    done: bool,
+    /// Since when the store has failed under this follower, while it does.
+    outage: Option<Instant>,
+}
+
+impl FeedTail {
+    /// Takes the runs after `after`, as [`Tail::take`] takes records.
+    fn take(&mut self, entries: &[Entry], from_redis: bool) -> Result<(), StoreError> {
+        for e in entries {
+            let Entry::Feed(seq, run_id) = e else {
+                continue;
+            };
+            let seq = *seq;
+            if seq <= self.after {
+                continue;
+            }
+            if seq != self.after + 1 {
+                if !from_redis {
+                    self.need_read = true;
+                    return Ok(());
+                }
+                return Err(StoreError::FeedExpired {
+                    thread_id: self.thread_id.clone(),
+                    after: self.after,
+                    oldest: seq,
+                });
+            }
+            self.after = seq;
+            self.buf.push_back(ThreadRun::new(seq, run_id.clone()));
+        }
+        Ok(())
+    }
+
+    async fn read(&mut self) -> Result<(), StoreError> {
+        let mut con = self.store.con(1);
+        let v: Value = redis::cmd("XREAD")
+            .arg("COUNT")
+            .arg(READ_COUNT)
+            .arg("STREAMS")
+            .arg(&self.keys.feed)
+            .arg(format!("0-{}", self.after))
+            .query_async(&mut con)
+            .await
+            .map_err(backend)?;
+        let v = xread_one(v);
+        let full = entry_count(&v) >= READ_COUNT;
+        let entries = feed_entries(v)?;
+        self.need_read = false;
+        self.take(&entries, true)?;
+        self.need_read = full;
+        Ok(())
+    }
+
+    async fn next(mut self) -> Option<(Result<ThreadRun, StoreError>, FeedTail)> {
+        loop {
+            if let Some(r) = self.buf.pop_front() {
+                return Some((Ok(r), self));
+            }
+            if self.done {
+                return None;
+            }
+            let step = if self.need_read {
+                self.read().await
+            } else if let Some(reg) = &self.reg {
+                match reg.queue.recv().await {
+                    Delivery::Entries(list) => self.take(&list, false),
+                    Delivery::Lagged => {
+                        self.need_read = true;
+                        Ok(())
+                    }
+                    Delivery::Failed(f) => {
+                        // The reader rode an outage out already, or the run is gone.
+                        self.done = true;
+                        let e = f.error(&self.thread_id);
+                        return Some((Err(e), self));
+                    }
+                }
+            } else {
+                match self
+                    .store
+                    .follow(&self.keys.feed, Kind::Feed, self.after)
+                    .await
+                {
+                    Ok((reg, behind)) => {
+                        self.reg = Some(reg);
+                        self.need_read = behind;
+                        Ok(())
+                    }
+                    Err(e) => Err(e),
+                }
+            };
+            match step {
+                Ok(()) => self.outage = None,
+                Err(StoreError::Backend(e)) => {
+                    // Rides out a store outage of up to the lease, as a run's subscriber does.
                     let since = *self.outage.get_or_insert_with(Instant::now);
                     if since.elapsed() >= self.store.inner.config.lease {
                         self.done = true;
