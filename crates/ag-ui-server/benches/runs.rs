@@ -25,7 +25,8 @@
 //! terminal event. Each round
 //! measures every case for a fixed window, interleaved; the report is the median of the
 //! per-round runs/s and of the per-round ratios to the direct service.
-//! `cargo bench -p ag-ui-server --bench runs -- rate --rounds 7 --window-ms 1500`.
+//! `cargo bench -p ag-ui-server --bench runs -- rate --rounds 7 --window-ms 1500`
+//! (`--deltas N` sets the text deltas per run, 300 by default).
 
 #[path = "../../ag-ui-core/benches/corpus/mod.rs"]
 mod corpus;
@@ -170,7 +171,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .and_then(|i| args.get(i + 1))
             .and_then(|n| n.parse().ok())
             .map_or(Duration::from_millis(1000), Duration::from_millis);
-        return rate::compare(rounds.max(1), window);
+        let deltas = args
+            .iter()
+            .position(|a| a == "--deltas")
+            .and_then(|i| args.get(i + 1))
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(300);
+        return rate::compare(rounds.max(1), window, deltas);
     }
 
     let corpus = corpus::streaming(corpus::SEED, EVENTS);
@@ -324,18 +331,17 @@ mod rate {
     use ag_ui_server::runs::Runs;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-    /// Text deltas per run.
-    const DELTAS: usize = 300;
-
     /// Starts one run on `stream` (HTTP/1.1, kept alive) and reads its response to the
     /// end of its chunked body; checks the status and the terminal event.
     async fn one_run(
         stream: &mut tokio::net::TcpStream,
         buf: &mut [u8],
         id: &str,
+        deltas: usize,
     ) -> Result<(), String> {
         let body = format!(
-            r#"{{"threadId":"{id}","runId":"{id}","messages":[],"tools":[],"context":[],"forwardedProps":{{"scenario":"firehose","events":{DELTAS}}},"state":{{}}}}"#
+            r#"{{"threadId":"{id}","runId":"{id}","messages":[],"tools":[],"context":[],"forwardedProps":{{"scenario":"firehose","events":{}}},"state":{{}}}}"#,
+            deltas
         );
         let request = format!(
             "POST / HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n\
@@ -381,6 +387,7 @@ mod rate {
         tag: &str,
         concurrency: usize,
         window: Duration,
+        deltas: usize,
     ) -> Result<f64, String> {
         let stop = Arc::new(AtomicBool::new(false));
         let done = Arc::new(AtomicU64::new(0));
@@ -398,7 +405,7 @@ mod rate {
                 let mut n = 0u64;
                 while !stop.load(Ordering::Relaxed) {
                     n += 1;
-                    one_run(&mut stream, &mut buf, &format!("{tag}-{w}-{n}")).await?;
+                    one_run(&mut stream, &mut buf, &format!("{tag}-{w}-{n}"), deltas).await?;
                     done.fetch_add(1, Ordering::Relaxed);
                 }
                 Ok::<_, String>(())
@@ -422,6 +429,7 @@ mod rate {
     pub(super) fn compare(
         rounds: usize,
         window: Duration,
+        deltas: usize,
     ) -> Result<(), Box<dyn std::error::Error>> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
@@ -465,7 +473,7 @@ mod rate {
                     let tag = format!("r{round}c{c}n{concurrency}");
                     // The first round warms up (connections, allocator) and is not counted.
                     let w = if round == 0 { window / 4 } else { window };
-                    let r = client_runtime.block_on(drive(*addr, &tag, concurrency, w))?;
+                    let r = client_runtime.block_on(drive(*addr, &tag, concurrency, w, deltas))?;
                     got.push(r);
                 }
                 if round > 0 {
@@ -477,8 +485,9 @@ mod rate {
             }
         }
         println!(
-            "\nrun rate: demo firehose runs ({DELTAS} text deltas of 100 bytes), over loopback, \
+            "\nrun rate: demo firehose runs ({} text deltas of 100 bytes), over loopback, \
              median of {rounds} rounds of {} ms per case",
+            deltas,
             window.as_millis()
         );
         println!("| how the run is served | concurrent runs | runs/s | vs direct |");

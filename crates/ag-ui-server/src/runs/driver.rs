@@ -292,6 +292,11 @@ impl Drive {
                                 local.ended();
                                 break Verdict::Ok;
                             }
+                            // Lets the subscriber that polls this driver send what the
+                            // store now holds before the agent is asked for more.
+                            if !w.records.is_empty() {
+                                YieldNow(false).await;
+                            }
                         }
                         Verdict::Retry => {
                             // The store fails under the owner. Its local subscribers go on
@@ -394,11 +399,13 @@ impl Drive {
                     if terminal_at.is_some() || ended {
                         finishing = true;
                         guard = None;
-                        continue;
                     }
-                    // Lets the subscriber that polls this driver write what was made
-                    // before the agent is asked for more.
-                    YieldNow(false).await;
+                    // The batch goes to the store at once when no write is in flight
+                    // (its subscribers get it once the store holds it); while one is,
+                    // other tasks get their turn before the agent is asked for more.
+                    if !finishing && (inflight.is_some() || retry.is_some()) {
+                        YieldNow(false).await;
+                    }
                 }
                 Step::Cancel(code, message) => {
                     if let Some(g) = guard.as_ref() {

@@ -266,6 +266,82 @@ async fn the_post_stream_gets_events_once_the_store_has_them_and_the_end_after()
     assert_eq!(joined, events);
 }
 
+/// An agent whose 3,000 text deltas are all ready at once, counting those taken from it.
+fn counted(made: Arc<AtomicUsize>) -> impl Agent {
+    move |input: RunAgentInput, _cancel: Cancellation| -> AgentStream {
+        let made = Arc::clone(&made);
+        let (thread, run) = (input.thread_id.to_string(), input.run_id.to_string());
+        let event = |v: Value| -> Event { serde_json::from_value(v).unwrap() };
+        let events: Vec<Event> = [
+            event(json!({"type": "RUN_STARTED", "threadId": thread, "runId": run})),
+            event(json!({"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"})),
+        ]
+        .into_iter()
+        .chain((0..3000).map(|i| {
+            event(
+                json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": format!("d{i}")}),
+            )
+        }))
+        .chain([
+            event(json!({"type": "TEXT_MESSAGE_END", "messageId": "m"})),
+            event(json!({"type": "RUN_FINISHED", "threadId": thread, "runId": run})),
+        ])
+        .collect();
+        let events = futures_util::stream::iter(events).inspect(move |_| {
+            made.fetch_add(1, Ordering::SeqCst);
+        });
+        Box::pin(events.map(Ok::<Event, ag_ui_core::BoxError>))
+    }
+}
+
+#[tokio::test]
+async fn a_store_that_holds_a_batch_at_once_releases_it_before_the_agent_makes_the_next() {
+    // The response that started the run polls its driver (in process here, so the run
+    // goes only as far as the body is read): with the memory store, whose writes are done
+    // when first polled, the first batch goes out before the agent is asked for a second
+    // (a fast agent's first event would otherwise wait for two batches).
+    use http_body_util::BodyExt;
+    let made = Arc::new(AtomicUsize::new(0));
+    let service = AgentService::new(counted(Arc::clone(&made))).runs(Runs::new(MemoryStore::new()));
+    let body = input("first-batch", json!({})).to_string();
+    let request = http::Request::post("/")
+        .header("content-type", "application/json")
+        .header("accept", "text/event-stream")
+        .body(http_body_util::Full::new(bytes::Bytes::from(body)))
+        .unwrap();
+    let mut response = service.handle(request).await.into_body();
+    let first = response
+        .frame()
+        .await
+        .unwrap()
+        .unwrap()
+        .into_data()
+        .unwrap();
+    let at_first = made.load(Ordering::SeqCst);
+    assert!(
+        (1..=256).contains(&at_first),
+        "the agent had made {at_first} events when the first went out"
+    );
+    let rest = response.collect().await.unwrap().to_bytes();
+    let mut reader = SseReader::new();
+    reader.feed(&first).unwrap();
+    reader.feed(&rest).unwrap();
+    let mut events: Vec<Event> = Vec::new();
+    while let Some(m) = reader.next_message() {
+        events.push(ag_ui_core::read::from_str(&m).unwrap());
+    }
+    assert_eq!(events.len(), 3004);
+    assert_eq!(
+        events[0].event_type(),
+        ag_ui_core::EventType::RunStarted,
+        "the first frame"
+    );
+    assert_eq!(
+        events.last().map(Event::event_type),
+        Some(ag_ui_core::EventType::RunFinished)
+    );
+}
+
 #[tokio::test]
 async fn a_local_join_and_the_post_stream_see_the_same_run() {
     let gate = Arc::new(tokio::sync::Notify::new());
