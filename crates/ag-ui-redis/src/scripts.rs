@@ -19,7 +19,7 @@ pub(crate) static CREATE: LazyLock<Script> = LazyLock::new(|| {
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('DEL', KEYS[2], KEYS[3])
 redis.call('HSET', KEYS[1], 'thread', ARGV[3], 'owner', ARGV[1], 'status', 'running',
-  'created', ARGV[6], 'stop', '0', 'beat', '0')
+  'created', ARGV[6], 'stop', '0', 'beat', '0', 'last', '0')
 if ARGV[5] == '1' then redis.call('HSET', KEYS[1], 'principal', ARGV[4]) end
 if ARGV[7] ~= '' then redis.call('HSET', KEYS[1], 'input', ARGV[7]) end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
@@ -31,19 +31,25 @@ return 1
 /// Appends one batch to a running run's log and, when asked, ends the run in the same
 /// step. ARGV: end (`1`/`0`), ended ms, retention ms, key TTL ms, the `MINID` to trim to
 /// (empty: none), the entry id (`0-<last cursor>`), then each record's cursor and JSON.
-/// Returns 1; 3 when the entry was appended already (a retried call whose first reply was
-/// lost: nothing is appended twice); -1 for an unknown run (its data was lost); -2 when
-/// the run has ended (nothing is appended).
+/// The run's hash keeps the last cursor appended (`last`), read instead of the log's last
+/// entry (a whole batch); a hash without it (a run created before it was kept) falls back
+/// to the log. Returns 1; 3 when the entry was appended already (a retried call whose
+/// first reply was lost: nothing is appended twice); -1 for an unknown run (its data was
+/// lost); -2 when the run has ended (nothing is appended).
 pub(crate) static APPEND: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
-local status = redis.call('HGET', KEYS[1], 'status')
+local meta = redis.call('HMGET', KEYS[1], 'status', 'last')
+local status = meta[1]
 if not status then return -1 end
 if status ~= 'running' then return -2 end
 local r = 1
-local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
-local have = 0
-if #last > 0 then have = tonumber(string.match(last[1][1], '^0%-(%d+)$')) or 0 end
+local have = tonumber(meta[2])
+if not have then
+  local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
+  have = 0
+  if #last > 0 then have = tonumber(string.match(last[1][1], '^0%-(%d+)$')) or 0 end
+end
 local want = tonumber(string.match(ARGV[6], '^0%-(%d+)$')) or 0
 if want <= have then
   r = 3
@@ -53,6 +59,7 @@ elseif #ARGV > 6 then
   else
     redis.call('XADD', KEYS[2], ARGV[6], unpack(ARGV, 7))
   end
+  redis.call('HSET', KEYS[1], 'last', want)
   if redis.call('PTTL', KEYS[2]) < 0 then redis.call('PEXPIRE', KEYS[2], ARGV[4]) end
 end
 if ARGV[1] == '1' then

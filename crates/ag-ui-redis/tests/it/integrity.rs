@@ -305,3 +305,66 @@ async fn a_runs_input_thread_keeps_the_whole_fold() {
     );
     assert_eq!(back.run_status(), thread.run_status());
 }
+
+#[tokio::test]
+async fn a_retried_append_is_kept_once_whether_or_not_the_run_keeps_its_last_cursor() {
+    let redis = RedisServer::start();
+    let store = redis.store(|c| c).await;
+    store
+        .create_run(RunMeta::new("r-retry", "t-retry", None, "me"))
+        .await
+        .unwrap();
+    let delta = |c: u64| {
+        let json =
+            json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": format!("d{c}")});
+        Record::new(c, json.to_string().as_bytes())
+    };
+    store
+        .append("r-retry", vec![delta(1), delta(2)])
+        .await
+        .unwrap();
+    // The same batch again, as a retry whose first reply was lost sends it.
+    store
+        .append("r-retry", vec![delta(1), delta(2)])
+        .await
+        .unwrap();
+    // A run whose hash lacks its last cursor (created before the hash kept it): the
+    // log's last entry tells what was appended.
+    let mut raw = redis.raw().await;
+    let removed: i64 = redis::cmd("HDEL")
+        .arg("ag-ui:run:{r-retry}")
+        .arg("last")
+        .query_async(&mut raw)
+        .await
+        .unwrap();
+    assert_eq!(removed, 1, "the run's hash keeps its last cursor");
+    store
+        .append("r-retry", vec![delta(1), delta(2)])
+        .await
+        .unwrap();
+    store.append("r-retry", vec![delta(3)]).await.unwrap();
+    let last: String = redis::cmd("HGET")
+        .arg("ag-ui:run:{r-retry}")
+        .arg("last")
+        .query_async(&mut raw)
+        .await
+        .unwrap();
+    assert_eq!(last, "3");
+    store.append("r-retry", vec![delta(3)]).await.unwrap();
+    let end = json!({"type": "RUN_FINISHED", "threadId": "t-retry", "runId": "r-retry"});
+    store
+        .end_run("r-retry", vec![Record::new(4, end.to_string().as_bytes())])
+        .await
+        .unwrap();
+    let tail = store.tail("r-retry", 0).await.unwrap();
+    let cursors: Vec<u64> = tokio::time::timeout(
+        Duration::from_secs(10),
+        futures_util::StreamExt::collect::<Vec<_>>(tail),
+    )
+    .await
+    .unwrap()
+    .into_iter()
+    .map(|r| r.unwrap().cursor)
+    .collect();
+    assert_eq!(cursors, [1, 2, 3, 4]);
+}
