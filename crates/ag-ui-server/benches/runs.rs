@@ -26,7 +26,11 @@
 //! measures every case for a fixed window, interleaved; the report is the median of the
 //! per-round runs/s and of the per-round ratios to the direct service.
 //! `cargo bench -p ag-ui-server --bench runs -- rate --rounds 7 --window-ms 1500`
-//! (`--deltas N` sets the text deltas per run, 300 by default).
+//! (`--deltas N` sets the text deltas per run, 300 by default; `--workers N` the server
+//! runtime's worker threads, 2 by default; `--max-runs N` the runs each resumable store
+//! keeps, [`MemoryLimits`]' default by default: with a few, the store is full from the
+//! start and each run reuses the memory of one it removed, as in a server that has run
+//! for a while).
 
 #[path = "../../ag-ui-core/benches/corpus/mod.rs"]
 mod corpus;
@@ -157,27 +161,24 @@ fn input(thread: &str, run: &str) -> String {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let benching = args.iter().any(|a| a == "--bench");
-    let rounds = args
-        .iter()
-        .position(|a| a == "--rounds")
-        .and_then(|i| args.get(i + 1))
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(if benching { 11 } else { 1 });
+    // The value after `--name`, when there is one that parses.
+    let flag = |name: &str| -> Option<u64> {
+        let i = args.iter().position(|a| a == name)?;
+        args.get(i + 1)?.parse().ok()
+    };
+    let rounds = flag("--rounds").map_or(if benching { 11 } else { 1 }, |n| n as usize);
 
     if args.iter().any(|a| a == "rate") {
-        let window = args
-            .iter()
-            .position(|a| a == "--window-ms")
-            .and_then(|i| args.get(i + 1))
-            .and_then(|n| n.parse().ok())
-            .map_or(Duration::from_millis(1000), Duration::from_millis);
-        let deltas = args
-            .iter()
-            .position(|a| a == "--deltas")
-            .and_then(|i| args.get(i + 1))
-            .and_then(|n| n.parse().ok())
-            .unwrap_or(300);
-        return rate::compare(rounds.max(1), window, deltas);
+        let settings = rate::Settings {
+            rounds: rounds.max(1),
+            window: flag("--window-ms").map_or(Duration::from_millis(1000), Duration::from_millis),
+            deltas: flag("--deltas").map_or(300, |n| n as usize),
+            workers: flag("--workers").map_or(2, |n| (n as usize).max(1)),
+            limits: flag("--max-runs").map_or(MemoryLimits::default(), |n| {
+                MemoryLimits::default().max_runs(n as usize)
+            }),
+        };
+        return rate::compare(&settings);
     }
 
     let corpus = corpus::streaming(corpus::SEED, EVENTS);
@@ -328,7 +329,7 @@ mod rate {
 
     use ag_ui_server::AgentService;
     use ag_ui_server::demo::DemoAgent;
-    use ag_ui_server::runs::Runs;
+    use ag_ui_server::runs::{MemoryLimits, MemoryStore, Runs};
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
     /// Starts one run on `stream` (HTTP/1.1, kept alive) and reads its response to the
@@ -426,24 +427,36 @@ mod rate {
         xs[xs.len() / 2]
     }
 
-    pub(super) fn compare(
-        rounds: usize,
-        window: Duration,
-        deltas: usize,
-    ) -> Result<(), Box<dyn std::error::Error>> {
+    /// What the rate comparison runs.
+    pub(super) struct Settings {
+        pub(super) rounds: usize,
+        pub(super) window: Duration,
+        pub(super) deltas: usize,
+        /// The server runtime's worker threads.
+        pub(super) workers: usize,
+        /// The resumable stores' limits.
+        pub(super) limits: MemoryLimits,
+    }
+
+    pub(super) fn compare(settings: &Settings) -> Result<(), Box<dyn std::error::Error>> {
+        let &Settings {
+            rounds,
+            window,
+            deltas,
+            workers,
+            limits,
+        } = settings;
         let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
+            .worker_threads(workers)
             .enable_all()
             .build()?;
+        let store = || Runs::new(MemoryStore::with_limits(limits));
         let urls = [
             super::serve(&runtime, AgentService::new(DemoAgent::new())),
+            super::serve(&runtime, AgentService::new(DemoAgent::new()).runs(store())),
             super::serve(
                 &runtime,
-                AgentService::new(DemoAgent::new()).runs(Runs::in_memory()),
-            ),
-            super::serve(
-                &runtime,
-                AgentService::new(DemoAgent::new()).runs(Runs::in_memory().no_threads()),
+                AgentService::new(DemoAgent::new()).runs(store().no_threads()),
             ),
         ];
         let names = [
@@ -486,9 +499,11 @@ mod rate {
         }
         println!(
             "\nrun rate: demo firehose runs ({} text deltas of 100 bytes), over loopback, \
-             median of {rounds} rounds of {} ms per case",
+             median of {rounds} rounds of {} ms per case; {workers} server worker thread(s), \
+             resumable stores keeping {} runs",
             deltas,
-            window.as_millis()
+            window.as_millis(),
+            limits.max_runs
         );
         println!("| how the run is served | concurrent runs | runs/s | vs direct |");
         println!("|---|---:|---:|---:|");
