@@ -205,8 +205,7 @@ impl AgentResponse {
     }
 
     /// Starts `agent` on the extracted `run`, guarded with `options`; answered as protobuf
-    /// when the request asked for it ([`accepts_proto`](crate::accepts_proto), feature
-    /// `proto`), else as SSE.
+    /// when the request asked for it (`accepts_proto`, feature `proto`), else as SSE.
     #[must_use]
     pub fn with_options(agent: &dyn Agent, run: RunInput, options: GuardOptions) -> Self {
         let guard = RunGuard::start_with_context(agent, run.input, run.context, options);

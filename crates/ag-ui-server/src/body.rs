@@ -275,7 +275,16 @@ impl http_body::Body for SseBody {
                                 out = None;
                                 joined = Some(buf);
                             }
-                            (_, Some(buf)) => buf.extend_from_slice(&frame),
+                            (_, Some(buf)) => {
+                                // Past two frames the chunk is likely to fill: room for
+                                // all of it at once, not a doubling per few frames.
+                                if buf.capacity() - buf.len() < frame.len() {
+                                    buf.reserve(
+                                        (COALESCE_BYTES + frame.len()).saturating_sub(buf.len()),
+                                    );
+                                }
+                                buf.extend_from_slice(&frame);
+                            }
                         },
                         Poll::Ready(None) => {
                             ended = true;
@@ -289,7 +298,14 @@ impl http_body::Body for SseBody {
                         break;
                     }
                 }
-                if let Some(buf) = out.or(joined.map(Bytes::from)) {
+                // A chunk that did not fill gives its spare room back.
+                let joined = joined.map(|mut buf| {
+                    if buf.capacity() > 2 * buf.len() {
+                        buf.shrink_to_fit();
+                    }
+                    Bytes::from(buf)
+                });
+                if let Some(buf) = out.or(joined) {
                     *started = true;
                     if let Some((interval, sleep)) = keep_alive {
                         sleep
