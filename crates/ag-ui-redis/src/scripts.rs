@@ -8,13 +8,75 @@
 
 use std::sync::LazyLock;
 
-use redis::Script;
+use redis::aio::ConnectionLike;
+use redis::{Cmd, ErrorKind, FromRedisValue, RedisResult, Script, ServerErrorKind, ToRedisArgs};
+
+/// One of this crate's scripts, called by its SHA1 (`EVALSHA`) and loaded into the server
+/// the first time it is missing there.
+pub(crate) struct Lua(Script);
+
+impl Lua {
+    fn new(code: &str) -> Self {
+        Lua(Script::new(code))
+    }
+
+    /// A call of the script on `keys`, to which [`Call::arg`] adds the arguments.
+    pub(crate) fn call<K: ToRedisArgs>(&'static self, keys: &[K]) -> Call {
+        self.call_sized(keys, 0, 0)
+    }
+
+    /// [`Lua::call`] with room made at once for `args` more arguments of `bytes` bytes in
+    /// all (a batch of events), instead of the command's buffers growing by doubling.
+    pub(crate) fn call_sized<K: ToRedisArgs>(
+        &'static self,
+        keys: &[K],
+        args: usize,
+        bytes: usize,
+    ) -> Call {
+        let hash = self.0.get_hash();
+        let mut cmd = Cmd::with_capacity(3 + keys.len() + args, 16 + hash.len() + bytes);
+        cmd.arg("EVALSHA").arg(hash).arg(keys.len()).arg(keys);
+        Call { lua: self, cmd }
+    }
+}
+
+/// A script's call, its keys and arguments written into one command buffer as they are
+/// given (the `redis` crate's own `ScriptInvocation` keeps each argument in an allocation
+/// of its own and copies them all into a command when it is sent: for a batch of events,
+/// two allocations and two copies per event).
+pub(crate) struct Call {
+    lua: &'static Lua,
+    cmd: Cmd,
+}
+
+impl Call {
+    /// Adds an argument (`ARGV[n]`).
+    pub(crate) fn arg<T: ToRedisArgs>(&mut self, arg: T) -> &mut Self {
+        self.cmd.arg(arg);
+        self
+    }
+
+    /// Sends the call; when the server does not have the script (a restarted or
+    /// flushed server), loads it and sends the call again.
+    pub(crate) async fn invoke<T: FromRedisValue>(
+        &self,
+        con: &mut impl ConnectionLike,
+    ) -> RedisResult<T> {
+        match self.cmd.query_async(con).await {
+            Err(e) if e.kind() == ErrorKind::Server(ServerErrorKind::NoScript) => {
+                self.lua.0.prepare_invoke().load_async(con).await?;
+                self.cmd.query_async(con).await
+            }
+            r => r,
+        }
+    }
+}
 
 /// Registers a run unless its id is taken. ARGV: owner, key TTL ms, thread id, principal,
 /// has principal (`1`/`0`), created ms, the input thread (its fold as JSON; empty: none).
 /// Returns 1, or 0 when the id is taken.
-pub(crate) static CREATE: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
+pub(crate) static CREATE: LazyLock<Lua> = LazyLock::new(|| {
+    Lua::new(
         r"
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('DEL', KEYS[2], KEYS[3])
@@ -36,8 +98,8 @@ return 1
 /// to the log. Returns 1; 3 when the entry was appended already (a retried call whose
 /// first reply was lost: nothing is appended twice); -1 for an unknown run (its data was
 /// lost); -2 when the run has ended (nothing is appended).
-pub(crate) static APPEND: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
+pub(crate) static APPEND: LazyLock<Lua> = LazyLock::new(|| {
+    Lua::new(
         r"
 local meta = redis.call('HMGET', KEYS[1], 'status', 'last')
 local status = meta[1]
@@ -81,8 +143,8 @@ return r
 /// only closes the log. ARGV: the counter seen, ended ms, retention ms, the event's JSON.
 /// Returns 1 when it appended the event, 2 when it only closed the log, 0 when the run is
 /// not orphaned (ended, renewed meanwhile, or unknown).
-pub(crate) static ORPHAN: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
+pub(crate) static ORPHAN: LazyLock<Lua> = LazyLock::new(|| {
+    Lua::new(
         r#"
 if redis.call('HGET', KEYS[1], 'status') ~= 'running' then return 0 end
 if redis.call('HGET', KEYS[1], 'beat') ~= ARGV[1] then return 0 end
@@ -114,8 +176,8 @@ return r
 /// The owner's renewal: counts one more beat on its running run and renews its keys'
 /// time-to-live. ARGV: owner, key TTL ms. Returns 1; 0 for an unknown run (its data was
 /// lost); 2 when the run has ended; 3 when it is another owner's.
-pub(crate) static RENEW: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
+pub(crate) static RENEW: LazyLock<Lua> = LazyLock::new(|| {
+    Lua::new(
         r"
 local meta = redis.call('HMGET', KEYS[1], 'status', 'owner')
 if not meta[1] then return 0 end
@@ -132,8 +194,8 @@ return 1
 
 /// Records a stop request and, for a running run, pushes a token its owner pops. ARGV:
 /// key TTL ms. Returns 1 (running), 0 (ended), -1 (unknown).
-pub(crate) static STOP: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
+pub(crate) static STOP: LazyLock<Lua> = LazyLock::new(|| {
+    Lua::new(
         r"
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return -1 end
@@ -149,8 +211,8 @@ return 1
 /// Claims a thread for a run just created and adds the run to the thread's feed, unless
 /// another run holds the claim. KEYS: the thread's `claim`, `seq` and `feed`. ARGV: run id,
 /// claim TTL ms, feed length, feed TTL ms. Returns `{1, seq}`, or `{0, the holder's id}`.
-pub(crate) static CLAIM: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
+pub(crate) static CLAIM: LazyLock<Lua> = LazyLock::new(|| {
+    Lua::new(
         r"
 local holder = redis.call('GET', KEYS[1])
 if holder and holder ~= ARGV[1] then return {0, holder} end
@@ -166,8 +228,8 @@ return {1, tostring(seq)}
 
 /// Renews a thread's claim while `run` holds it. KEYS: the claim. ARGV: run id, TTL ms.
 /// Returns 1, or 0 when the claim is not the run's.
-pub(crate) static RENEW_CLAIM: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
+pub(crate) static RENEW_CLAIM: LazyLock<Lua> = LazyLock::new(|| {
+    Lua::new(
         r"
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
@@ -178,8 +240,8 @@ return 1
 
 /// Releases a thread's claim held by `run` (and nobody else's). KEYS: the claim. ARGV:
 /// run id. Returns 1 when it was released, 0 when the claim was not the run's.
-pub(crate) static RELEASE: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
+pub(crate) static RELEASE: LazyLock<Lua> = LazyLock::new(|| {
+    Lua::new(
         r"
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('DEL', KEYS[1])

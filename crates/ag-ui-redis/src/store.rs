@@ -603,9 +603,7 @@ impl RedisStore {
         let k = self.keys(&meta.run_id);
         let mut con = self.con(1);
         let created: i64 = scripts::CREATE
-            .key(&k.meta)
-            .key(&k.log)
-            .key(&k.stop)
+            .call(&[&k.meta, &k.log, &k.stop])
             .arg(&meta.owner)
             .arg(self.running_ttl())
             .arg(&meta.thread_id)
@@ -618,7 +616,7 @@ impl RedisStore {
                     .map(|t| encode_fold(&meta.thread_id, t))
                     .unwrap_or_default(),
             )
-            .invoke_async(&mut con)
+            .invoke(&mut con)
             .await
             .map_err(backend)?;
         if created != 1 {
@@ -674,14 +672,12 @@ impl RedisStore {
     async fn claim(&self, t: &ThreadKeys, run_id: &str) -> Result<Option<String>, StoreError> {
         let mut con = self.con(1);
         let v: Value = scripts::CLAIM
-            .key(&t.claim)
-            .key(&t.seq)
-            .key(&t.feed)
+            .call(&[&t.claim, &t.seq, &t.feed])
             .arg(run_id)
             .arg(self.claim_ttl(self.inner.config.lease))
             .arg(THREAD_FEED_LEN)
             .arg(ms(FEED_TTL))
-            .invoke_async(&mut con)
+            .invoke(&mut con)
             .await
             .map_err(backend)?;
         let mut it = items(v).into_iter();
@@ -740,9 +736,9 @@ impl RedisStore {
     async fn release_claim(&self, t: &ThreadKeys, run_id: &str) {
         let mut con = self.con(1);
         let r: Result<i64, _> = scripts::RELEASE
-            .key(&t.claim)
+            .call(&[&t.claim])
             .arg(run_id)
-            .invoke_async(&mut con)
+            .invoke(&mut con)
             .await;
         if let Err(e) = r {
             tracing::warn!(run_id, error = %e, "an ended run's thread claim could not be released");
@@ -757,9 +753,9 @@ impl RedisStore {
             };
             let mut con = self.con(1);
             let _: i64 = scripts::RELEASE
-                .key(&t.claim)
+                .call(&[&t.claim])
                 .arg(run_id)
-                .invoke_async(&mut con)
+                .invoke(&mut con)
                 .await
                 .map_err(backend)?;
             self.claims().remove(run_id);
@@ -861,11 +857,11 @@ impl RedisStore {
         }
         let k = self.keys(run_id);
         let max = self.inner.config.max_events_per_run;
-        let mut call = scripts::APPEND.prepare_invoke();
-        call.key(&k.meta)
-            .key(&k.log)
-            .key(&k.stop)
-            .arg(if end { "1" } else { "0" })
+        // Two arguments per record (its cursor and its JSON) after the six below.
+        let bytes = records.iter().map(|r| r.json().len() + 24).sum::<usize>() + 96;
+        let mut call =
+            scripts::APPEND.call_sized(&[&k.meta, &k.log, &k.stop], 6 + 2 * records.len(), bytes);
+        call.arg(if end { "1" } else { "0" })
             .arg(epoch_ms(SystemTime::now()))
             .arg(ms(self.inner.config.retention))
             .arg(self.running_ttl());
@@ -879,7 +875,7 @@ impl RedisStore {
             call.arg(r.cursor).arg(r.json());
         }
         let mut con = self.con(1);
-        let r: i64 = call.invoke_async(&mut con).await.map_err(backend)?;
+        let r: i64 = call.invoke(&mut con).await.map_err(backend)?;
         if end && matches!(r, 1 | 3 | -2) {
             self.release(run_id).await;
         }
@@ -980,14 +976,12 @@ impl RedisStore {
             ag_ui_core::write::to_vec(&event).map_err(|e| StoreError::Backend(Box::new(e)))?;
         let mut con = self.con(1);
         let r: i64 = scripts::ORPHAN
-            .key(&k.meta)
-            .key(&k.log)
-            .key(&k.stop)
+            .call(&[&k.meta, &k.log, &k.stop])
             .arg(&beat)
             .arg(epoch_ms(SystemTime::now()))
             .arg(ms(self.inner.config.retention))
             .arg(json)
-            .invoke_async(&mut con)
+            .invoke(&mut con)
             .await
             .map_err(backend)?;
         if r != 0 {
@@ -1044,11 +1038,9 @@ impl RedisStore {
         let k = self.keys(run_id);
         let mut con = self.con(1);
         let r: i64 = scripts::STOP
-            .key(&k.meta)
-            .key(&k.log)
-            .key(&k.stop)
+            .call(&[&k.meta, &k.log, &k.stop])
             .arg(self.running_ttl())
-            .invoke_async(&mut con)
+            .invoke(&mut con)
             .await
             .map_err(backend)?;
         match r {
@@ -1125,12 +1117,10 @@ impl RedisStore {
         let k = self.keys(run_id);
         let mut con = self.con(1);
         let r: i64 = scripts::RENEW
-            .key(&k.meta)
-            .key(&k.log)
-            .key(&k.stop)
+            .call(&[&k.meta, &k.log, &k.stop])
             .arg(owner)
             .arg(ms(ttl + self.inner.config.retention))
-            .invoke_async(&mut con)
+            .invoke(&mut con)
             .await
             .map_err(backend)?;
         let claim = self.claims().get(run_id).cloned();
@@ -1139,10 +1129,10 @@ impl RedisStore {
         {
             let mut con = self.con(1);
             let _: i64 = scripts::RENEW_CLAIM
-                .key(&t.claim)
+                .call(&[&t.claim])
                 .arg(run_id)
                 .arg(self.claim_ttl(ttl))
-                .invoke_async(&mut con)
+                .invoke(&mut con)
                 .await
                 .map_err(backend)?;
         }

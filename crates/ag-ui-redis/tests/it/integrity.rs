@@ -368,3 +368,52 @@ async fn a_retried_append_is_kept_once_whether_or_not_the_run_keeps_its_last_cur
     .collect();
     assert_eq!(cursors, [1, 2, 3, 4]);
 }
+
+#[tokio::test]
+async fn a_server_that_lost_its_scripts_gets_them_again_and_the_run_goes_on() {
+    let redis = RedisServer::start();
+    let store = redis.store(|c| c).await;
+    let event = |c: u64| {
+        let json =
+            json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": format!("d{c}")});
+        Record::new(c, json.to_string().as_bytes())
+    };
+    let mut raw = redis.raw().await;
+    let flush = || redis::cmd("SCRIPT").arg("FLUSH").to_owned();
+    // Flushed before the first call of each script, and again between the appends.
+    let _: () = flush().query_async(&mut raw).await.unwrap();
+    store
+        .create_run(RunMeta::new("r-flush", "t-flush", None, "me"))
+        .await
+        .unwrap();
+    store
+        .append("r-flush", vec![event(1), event(2)])
+        .await
+        .unwrap();
+    let _: () = flush().query_async(&mut raw).await.unwrap();
+    store.append("r-flush", vec![event(3)]).await.unwrap();
+    let _: () = flush().query_async(&mut raw).await.unwrap();
+    let end = json!({"type": "RUN_FINISHED", "threadId": "t-flush", "runId": "r-flush"});
+    store
+        .end_run("r-flush", vec![Record::new(4, end.to_string().as_bytes())])
+        .await
+        .unwrap();
+    let tail = store.tail("r-flush", 0).await.unwrap();
+    let records: Vec<(u64, serde_json::Value)> = tokio::time::timeout(
+        Duration::from_secs(10),
+        futures_util::StreamExt::collect::<Vec<_>>(tail),
+    )
+    .await
+    .unwrap()
+    .into_iter()
+    .map(|r| {
+        let r = r.unwrap();
+        (r.cursor, serde_json::from_slice(r.json()).unwrap())
+    })
+    .collect();
+    let want: Vec<(u64, serde_json::Value)> = (1..=3)
+        .map(|c| (c, serde_json::from_slice(event(c).json()).unwrap()))
+        .chain([(4, end)])
+        .collect();
+    assert_eq!(records, want);
+}
