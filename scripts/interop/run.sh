@@ -32,8 +32,14 @@
 # `ag-ui replay` exactly as the live run (check-web-replay.mjs).
 set -euo pipefail
 cd "$(dirname "$0")"
+# Each stage's line starts with the time since CI (or this script) started, minutes:seconds.
+export CI_STARTED="${CI_STARTED:-$(date +%s)}"
+stage() {
+  local t=$(( $(date +%s) - CI_STARTED ))
+  printf '== [%d:%02d] %s\n' $((t / 60)) $((t % 60)) "$1"
+}
 
-echo "== interop: install (npm ci, pip into .venv)"
+stage "interop: install (npm ci, pip into .venv)"
 npm ci --no-audit --no-fund --loglevel=error
 if [ ! -x .venv/bin/python ]; then
   rm -rf .venv
@@ -44,24 +50,24 @@ fi
 status=0
 for check in check-*.mjs; do
   [ -e "$check" ] || continue
-  echo "== interop: node $check"
+  stage "interop: node $check"
   node "$check" || status=1
 done
 for check in check_*.py; do
   [ -e "$check" ] || continue
-  echo "== interop: python $check"
+  stage "interop: python $check"
   .venv/bin/python "$check" || status=1
 done
 for lock in */package-lock.json; do
   dir="$(dirname "$lock")"
-  echo "== interop: $dir: install (npm ci)"
+  stage "interop: $dir: install (npm ci)"
   if ! (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error); then
     status=1
     continue
   fi
   for check in "$dir"/check-*.mjs; do
     [ -e "$check" ] || continue
-    echo "== interop: node $check"
+    stage "interop: node $check"
     (cd "$dir" && node "$(basename "$check")") || status=1
   done
 done
