@@ -306,6 +306,27 @@ async fn a_runs_input_thread_keeps_the_whole_fold() {
     assert_eq!(back.run_status(), thread.run_status());
 }
 
+/// A `TEXT_MESSAGE_CONTENT` record at `cursor`, its delta naming the cursor.
+fn delta(cursor: u64) -> Record {
+    let json =
+        json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": format!("d{cursor}")});
+    Record::new(cursor, json.to_string().as_bytes())
+}
+
+/// The whole log of the ended run `run_id`, read from the store.
+async fn log_of(store: &ag_ui_redis::RedisStore, run_id: &str) -> Vec<Record> {
+    let tail = store.tail(run_id, 0).await.unwrap();
+    tokio::time::timeout(
+        Duration::from_secs(10),
+        futures_util::StreamExt::collect::<Vec<_>>(tail),
+    )
+    .await
+    .unwrap()
+    .into_iter()
+    .map(Result::unwrap)
+    .collect()
+}
+
 #[tokio::test]
 async fn a_retried_append_is_kept_once_whether_or_not_the_run_keeps_its_last_cursor() {
     let redis = RedisServer::start();
@@ -314,11 +335,6 @@ async fn a_retried_append_is_kept_once_whether_or_not_the_run_keeps_its_last_cur
         .create_run(RunMeta::new("r-retry", "t-retry", None, "me"))
         .await
         .unwrap();
-    let delta = |c: u64| {
-        let json =
-            json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": format!("d{c}")});
-        Record::new(c, json.to_string().as_bytes())
-    };
     store
         .append("r-retry", vec![delta(1), delta(2)])
         .await
@@ -356,16 +372,11 @@ async fn a_retried_append_is_kept_once_whether_or_not_the_run_keeps_its_last_cur
         .end_run("r-retry", vec![Record::new(4, end.to_string().as_bytes())])
         .await
         .unwrap();
-    let tail = store.tail("r-retry", 0).await.unwrap();
-    let cursors: Vec<u64> = tokio::time::timeout(
-        Duration::from_secs(10),
-        futures_util::StreamExt::collect::<Vec<_>>(tail),
-    )
-    .await
-    .unwrap()
-    .into_iter()
-    .map(|r| r.unwrap().cursor)
-    .collect();
+    let cursors: Vec<u64> = log_of(&store, "r-retry")
+        .await
+        .iter()
+        .map(|r| r.cursor)
+        .collect();
     assert_eq!(cursors, [1, 2, 3, 4]);
 }
 
@@ -373,11 +384,6 @@ async fn a_retried_append_is_kept_once_whether_or_not_the_run_keeps_its_last_cur
 async fn a_server_that_lost_its_scripts_gets_them_again_and_the_run_goes_on() {
     let redis = RedisServer::start();
     let store = redis.store(|c| c).await;
-    let event = |c: u64| {
-        let json =
-            json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": format!("d{c}")});
-        Record::new(c, json.to_string().as_bytes())
-    };
     let mut raw = redis.raw().await;
     let flush = || redis::cmd("SCRIPT").arg("FLUSH").to_owned();
     // Flushed before the first call of each script, and again between the appends.
@@ -387,32 +393,24 @@ async fn a_server_that_lost_its_scripts_gets_them_again_and_the_run_goes_on() {
         .await
         .unwrap();
     store
-        .append("r-flush", vec![event(1), event(2)])
+        .append("r-flush", vec![delta(1), delta(2)])
         .await
         .unwrap();
     let _: () = flush().query_async(&mut raw).await.unwrap();
-    store.append("r-flush", vec![event(3)]).await.unwrap();
+    store.append("r-flush", vec![delta(3)]).await.unwrap();
     let _: () = flush().query_async(&mut raw).await.unwrap();
     let end = json!({"type": "RUN_FINISHED", "threadId": "t-flush", "runId": "r-flush"});
     store
         .end_run("r-flush", vec![Record::new(4, end.to_string().as_bytes())])
         .await
         .unwrap();
-    let tail = store.tail("r-flush", 0).await.unwrap();
-    let records: Vec<(u64, serde_json::Value)> = tokio::time::timeout(
-        Duration::from_secs(10),
-        futures_util::StreamExt::collect::<Vec<_>>(tail),
-    )
-    .await
-    .unwrap()
-    .into_iter()
-    .map(|r| {
-        let r = r.unwrap();
-        (r.cursor, serde_json::from_slice(r.json()).unwrap())
-    })
-    .collect();
+    let records: Vec<(u64, serde_json::Value)> = log_of(&store, "r-flush")
+        .await
+        .iter()
+        .map(|r| (r.cursor, serde_json::from_slice(r.json()).unwrap()))
+        .collect();
     let want: Vec<(u64, serde_json::Value)> = (1..=3)
-        .map(|c| (c, serde_json::from_slice(event(c).json()).unwrap()))
+        .map(|c| (c, serde_json::from_slice(delta(c).json()).unwrap()))
         .chain([(4, end)])
         .collect();
     assert_eq!(records, want);
